@@ -1,0 +1,23 @@
+"""s2s_ad: source-to-source automatic differentiation for Python and NumPy.
+
+    import s2s_ad as ad
+
+    @ad.grad
+    def loss(x):
+        return np.sum(np.tanh(x) ** 2)
+
+    print(ad.source(loss))      # the generated gradient, as Python
+"""
+from .api import grad, source, value_and_grad, vjp
+from .errors import (InputTypeError, NoRuleError, NonScalarOutputError, RuleError,
+                     S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
+                     WrtError)
+from .rules import adjoint, nondifferentiable
+from .runtime import stop_gradient
+
+__version__ = "0.1.0"
+
+__all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
+           "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
+           "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError",
+           "InputTypeError", "__version__"]

@@ -1,0 +1,302 @@
+"""Data-flow facts over an ANF body, returned as side tables.
+
+All analyses walk the structured ANF (if/for/while, break, continue) with
+joins at merges and fixpoints at loop heads; nothing is written onto nodes.
+
+- varied  (forward, may):  names that depend on a `wrt` parameter through
+  differentiable primitives.  `stop_gradient`, comparisons and calls declared
+  non-differentiable produce values that are not varied.
+- useful  (backward, may): names through which the output may depend.
+- active: an assignment whose target is varied and useful just after it.
+- recorded (forward, may): assignments that overwrite a value the adjoint
+  sweep will still read; the reverse transform saves and restores those.
+- same_shape (forward, must): for an elementwise primitive, the operands
+  proven to have the result's shape, so no un-broadcasting is needed.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gast
+
+from . import astutil
+from .primitives import COPY, RULE, Prim
+from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
+
+State = frozenset
+
+
+@dataclass
+class Facts:
+    active: set = field(default_factory=set)               # id(stmt)
+    varied_before: dict = field(default_factory=dict)      # id(stmt) -> State
+    recorded: set = field(default_factory=set)             # id(stmt)
+    same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
+    reverse_reads: dict = field(default_factory=dict)      # id(stmt) -> State
+    varied_out: State = State()                            # varied at the return
+
+
+class _Walk:
+    """A structured forward or backward walk with a join and a transfer."""
+
+    def __init__(self, transfer: Callable, join: Callable, backward: bool = False,
+                 loop_entry: Callable | None = None):
+        self.transfer, self.join, self.backward = transfer, join, backward
+        self.loop_entry = loop_entry or (lambda stmt, state: state)
+        self._loops: list = []
+
+    def run(self, body: list, state):
+        stmts = reversed(body) if self.backward else body
+        for stmt in stmts:
+            state = self.step(stmt, state)
+            if state is None:           # after break/continue: unreachable
+                return None
+        return state
+
+    def step(self, stmt, state):
+        if isinstance(stmt, gast.If):
+            if not self.backward:
+                state = self.transfer(stmt, state)
+            state = self._join(self.run(stmt.body, state), self.run(stmt.orelse, state))
+            return self.transfer(stmt, state) if self.backward and state is not None \
+                else state
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt, state)
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            return self._jump(stmt, state)
+        return self.transfer(stmt, state)
+
+    def _join(self, a, b):
+        if a is None or b is None:
+            return a if b is None else b
+        return self.join(a, b)
+
+    def _loop(self, loop, state):
+        """Iterate the body to a fixpoint at the loop head."""
+        head, jumps = state, None
+        for _ in range(1000):
+            # frame: [state a `continue` sees, joined states of `break`s (forward)
+            #         / state a `break` sees (backward)]
+            frame = [head, state] if self.backward else [None, None]
+            self._loops.append(frame)
+            entry = head if self.backward else self.loop_entry(loop, head)
+            out = self.run(loop.body, entry)
+            self._loops.pop()
+            if self.backward:
+                new = self._join(state, out)
+            else:
+                new = self._join(state, self._join(out, frame[0]))
+                jumps = frame[1]
+            if new == head:
+                break
+            head = new
+        if self.backward:
+            return self.transfer(loop, head)
+        return self._join(head, jumps)
+
+    def _jump(self, stmt, state):
+        frame = self._loops[-1]
+        is_break = isinstance(stmt, gast.Break)
+        if self.backward:
+            # Walking backward, `break` sees the loop exit, `continue` the head.
+            return frame[1] if is_break else frame[0]
+        slot = 1 if is_break else 0
+        frame[slot] = self._join(frame[slot], state)
+        return None
+
+
+def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
+            output: str | None) -> Facts:
+    facts = Facts()
+    _varied(body, prims, wrt, facts)
+    useful_after = _useful(body, prims, output, facts)
+    for stmt in _assignments(body):
+        target = stmt.targets[0].id
+        varied_after = _varied_after(stmt, prims, facts)
+        if target in useful_after.get(id(stmt), ()) and varied_after:
+            facts.active.add(id(stmt))
+    _shapes(body, prims, wrt, facts)
+    _recorded(body, prims, wrt, facts)
+    return facts
+
+
+def _assignments(body):
+    for stmt in body:
+        if isinstance(stmt, gast.Assign):
+            yield stmt
+        for child in ("body", "orelse"):
+            yield from _assignments(getattr(stmt, child, []) or [])
+
+
+def _varied_after(stmt, prims, facts) -> bool:
+    prim = prims.get(id(stmt))
+    if prim is None or prim.kind not in (COPY, RULE, "unknown"):
+        return False
+    before = facts.varied_before.get(id(stmt), State())
+    return any(op in before for op in prim.operands)
+
+
+def _varied(body, prims, wrt, facts) -> None:
+    def transfer(stmt, state):
+        if isinstance(stmt, gast.Assign):
+            facts.varied_before[id(stmt)] = state
+            target = stmt.targets[0].id
+            if _varied_after(stmt, prims, facts):
+                return state | {target}
+            return state - {target}
+        return state
+
+    def loop_entry(loop, state):
+        if isinstance(loop, gast.For):
+            target = loop.target.id
+            varied = any(n in state for n in astutil.load_names(loop.iter))
+            return state | {target} if varied else state - {target}
+        return state
+
+    facts.varied_out = _Walk(transfer, State.union, loop_entry=loop_entry).run(
+        body, State(wrt)) or State()
+
+
+def _useful(body, prims, output, facts) -> dict:
+    """id(stmt) -> names useful just after the statement."""
+    after: dict = {}
+
+    def transfer(stmt, state):
+        if isinstance(stmt, gast.Assign):
+            after[id(stmt)] = state
+            target = stmt.targets[0].id
+            if target not in state:
+                return state
+            prim = prims[id(stmt)]
+            before = facts.varied_before.get(id(stmt), State())
+            return (state - {target}) | {op for op in prim.operands if op in before}
+        if isinstance(stmt, gast.For):
+            target = stmt.target.id
+            if target in state:
+                return state | set(astutil.load_names(stmt.iter))
+        return state
+
+    start = State({output}) if output else State()
+    _Walk(transfer, State.union, backward=True).run(body, start)
+    return after
+
+
+def _recorded(body, prims, wrt, facts) -> None:
+    """Mark assignments that destroy a value the adjoint sweep reads later.
+
+    The reverse sweep restores recorded targets as it goes, so at the adjoint
+    of a statement every variable holds its value from just after it.
+    """
+    def transfer(stmt, live):
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0].id
+            reads = _reverse_reads(stmt, prims, facts)
+            facts.reverse_reads[id(stmt)] = reads
+            if target in live or target in reads:
+                facts.recorded.add(id(stmt))
+            live = (live | reads) - {target}
+            if id(stmt) in facts.active and prims[id(stmt)].reads_result:
+                live = live | {target}
+            return live
+        if isinstance(stmt, (gast.If, gast.While)):
+            return live | set(astutil.load_names(stmt.test))
+        return live
+
+    def loop_entry(loop, live):
+        if isinstance(loop, gast.For):
+            return live | set(astutil.load_names(loop.iter))
+        return live | set(astutil.load_names(loop.test))
+
+    # The gradients are shaped like the parameters' values at entry.
+    _Walk(transfer, State.union, loop_entry=loop_entry).run(body, State(wrt))
+
+
+def _reverse_reads(stmt, prims, facts) -> State:
+    """Names whose values the statement's adjoint reads."""
+    if id(stmt) not in facts.active:
+        return State()
+    prim = prims[id(stmt)]
+    reads = prim.reads
+    if prim.kind == RULE and prim.rule.elementwise:
+        # un-broadcasting reads an operand's shape unless proven equal
+        same = facts.same_shape.get(id(stmt), State())
+        reads = reads | {n for n in prim.operands if n not in same}
+    return reads
+
+
+def _shapes(body, prims, wrt, facts) -> None:
+    """Shape classes: two names in one class have equal shapes at run time.
+
+    A class is a parameter's name, "scalar" (a number: neutral under
+    broadcasting), or a fresh token for a shape nothing is known about.
+    """
+    fresh = itertools.count()
+
+    def transfer(stmt, state):
+        if not isinstance(stmt, gast.Assign):
+            return state
+        cls = dict(state)
+        prim = prims.get(id(stmt))
+        shape = _shape_of(prim, cls) if prim is not None else None
+        if prim is not None and prim.kind == RULE and prim.rule.elementwise:
+            facts.same_shape[id(stmt)] = State(
+                n for n in prim.operands if shape is not None and cls.get(n) == shape)
+        if shape is None and astutil.is_number(stmt.value):
+            shape = "scalar"
+        cls[stmt.targets[0].id] = shape if shape is not None else f"?{next(fresh)}"
+        return State(cls.items())
+
+    _Walk(transfer, State.intersection, loop_entry=_forget_assigned
+          ).run(body, State((w, w) for w in wrt))
+
+
+def _shape_of(prim: Prim, cls: dict):
+    """The class of a primitive's result, or None if unknown."""
+    if prim.kind == COPY:
+        return cls.get(prim.operands[0])
+    if prim.kind != RULE:
+        return prim.shape_hint
+    shape = prim.rule.shape
+    if shape == ELEMENTWISE:
+        return _broadcast([_class_of(n, cls) for n in prim.binding.values()
+                           if _is_operand(n)])
+    if shape == SCALAR:
+        return "scalar"
+    if shape == REDUCTION and _is_none(prim.binding.get("axis")) and \
+            not _is_true(prim.binding.get("keepdims")):
+        return "scalar"
+    return None
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _is_true(node) -> bool:
+    return not (isinstance(node, gast.Constant) and node.value is False)
+
+
+def _forget_assigned(loop, state):
+    assigned = {n.id for n in gast.walk(loop)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return State((k, v) for k, v in state if k not in assigned)
+
+
+def _is_operand(node) -> bool:
+    return isinstance(node, gast.Name) or astutil.is_number(node)
+
+
+def _class_of(node, cls):
+    if astutil.is_number(node):
+        return "scalar"
+    return cls.get(node.id)
+
+
+def _broadcast(classes):
+    """The class of a broadcast of operands, if statically known."""
+    known = {c for c in classes if c != "scalar"}
+    if None in known or len(known) > 1:
+        return None
+    return known.pop() if known else "scalar"

@@ -1,0 +1,162 @@
+"""The one place that builds gast nodes by hand, plus small AST queries.
+
+Everything else in s2s_ad builds nodes through these helpers, so a change in
+gast's node layout (the thing that broke Tangent on every release) is mended
+here once.  Builders always return fresh nodes; nodes are never shared
+between two places in a tree.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Iterable, Iterator
+
+import gast
+
+
+def name(id_: str, store: bool = False) -> gast.Name:
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
+
+
+def param(id_: str) -> gast.Name:
+    return gast.Name(id=id_, ctx=gast.Param(), annotation=None,
+                     type_comment=None)
+
+
+def const(value) -> gast.expr:
+    """A literal; negative numbers become `-c` as Python itself parses them."""
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[const(v) for v in value], ctx=gast.Load())
+    if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and value < 0:
+        return gast.UnaryOp(op=gast.USub(),
+                            operand=gast.Constant(value=-value, kind=None))
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target: str | gast.expr, value: gast.expr) -> gast.Assign:
+    tgt = name(target, store=True) if isinstance(target, str) else target
+    return gast.Assign(targets=[tgt], value=value, type_comment=None)
+
+
+def binop(left: gast.expr, op: gast.operator, right: gast.expr) -> gast.BinOp:
+    return gast.BinOp(left=left, op=op, right=right)
+
+
+def call(func: gast.expr | str, args: Iterable[gast.expr] = (),
+         keywords: Iterable[tuple[str, gast.expr]] = ()) -> gast.Call:
+    fn = dotted(func) if isinstance(func, str) else func
+    kws = [gast.keyword(arg=k, value=v) for k, v in keywords]
+    return gast.Call(func=fn, args=list(args), keywords=kws)
+
+
+def dotted(path: str) -> gast.expr:
+    """`"np.linalg.inv"` -> the Attribute chain that loads it."""
+    head, *rest = path.split(".")
+    node: gast.expr = name(head)
+    for attr in rest:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def dotted_name(node: gast.expr) -> str | None:
+    """The inverse of `dotted`: "np.linalg.inv" for that chain, else None."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def expr_stmt(value: gast.expr) -> gast.Expr:
+    return gast.Expr(value=value)
+
+
+def ret(value: gast.expr | None) -> gast.Return:
+    return gast.Return(value=value)
+
+
+def tuple_(elts: Iterable[gast.expr]) -> gast.Tuple:
+    return gast.Tuple(elts=list(elts), ctx=gast.Load())
+
+
+def if_(test: gast.expr, body: list, orelse: list | None = None) -> gast.If:
+    return gast.If(test=test, body=body, orelse=orelse or [])
+
+
+def for_(target: str, iter_: gast.expr, body: list) -> gast.For:
+    return gast.For(target=name(target, store=True), iter=iter_, body=body,
+                    orelse=[], type_comment=None)
+
+
+def function_def(fname: str, args: gast.arguments, body: list) -> gast.FunctionDef:
+    return gast.FunctionDef(name=fname, args=args, body=body,
+                            decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+
+
+def arguments(positional: list[str], defaults: list[gast.expr] = (),
+              kwonly: list[str] = (), kw_defaults: list = (),
+              vararg: str | None = None, kwarg: str | None = None,
+              posonly: list[str] = ()) -> gast.arguments:
+    return gast.arguments(
+        args=[param(a) for a in positional],
+        posonlyargs=[param(a) for a in posonly],
+        vararg=param(vararg) if vararg else None,
+        kwonlyargs=[param(a) for a in kwonly],
+        kw_defaults=list(kw_defaults) or [None] * len(kwonly),
+        kwarg=param(kwarg) if kwarg else None,
+        defaults=list(defaults))
+
+
+def module(body: list) -> gast.Module:
+    return gast.Module(body=body, type_ignores=[])
+
+
+def clone(node):
+    return copy.deepcopy(node)
+
+
+def load_names(node) -> Iterator[str]:
+    """Every name the expression or statement reads, in source order."""
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+            yield sub.id
+
+
+def all_names(node) -> set[str]:
+    return {sub.id for sub in gast.walk(node) if isinstance(sub, gast.Name)}
+
+
+def is_number(node: gast.expr) -> bool:
+    """A numeric literal, possibly negated: `2`, `-0.5`."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex)) \
+        and not isinstance(node.value, bool)
+
+
+def literal_value(node: gast.expr):
+    """The Python value of a literal expression; raises ValueError otherwise."""
+    return gast.literal_eval(node)
+
+
+def unparse(node) -> str:
+    return gast.unparse(node).strip()
+
+
+COMMENT_MARKER = "__s2s_ad_comment__"
+
+
+def comment(text: str) -> gast.Expr:
+    """A statement that code generation prints as `# text`."""
+    return expr_stmt(call(name(COMMENT_MARKER), [const(text)]))
+
+
+def is_comment(stmt) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id == COMMENT_MARKER)

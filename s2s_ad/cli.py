@@ -1,0 +1,126 @@
+"""The `s2s-ad` command: print what the compiler generates.
+
+    s2s-ad dump FILE.py:FUNC [--wrt NAMES] [--mode grad|value_and_grad|vjp] [--no-optimize]
+    s2s-ad rules
+
+Bad input (missing file or function, a syntax error, an unsupported
+construct) prints one line on stderr, with file:line where there is one, and
+exits with status 2; never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+from . import api
+from .errors import S2SADError
+from .rules import registry
+
+_EXIT_USAGE = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except S2SADError as exc:
+        print(f"s2s-ad: error: {exc.one_line()}", file=sys.stderr)
+        return _EXIT_USAGE
+    except _CliError as exc:
+        print(f"s2s-ad: error: {exc}", file=sys.stderr)
+        return _EXIT_USAGE
+
+
+class _CliError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2s-ad", description="Source-to-source automatic differentiation "
+        "for Python and NumPy: print the generated derivative code.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    dump = sub.add_parser("dump", help="print the generated gradient of FILE.py:FUNC")
+    dump.add_argument("target", metavar="FILE.py:FUNC")
+    dump.add_argument("--wrt", default=None,
+                      help="comma-separated parameter names or indices (default: the first)")
+    dump.add_argument("--mode", default="grad",
+                      choices=["grad", "value_and_grad", "vjp"])
+    dump.add_argument("--no-optimize", action="store_true",
+                      help="print the code before the optimization passes")
+    dump.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    dump.set_defaults(run=_dump)
+    rules = sub.add_parser("rules", help="list every function with a derivative rule")
+    rules.set_defaults(run=_rules)
+    return parser
+
+
+def _dump(args) -> int:
+    func = _load_function(args.target)
+    wrt = _parse_wrt(args.wrt)
+    options = api.Options(args.mode, wrt, False, not args.no_optimize)
+    text, _, _ = api.compile_adjoint(func, options)
+    print(_colorize(text, args.color), end="")
+    return 0
+
+
+def _parse_wrt(spec: str | None):
+    if spec is None:
+        return 0
+    items = tuple(int(s) if s.strip().lstrip("-").isdigit() else s.strip()
+                  for s in spec.split(",") if s.strip())
+    return items[0] if len(items) == 1 else items
+
+
+def _load_function(target: str):
+    path, sep, name = target.rpartition(":")
+    if not sep or not path or not name:
+        raise _CliError(f"expected FILE.py:FUNC, got {target!r}")
+    if not os.path.isfile(path):
+        raise _CliError(f"{path}: no such file")
+    module_name = "_s2s_ad_cli_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise _CliError(f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except Exception as exc:      # the user's module failed while importing
+        raise _CliError(f"{path}: importing the file failed: "
+                        f"{type(exc).__name__}: {exc}") from None
+    finally:
+        sys.path.pop(0)
+    func = getattr(module, name, None)
+    if func is None:
+        raise _CliError(f"{path}: no function named {name!r}")
+    func = getattr(func, "__s2s_ad_primal__", func)
+    if not callable(func):
+        raise _CliError(f"{path}: {name!r} is not a function")
+    return func
+
+
+def _rules(args) -> int:
+    names = sorted(registry.display_name(t) for t in registry.registered())
+    for name in names:
+        print(name)
+    print(f"# {len(names)} functions with rules; "
+          f"{len(registry.nondifferentiables())} declared non-differentiable")
+    return 0
+
+
+def _colorize(text: str, mode: str) -> str:
+    """Highlight with pygments if installed and stdout is a terminal."""
+    if mode == "never" or (mode == "auto" and not sys.stdout.isatty()):
+        return text
+    try:
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return text
+    return highlight(text, PythonLexer(), TerminalFormatter())

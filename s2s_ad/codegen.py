@@ -1,0 +1,80 @@
+"""Code generation: gast -> source text -> a live Python function.
+
+The generated function:
+- has the text of `source` registered in `linecache` under a synthetic file
+  name, so `inspect.getsource`, tracebacks and pdb show its lines;
+- runs with the primal's module globals (late-bound, like the primal), so
+  user helpers and module constants resolve as they do in the user's code;
+- reads s2s_ad's own imports (`np`, `rt`, ...) and the primal's closure
+  variables from closure cells; the primal's cells are shared, not copied,
+  and nothing is added to the user's module.
+
+Invariant: the same tree gives byte-identical text and the same file name.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+import re
+import types
+
+import gast
+
+from . import astutil
+
+_COMMENT = re.compile(r"^(\s*)" + astutil.COMMENT_MARKER + r"\((.*)\)$", re.M)
+_FACTORY = "__s2s_ad_factory__"
+
+
+def to_source(fdef: gast.FunctionDef) -> str:
+    module = gast.fix_missing_locations(astutil.module([fdef]))
+    text = gast.unparse(module)
+    text = _COMMENT.sub(lambda m: m.group(1) + "# " + ast.literal_eval(m.group(2)), text)
+    return text.rstrip() + "\n"
+
+
+def compile_function(text: str, qualname: str, globals_: dict, imports: dict,
+                     closure: dict, primal) -> types.FunctionType:
+    """Compile `text` (one `def`) into a function; see the module invariants."""
+    digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+    filename = f"<s2s_ad {qualname} {digest}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    tree = ast.parse(text, filename)
+    fdef = tree.body[0]
+    free = sorted(set(imports) | set(closure))
+    factory = ast.FunctionDef(
+        name=_FACTORY, args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in free], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_params=[])
+    ast.copy_location(factory, fdef)
+    ast.fix_missing_locations(factory)
+    module = ast.Module(body=[factory], type_ignores=[])
+    code = compile(module, filename, "exec")
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    make = types.FunctionType(factory_code, globals_, _FACTORY)
+    values = {**{n: _Missing for n in closure}, **imports}
+    fn = make(*[values.get(n) for n in free])
+    fn = _share_cells(fn, closure, globals_)
+    fn.__defaults__ = primal.__defaults__
+    fn.__kwdefaults__ = primal.__kwdefaults__
+    fn.__module__ = primal.__module__
+    fn.__qualname__ = qualname
+    return fn
+
+
+class _Missing:
+    """Placeholder for a closure variable; replaced by the primal's own cell."""
+
+
+def _share_cells(fn, closure: dict, globals_: dict):
+    """Rebuild `fn` so its free variables from the primal use the primal's cells."""
+    if not fn.__code__.co_freevars:
+        return fn
+    cells = []
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        cells.append(closure.get(name, cell))
+    return types.FunctionType(fn.__code__, globals_, fn.__name__,
+                              fn.__defaults__, tuple(cells))

@@ -1,0 +1,183 @@
+"""Frontend: a Python function -> `Source` (its text, gast tree and scope).
+
+Invariants of a `Source`:
+- `tree` is a `gast.FunctionDef` with no decorators; a lambda is turned into
+  an equivalent `def` whose body is `return <expr>`.
+- Line numbers in `tree` are relative to `lines`; `locate` maps a node back to
+  the real file, line and column, so every error points at the user's code.
+- `resolve` evaluates a dotted name that is not a local of the function,
+  against closure cells, then globals, then builtins, at compile time.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from . import astutil
+from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+
+_UNRESOLVED = object()
+
+# Statement kinds that s2s_ad does not differentiate; the message names them.
+_FENCED = {
+    gast.Try: "try statement", gast.With: "with statement",
+    gast.AsyncWith: "async with statement", gast.AsyncFor: "async for loop",
+    gast.AsyncFunctionDef: "async function", gast.ClassDef: "class definition",
+    gast.Global: "global statement", gast.Nonlocal: "nonlocal statement",
+    gast.Delete: "del statement", gast.Import: "import statement",
+    gast.ImportFrom: "import statement",
+}
+_FENCED_EXPR = {
+    gast.Yield: "yield expression", gast.YieldFrom: "yield from expression",
+    gast.Await: "await expression",
+}
+
+
+@dataclass
+class Source:
+    """A function's parsed source and the scope its names resolve in."""
+
+    func: types.FunctionType
+    tree: gast.FunctionDef
+    filename: str
+    lines: list[str]          # the function's own source lines
+    first_line: int           # line number of lines[0] in the file
+    indent: int               # columns removed by dedent
+    globals: dict
+    closure: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.func.__name__
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.func.__module__}.{self.func.__qualname__}"
+
+    def locate(self, node: gast.AST | None) -> Location:
+        lineno = getattr(node, "lineno", None) or 1
+        col = getattr(node, "col_offset", 0) or 0
+        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        return Location(self.filename, lineno + self.first_line - 1,
+                        col + self.indent, text)
+
+    def line_text(self, node: gast.AST) -> str:
+        """The stripped source line of a node (for `# grad of:` comments)."""
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or not 0 < lineno <= len(self.lines):
+            return ""
+        return self.lines[lineno - 1].strip()
+
+    def resolve(self, node: gast.expr, local_names: set[str]):
+        """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
+
+        A name that the function assigns or takes as a parameter is local,
+        hence unknown at compile time.
+        """
+        path = astutil.dotted_name(node)
+        if path is None:
+            return _UNRESOLVED
+        head, *rest = path.split(".")
+        if head in local_names:
+            return _UNRESOLVED
+        if head in self.closure:
+            obj = self.closure[head]
+        elif head in self.globals:
+            obj = self.globals[head]
+        elif hasattr(builtins, head):
+            obj = getattr(builtins, head)
+        else:
+            return _UNRESOLVED
+        for attr in rest:
+            try:
+                obj = getattr(obj, attr)
+            except AttributeError:
+                return _UNRESOLVED
+        return obj
+
+
+def is_resolved(obj) -> bool:
+    return obj is not _UNRESOLVED
+
+
+def load(func) -> Source:
+    """Read, parse and fence `func`. Raises `SourceUnavailableError`."""
+    if not isinstance(func, types.FunctionType):
+        raise SourceUnavailableError(
+            f"cannot read the source of {func!r}: it is not a Python function",
+            hint="differentiate a function defined with `def` in a file, or "
+                 "register a rule for it with `s2s_ad.adjoint`")
+    filename = func.__code__.co_filename
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"cannot read the source of {func.__qualname__!r} ({exc})",
+            Location(filename, func.__code__.co_firstlineno, 0),
+            hint="define the function in a .py file (source typed at a bare "
+                 "REPL or given to `python -c` is not kept), or register a "
+                 "rule for it with `s2s_ad.adjoint`") from None
+    if func.__name__ == "<lambda>":
+        tree, lines, first, indent = _lambda_tree(func, filename)
+    else:
+        tree, lines, indent = _def_tree(lines)
+    closure = {}
+    if func.__closure__:
+        for var, cell in zip(func.__code__.co_freevars, func.__closure__):
+            try:
+                closure[var] = cell.cell_contents
+            except ValueError:      # an empty cell: not yet assigned
+                pass
+    src = Source(func, tree, filename, lines, first, indent,
+                 func.__globals__, closure)
+    fence(src, tree.body)
+    return src
+
+
+def _def_tree(lines: list[str]) -> tuple[gast.FunctionDef, list[str], int]:
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    module = gast.parse(dedented)
+    fdef = module.body[0]
+    fdef.decorator_list = []
+    return fdef, dedented.splitlines(), indent
+
+
+def _lambda_tree(func, filename: str):
+    """Parse the whole file and turn the lambda on `co_firstlineno` into a def."""
+    file_lines = linecache.getlines(filename)
+    lineno = func.__code__.co_firstlineno
+    module = gast.parse("".join(file_lines))
+    params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
+    for node in gast.walk(module):
+        if isinstance(node, gast.Lambda) and node.lineno == lineno and \
+                [a.id for a in node.args.args] == params:
+            body = [gast.Return(value=node.body)]
+            gast.copy_location(body[0], node.body)
+            fdef = astutil.function_def("<lambda>", node.args, body)
+            gast.copy_location(fdef, node)
+            return fdef, [ln.rstrip("\n") for ln in file_lines], 1, 0
+    raise SourceUnavailableError(
+        "cannot find the source of this lambda",
+        Location(filename, lineno, 0),
+        hint="write it as a `def` function")
+
+
+def fence(src: Source, body: list) -> None:
+    """Reject statements s2s_ad never differentiates, with their location."""
+    for stmt in body:
+        for node in gast.walk(stmt):
+            kind = _FENCED.get(type(node)) or _FENCED_EXPR.get(type(node))
+            if kind is not None:
+                raise UnsupportedSyntaxError(
+                    f"s2s_ad cannot differentiate a {kind}",
+                    src.locate(node),
+                    hint="move it out of the differentiated function, or wrap "
+                         "the value it computes in `stop_gradient(...)`")

@@ -1,0 +1,334 @@
+"""Normalize a function body into A-normal form (ANF).
+
+The grammar guaranteed on output (every later pass relies on it):
+
+    stmt  := Name = rhs                      one Name target, always
+           | Expr(rhs)                       a call kept for its effect
+           | If(atom, [stmt], [stmt])
+           | For(Name, atom, [stmt])         no `else` clause
+           | While(atom, [stmt])             the test is recomputed at the
+                                             end of the body (see `_while`)
+           | Break | Continue
+           | Return(atom | Tuple(atom*))     once, as the last statement
+    rhs   := atom | BinOp(atom, op, atom) | UnaryOp(op, atom)
+           | Call(callee, atom*, keyword=atom*) | Attribute(atom, attr)
+           | Subscript(atom, index) | Tuple(atom*) | List(atom*)
+           | opaque
+    atom  := Name | literal | static   (a literal may be a tuple of literals
+                                        or a negated number; a static is a
+                                        dotted name resolving to a module
+                                        attribute, e.g. `np.pi`)
+    callee:= static | Attribute(atom, method)
+    opaque:= an expression kept verbatim because nothing in it is
+             differentiated: `stop_gradient(e)`, calls of functions declared
+             non-differentiable, comparisons, `and`/`or`/`not`, f-strings.
+
+Every emitted statement maps to the user statement it came from in the
+`origin` side table (used for `# grad of:` comments and error locations), and
+carries that statement's line and column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from . import astutil
+from .errors import UnsupportedSyntaxError
+from .frontend import Source, is_resolved
+from .naming import Namer
+from .rules import registry, stop_gradient_like
+
+_OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
+_LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
+
+
+@dataclass
+class Normalized:
+    """The ANF function and where each of its statements came from."""
+
+    tree: gast.FunctionDef
+    origin: dict            # id(ANF statement) -> user statement
+    locals: set[str]        # every name the function binds
+    namer: Namer
+
+
+def local_names(fdef: gast.FunctionDef) -> set[str]:
+    """Parameters and every name the function body stores to."""
+    out = {a.id for a in _all_params(fdef.args)}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            out.add(node.id)
+    return out
+
+
+def _all_params(args: gast.arguments):
+    yield from args.posonlyargs
+    yield from args.args
+    yield from args.kwonlyargs
+    if args.vararg:
+        yield args.vararg
+    if args.kwarg:
+        yield args.kwarg
+
+
+def normalize(src: Source) -> Normalized:
+    """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
+    fdef = src.tree
+    locals_ = local_names(fdef)
+    namer = Namer(astutil.all_names(fdef) | locals_)
+    norm = _Normalizer(src, locals_, namer)
+    body = norm.block(fdef.body)
+    body = _single_return(body, src, fdef)
+    out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
+    gast.copy_location(out, fdef)
+    return Normalized(out, norm.origin, locals_, namer)
+
+
+def _single_return(body: list, src: Source, fdef) -> list:
+    """Straight-line code: the return must be last; a missing one is `None`."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, gast.Return) and i != len(body) - 1:
+            raise UnsupportedSyntaxError("unreachable code after `return`",
+                                         src.locate(body[i + 1]),
+                                         hint="remove the statements after return")
+    if not body or not isinstance(body[-1], gast.Return):
+        body.append(astutil.ret(astutil.const(None)))
+    return body
+
+
+class _Normalizer:
+    def __init__(self, src: Source, locals_: set[str], namer: Namer):
+        self.src, self.locals, self.namer = src, locals_, namer
+        self.origin: dict = {}
+        self._out: list = []
+        self._stmt = None
+
+    # -- statements -------------------------------------------------------
+    def block(self, stmts: list) -> list:
+        saved, self._out = self._out, []
+        for stmt in stmts:
+            self._stmt = stmt
+            handler = getattr(self, "s_" + type(stmt).__name__, None)
+            if handler is None:
+                self._unsupported(stmt, _describe(stmt))
+            handler(stmt)
+        out, self._out = self._out, saved
+        return out
+
+    def emit(self, stmt) -> None:
+        user = self._stmt
+        gast.copy_location(stmt, user)
+        self.origin[id(stmt)] = user
+        self._out.append(stmt)
+
+    def s_Assign(self, stmt: gast.Assign) -> None:
+        targets = stmt.targets
+        if len(targets) == 1 and isinstance(targets[0], gast.Name):
+            self.emit(astutil.assign(targets[0].id, self.rhs(stmt.value)))
+            return
+        value = self.atom(stmt.value) if len(targets) > 1 else None
+        for target in targets:
+            self._assign_target(target, value if value is not None else stmt.value)
+
+    def _assign_target(self, target, value) -> None:
+        if isinstance(target, gast.Name):
+            self.emit(astutil.assign(target.id, self.rhs(value)))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            self._unpack(target, value)
+        else:
+            self._unsupported(target, "assignment to " + _describe(target))
+
+    def _unpack(self, target, value) -> None:
+        elts = target.elts
+        if any(isinstance(e, gast.Starred) for e in elts):
+            self._unsupported(target, "starred assignment target")
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
+            # Evaluate every element before assigning any (swap semantics).
+            atoms = [self._fresh_atom(v, target) for v in value.elts]
+        else:
+            whole = self.atom(value)
+            atoms = []
+            for i in range(len(elts)):
+                t = self.namer.temp()
+                self.emit(astutil.assign(t, gast.Subscript(
+                    value=astutil.clone(whole), slice=astutil.const(i), ctx=gast.Load())))
+                atoms.append(astutil.name(t))
+        for elt, atom in zip(elts, atoms):
+            self._assign_target(elt, atom)
+
+    def _fresh_atom(self, value, target):
+        """An atom for `value` that assignments to `target` cannot clobber."""
+        atom = self.atom(value)
+        stored = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+        if isinstance(atom, gast.Name) and atom.id in stored:
+            t = self.namer.temp()
+            self.emit(astutil.assign(t, atom))
+            return astutil.name(t)
+        return atom
+
+    def s_AugAssign(self, stmt: gast.AugAssign) -> None:
+        if not isinstance(stmt.target, gast.Name):
+            self._unsupported(stmt, "augmented assignment to " + _describe(stmt.target))
+        value = self.atom(stmt.value)
+        self.emit(astutil.assign(stmt.target.id, astutil.binop(
+            astutil.name(stmt.target.id), stmt.op, value)))
+
+    def s_AnnAssign(self, stmt: gast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self._assign_target(stmt.target, stmt.value)
+
+    def s_Return(self, stmt: gast.Return) -> None:
+        value = stmt.value if stmt.value is not None else astutil.const(None)
+        if isinstance(value, gast.Tuple):
+            self.emit(astutil.ret(astutil.tuple_([self.atom(e) for e in value.elts])))
+        else:
+            self.emit(astutil.ret(self.atom(value)))
+
+    def s_Expr(self, stmt: gast.Expr) -> None:
+        if isinstance(stmt.value, gast.Constant):
+            return                          # a docstring or a bare literal
+        value = self.rhs(stmt.value)
+        if not isinstance(value, gast.Call) and not self._opaque(stmt.value):
+            return                          # an expression without effect
+        self.emit(astutil.expr_stmt(value))
+
+    def s_Pass(self, stmt) -> None:
+        pass
+
+    def s_Assert(self, stmt: gast.Assert) -> None:
+        self.emit(gast.Assert(test=astutil.clone(stmt.test),
+                              msg=astutil.clone(stmt.msg)))
+
+    # -- expressions ------------------------------------------------------
+    def atom(self, expr) -> gast.expr:
+        """An atom with the value of `expr` (emitting temporaries as needed)."""
+        if self.is_atom(expr):
+            return astutil.clone(expr)
+        value = self.rhs(expr)
+        t = self.namer.temp(_stem(expr))
+        self.emit(astutil.assign(t, value))
+        return astutil.name(t)
+
+    def is_atom(self, expr) -> bool:
+        if isinstance(expr, gast.Name):
+            return True
+        if isinstance(expr, gast.Constant):
+            return isinstance(expr.value, _LITERAL_KINDS)
+        if astutil.is_number(expr):
+            return True
+        if isinstance(expr, gast.Tuple):
+            return all(isinstance(e, gast.Constant) or astutil.is_number(e)
+                       for e in expr.elts)
+        if isinstance(expr, gast.Attribute):
+            obj = self.src.resolve(expr, self.locals)
+            return is_resolved(obj) and not callable(obj)
+        return False
+
+    def rhs(self, expr) -> gast.expr:
+        """`expr` as one primitive operation over atoms."""
+        if self.is_atom(expr) or self._opaque(expr):
+            return astutil.clone(expr)
+        handler = getattr(self, "e_" + type(expr).__name__, None)
+        if handler is None:
+            self._unsupported(expr, _describe(expr))
+        return handler(expr)
+
+    def _opaque(self, expr) -> bool:
+        return is_opaque(expr, self.src, self.locals)
+
+    def e_BinOp(self, expr):
+        return astutil.binop(self.atom(expr.left), expr.op, self.atom(expr.right))
+
+    def e_UnaryOp(self, expr):
+        return gast.UnaryOp(op=expr.op, operand=self.atom(expr.operand))
+
+    def e_Call(self, expr):
+        for arg in expr.args:
+            if isinstance(arg, gast.Starred):
+                self._unsupported(arg, "`*args` in a call")
+        if any(k.arg is None for k in expr.keywords):
+            self._unsupported(expr, "`**kwargs` in a call")
+        callee = self.src.resolve(expr.func, self.locals)
+        if is_resolved(callee):
+            func = astutil.clone(expr.func)
+        elif isinstance(expr.func, gast.Attribute):
+            func = gast.Attribute(value=self.atom(expr.func.value),
+                                  attr=expr.func.attr, ctx=gast.Load())
+        else:
+            func = self.atom(expr.func)
+        args = [self.atom(a) for a in expr.args]
+        kws = [(k.arg, self.atom(k.value)) for k in expr.keywords]
+        return astutil.call(func, args, kws)
+
+    def e_Attribute(self, expr):
+        return gast.Attribute(value=self.atom(expr.value), attr=expr.attr,
+                              ctx=gast.Load())
+
+    def e_Subscript(self, expr):
+        return gast.Subscript(value=self.atom(expr.value),
+                              slice=self._index(expr.slice), ctx=gast.Load())
+
+    def _index(self, index):
+        if isinstance(index, gast.Slice):
+            return gast.Slice(*(None if part is None else self.atom(part)
+                                for part in (index.lower, index.upper, index.step)))
+        if isinstance(index, gast.Tuple):
+            return astutil.tuple_([self._index(e) for e in index.elts])
+        return self.atom(index)
+
+    def e_Tuple(self, expr):
+        return astutil.tuple_([self.atom(e) for e in expr.elts])
+
+    def e_List(self, expr):
+        return gast.List(elts=[self.atom(e) for e in expr.elts], ctx=gast.Load())
+
+    def _unsupported(self, node, what: str):
+        raise UnsupportedSyntaxError(
+            f"s2s_ad cannot differentiate {what}", self.src.locate(node),
+            hint="rewrite it, or wrap the value it computes in "
+                 "`stop_gradient(...)` if no gradient should flow through it")
+
+
+def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
+    """Whether `expr` is kept verbatim because nothing in it is differentiated."""
+    if isinstance(expr, _OPAQUE):
+        return True
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
+        return True
+    if isinstance(expr, gast.Call):
+        callee = src.resolve(expr.func, locals_)
+        if is_resolved(callee):
+            return stop_gradient_like(callee) or registry.is_nondifferentiable(callee)
+        return isinstance(expr.func, gast.Attribute) and \
+            registry.is_nondifferentiable(registry.Method(expr.func.attr))
+    if isinstance(expr, gast.Attribute):
+        return registry.is_nondifferentiable(registry.Attr(expr.attr))
+    return False
+
+
+def _stem(expr) -> str:
+    """A readable stem for the temporary holding `expr`."""
+    if isinstance(expr, gast.Call):
+        path = astutil.dotted_name(expr.func)
+        if path:
+            return path.rsplit(".", 1)[-1]
+        if isinstance(expr.func, gast.Attribute):
+            return expr.func.attr
+    return "t"
+
+
+def _describe(node) -> str:
+    names = {
+        gast.Lambda: "a lambda", gast.ListComp: "a list comprehension",
+        gast.SetComp: "a set comprehension", gast.DictComp: "a dict comprehension",
+        gast.GeneratorExp: "a generator expression", gast.Dict: "a dict literal",
+        gast.Set: "a set literal", gast.NamedExpr: "an assignment expression (:=)",
+        gast.Starred: "a starred expression", gast.IfExp: "a conditional expression",
+        gast.FunctionDef: "a nested function definition",
+        gast.If: "an if statement", gast.For: "a for loop",
+        gast.While: "a while loop", gast.Break: "break", gast.Continue: "continue",
+        gast.Raise: "a raise statement", gast.Subscript: "a subscript",
+        gast.Attribute: "an attribute",
+    }
+    return names.get(type(node), f"a {type(node).__name__} construct")

@@ -1,0 +1,227 @@
+"""Clean-up passes over a generated function; each says whether it changed it.
+
+- `propagate`: a generated name assigned once, at the top level, to a number
+  or to another name that is itself never reassigned, is replaced by its
+  value.  User-visible names (`protected`) are never propagated away.
+- `fold`: arithmetic on numeric literals, and the identities `e * 1`,
+  `1 * e`, `e / 1`, `e ** 1`, `--e`.  An identity is not applied where it
+  would make a whole right-hand side a bare name, so an adjoint never
+  becomes an alias of a primal array the caller owns.
+- `dead_code`: assignments whose target is never read, when the right-hand
+  side is pure (no call, or a call into NumPy, math or the runtime); then
+  blocks left empty.
+- `comments`: `# grad of:` markers with no code under them.
+
+Invariant: passes only remove or simplify; the result computes the same
+values, and statements keep their order.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Callable
+
+import gast
+
+from . import astutil
+
+_FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
+             gast.Mult: operator.mul, gast.Div: operator.truediv,
+             gast.Pow: operator.pow}
+
+
+def optimize(fdef: gast.FunctionDef, protected: set[str],
+             is_pure_call: Callable[[gast.Call], bool]) -> gast.FunctionDef:
+    for _ in range(20):
+        changed = propagate(fdef, protected)
+        changed |= fold(fdef)
+        changed |= dead_code(fdef, is_pure_call)
+        if not changed:
+            break
+    comments(fdef)
+    return fdef
+
+
+# -- propagation -------------------------------------------------------------
+def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
+    counts = _store_counts(fdef)
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    for stmt in list(fdef.body):
+        if not _is_simple_assign(stmt):
+            continue
+        target, value = stmt.targets[0].id, stmt.value
+        if target in protected or target in params or counts.get(target) != 1:
+            continue
+        if isinstance(value, gast.Name):
+            if counts.get(value.id, 0) + (value.id in params) != 1:
+                continue
+        elif not astutil.is_number(value):
+            continue
+        fdef.body.remove(stmt)
+        _replace_loads(fdef, target, value)
+        return True
+    return False
+
+
+def _is_simple_assign(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name)
+
+
+def _store_counts(fdef) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
+def _replace_loads(tree, ident: str, value) -> None:
+    class Sub(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id == ident and isinstance(node.ctx, gast.Load):
+                return astutil.clone(value)
+            return node
+    Sub().visit(tree)
+
+
+# -- folding -----------------------------------------------------------------
+def fold(fdef: gast.FunctionDef) -> bool:
+    folder = _Folder()
+    for node in gast.walk(fdef):
+        for field in ("value", "test", "iter"):
+            child = getattr(node, field, None)
+            if isinstance(child, gast.expr) and not isinstance(node, gast.expr):
+                setattr(node, field, folder.top(child))
+    return folder.changed
+
+
+class _Folder(gast.NodeTransformer):
+    changed = False
+    root = None
+
+    def top(self, expr):
+        self.root = expr
+        return self.visit(expr)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub):
+            inner = node.operand
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                self.changed = True
+                return inner.operand
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, type(node.op)
+        if astutil.is_number(left) and astutil.is_number(right) and op in _FOLDABLE:
+            try:
+                value = _FOLDABLE[op](astutil.literal_value(left),
+                                      astutil.literal_value(right))
+            except (ArithmeticError, ValueError, OverflowError):
+                return node
+            if isinstance(value, (int, float)) and abs(value) < 1e15:
+                self.changed = True
+                return astutil.const(value)
+            return node
+        if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(right, gast.UnaryOp) \
+                and isinstance(right.op, gast.USub):
+            self.changed = True     # a + -b  ->  a - b
+            op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+            return astutil.binop(left, op, right.operand)
+        if node is self.root:
+            return node             # keep a fresh value rather than an alias
+        one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
+        if one or (_is_one(left) and op is gast.Mult):
+            self.changed = True
+            return left if one else right
+        if _is_minus_one(right) and op is gast.Mult:
+            self.changed = True
+            return gast.UnaryOp(op=gast.USub(), operand=left)
+        return node
+
+
+def _is_one(node) -> bool:
+    return astutil.is_number(node) and astutil.literal_value(node) == 1 and \
+        not isinstance(astutil.literal_value(node), bool)
+
+
+def _is_minus_one(node) -> bool:
+    return astutil.is_number(node) and astutil.literal_value(node) == -1
+
+
+# -- dead code ---------------------------------------------------------------
+def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
+    pure = _Purity(is_pure_call)
+    changed = [False]
+
+    def block(body: list, live: set) -> set:
+        for stmt in reversed(list(body)):
+            if isinstance(stmt, gast.Assign) and _is_simple_assign(stmt):
+                target = stmt.targets[0].id
+                if target not in live and pure(stmt.value):
+                    body.remove(stmt)
+                    changed[0] = True
+                    continue
+                live = (live - {target}) | set(astutil.load_names(stmt.value))
+            elif isinstance(stmt, gast.If):
+                a, b = block(stmt.body, set(live)), block(stmt.orelse, set(live))
+                if not stmt.body and not stmt.orelse and pure(stmt.test):
+                    body.remove(stmt)
+                    changed[0] = True
+                    continue
+                live = a | b | set(astutil.load_names(stmt.test))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                live = loop(stmt, body, live)
+            else:
+                live |= set(astutil.load_names(stmt))
+        return live
+
+    def loop(stmt, body, live):
+        head = set(live)
+        while True:
+            inner = block([astutil.clone(s) for s in stmt.body], set(head))
+            if inner <= head:
+                break
+            head |= inner
+        block(stmt.body, set(head))
+        header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+        if not stmt.body and pure(header):
+            body.remove(stmt)
+            changed[0] = True
+            return live
+        if isinstance(stmt, gast.For):
+            head -= {stmt.target.id}
+        return head | set(astutil.load_names(header))
+
+    block(fdef.body, set())
+    return changed[0]
+
+
+class _Purity:
+    def __init__(self, is_pure_call):
+        self.is_pure_call = is_pure_call
+
+    def __call__(self, expr) -> bool:
+        for node in gast.walk(expr):
+            if isinstance(node, gast.Call) and not self.is_pure_call(node):
+                return False
+            if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
+                return False
+        return True
+
+
+# -- comments ----------------------------------------------------------------
+def comments(fdef: gast.FunctionDef) -> None:
+    """Drop comment markers that no code follows in their block."""
+    def block(body: list) -> None:
+        for i in range(len(body) - 1, -1, -1):
+            stmt = body[i]
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    block(getattr(stmt, child))
+            following = body[i + 1] if i + 1 < len(body) else None
+            if astutil.is_comment(stmt) and (following is None or astutil.is_comment(following)):
+                del body[i]
+    block(fdef.body)

@@ -1,0 +1,405 @@
+"""Reverse mode: ANF function -> adjoint function (forward sweep + reverse sweep).
+
+The generated function takes the primal's parameters and runs:
+
+1. the forward sweep: the primal's statements, plus a save (straight-line
+   code) or a tape push (inside loops) before each assignment that destroys
+   a value the reverse sweep will read (`Facts.recorded`), and a trip
+   counter for loops whose trip count is not known from their header;
+2. the seed of the output's adjoint;
+3. the reverse sweep: each active statement's rule in reverse order, mirroring
+   the primal's structure (an `if` for an `if`, a reversed loop for a loop),
+   restoring recorded values as it goes, so that at each statement's adjoint
+   every variable holds its value from just after that statement.
+
+Zero is a static fact: `self.live` holds the primal names whose adjoint
+variable holds a (possibly) nonzero value.  The first contribution assigns,
+later ones accumulate; an adjoint known to be zero emits nothing.  Adjoint
+code never updates an array in place (`dx = dx + e`), so adjoints may alias.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+import numpy as np
+
+from . import astutil, runtime, templates
+from .analysis import Facts
+from .frontend import Source
+from .normalize import Normalized
+from .primitives import COPY, RULE, UNKNOWN, Prim
+
+
+@dataclass
+class Request:
+    """What to generate: which parameters, which output, what to return."""
+
+    wrt: list[str]
+    mode: str = "grad"          # "grad", "value_and_grad" or "vjp"
+    has_aux: bool = False
+    seed: str | None = None     # name of the cotangent parameter (vjp)
+
+
+@dataclass
+class Adjoint:
+    tree: gast.FunctionDef
+    imports: dict = field(default_factory=dict)   # name -> object
+
+
+def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
+            facts: Facts, req: Request, output: gast.expr | None,
+            aux: gast.expr | None) -> Adjoint:
+    gen = _Reverser(norm, src, prims, facts)
+    body = norm.tree.body[:-1]                    # the final Return is ours
+    forward = gen.forward(body)
+    seed = gen.seed(output, req, src)
+    backward = gen.backward(body)
+    ret = gen.returns(output, aux, req)
+    prologue = [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
+    if gen.tape:
+        prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
+    args = astutil.clone(norm.tree.args)
+    if req.seed:
+        args.args.append(astutil.param(req.seed))
+    name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
+    fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
+    return Adjoint(fdef, gen.imports)
+
+
+class _Reverser:
+    def __init__(self, norm: Normalized, src: Source, prims, facts: Facts):
+        self.norm, self.src, self.prims, self.facts = norm, src, prims, facts
+        self.namer = norm.namer
+        self.adj: dict[str, str] = {}     # primal name -> adjoint variable
+        self.live: set[str] = set()       # primal names with a nonzero adjoint
+        self.depth = 0                    # loop nesting while generating
+        self.saves: dict[int, str] = {}   # id(stmt) -> save variable
+        self.counters: dict[int, str] = {}  # id(loop) -> trip counter
+        self.unbound: set[str] = set()    # recorded in a loop before first bound
+        self.tape: str | None = None
+        self.imports: dict[str, object] = {}
+        self.params = {a.id for a in norm.tree.args.args + norm.tree.args.kwonlyargs
+                       + norm.tree.args.posonlyargs}
+        self._rt = self._import("rt", runtime)
+        self._np = self._import("np", np)
+
+    # -- naming -----------------------------------------------------------
+    def _import(self, preferred: str, obj) -> str:
+        for ident, known in self.imports.items():
+            if known is obj:
+                return ident
+        ident = preferred
+        user = self.src.resolve(astutil.name(preferred), self.norm.locals)
+        if self.namer.taken(ident) and user is not obj or ident in self.imports:
+            ident = self.namer.fresh(preferred)
+        self.imports[ident] = obj
+        return ident
+
+    def adjoint_name(self, primal: str) -> str:
+        if primal not in self.adj:
+            self.adj[primal] = self.namer.fresh("d" + primal)
+        return self.adj[primal]
+
+    # -- forward sweep ----------------------------------------------------
+    def forward(self, body: list) -> list:
+        out = []
+        for stmt in body:
+            if isinstance(stmt, gast.Assign):
+                out.extend(self._record(stmt))
+                out.append(astutil.clone(stmt))
+            elif isinstance(stmt, gast.If):
+                out.append(astutil.if_(astutil.clone(stmt.test),
+                                       self.forward(stmt.body),
+                                       self.forward(stmt.orelse)))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                out.extend(self._forward_loop(stmt))
+            else:
+                out.append(astutil.clone(stmt))
+        return out
+
+    def _record(self, stmt) -> list:
+        if id(stmt) not in self.facts.recorded:
+            return []
+        target = stmt.targets[0].id
+        if self.depth == 0:
+            save = self.namer.fresh(target + "_old")
+            self.saves[id(stmt)] = save
+            return [astutil.assign(save, astutil.name(target))]
+        if target not in self.params:
+            self.unbound.add(target)
+        return [astutil.expr_stmt(astutil.call(
+            gast.Attribute(value=astutil.name(self._tape()), attr="append",
+                           ctx=gast.Load()), [astutil.name(target)]))]
+
+    def _tape(self) -> str:
+        if self.tape is None:
+            self.tape = self.namer.fresh("tape")
+        return self.tape
+
+    def _forward_loop(self, loop) -> list:
+        self.depth += 1
+        body = self.forward(loop.body)
+        self.depth -= 1
+        pre = []
+        if self._needs_counter(loop):
+            counter = self.namer.fresh("trips")
+            self.counters[id(loop)] = counter
+            pre.append(astutil.assign(counter, astutil.const(0)))
+            body.insert(0, astutil.assign(counter, astutil.binop(
+                astutil.name(counter), gast.Add(), astutil.const(1))))
+        if isinstance(loop, gast.For):
+            new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
+        else:
+            new = gast.While(test=astutil.clone(loop.test), body=body, orelse=[])
+        return pre + [new]
+
+    def _needs_counter(self, loop) -> bool:
+        if not self._loop_reversed(loop):
+            return False
+        return isinstance(loop, gast.While) or _has_break(loop.body)
+
+    def _loop_reversed(self, loop) -> bool:
+        """A loop is reversed iff its body has active or recorded statements."""
+        for stmt in gast.walk(loop):
+            if id(stmt) in self.facts.active or id(stmt) in self.facts.recorded:
+                return True
+        return False
+
+    # -- seed and results ---------------------------------------------------
+    def seed(self, output, req: Request, src: Source) -> list:
+        if not isinstance(output, gast.Name):
+            return []
+        out = []
+        if req.mode != "vjp":
+            check = astutil.call(f"{self._rt}.check_scalar",
+                                 [astutil.name(output.id), astutil.const(src.name)])
+            test = gast.Compare(left=astutil.call("type", [astutil.name(output.id)]),
+                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
+            out.append(astutil.if_(test, [astutil.expr_stmt(check)]))
+        if output.id in self.facts.varied_out:
+            seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
+            out.append(astutil.assign(self.adjoint_name(output.id), seed))
+            self.live.add(output.id)
+        return out
+
+    def returns(self, output, aux, req: Request) -> list:
+        grads, fixes = [], []
+        for p in req.wrt:
+            if p in self.live:
+                d = self.adjoint_name(p)
+                fixes.append(self._like_check(d, p))
+                grads.append(astutil.name(d))
+            else:
+                grads.append(astutil.call(f"{self._rt}.like", [
+                    astutil.const(0.0), astutil.name(p), astutil.const(p)]))
+        result = grads[0] if len(grads) == 1 else astutil.tuple_(grads)
+        value = astutil.clone(output)
+        if aux is not None:
+            value = astutil.tuple_([value, astutil.clone(aux)])
+        if req.mode == "value_and_grad":
+            result = astutil.tuple_([value, result])
+        elif aux is not None:
+            result = astutil.tuple_([result, astutil.clone(aux)])
+        return fixes + [astutil.ret(result)]
+
+    def _like_check(self, d: str, p: str) -> gast.stmt:
+        """`dx` takes `x`'s type (a cheap test, a helper call only if needed)."""
+        test = gast.Compare(left=astutil.call("type", [astutil.name(d)]),
+                            ops=[gast.IsNot()],
+                            comparators=[astutil.call("type", [astutil.name(p)])])
+        fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
+            astutil.name(d), astutil.name(p), astutil.const(p)]))
+        return astutil.if_(test, [fix])
+
+    # -- reverse sweep ----------------------------------------------------
+    def backward(self, body: list) -> list:
+        out, last_origin = [], None
+        for stmt in reversed(body):
+            if isinstance(stmt, gast.Assign):
+                code = self._assign(stmt)
+            elif isinstance(stmt, gast.If):
+                code = self._if(stmt)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                code = self._loop(stmt)
+            else:
+                code = []
+            if not code:
+                continue
+            origin = self.norm.origin.get(id(stmt), stmt)
+            if origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
+                out.append(astutil.comment("grad of: " + _header(origin)))
+            last_origin = origin
+            out.extend(code)
+        return out
+
+    def _assign(self, stmt) -> list:
+        target = stmt.targets[0].id
+        prim = self.prims[id(stmt)]
+        recorded = id(stmt) in self.facts.recorded
+        code, old = [], None
+        self_ref = target in prim.operands
+        if recorded:
+            if self.depth == 0:
+                old = self.saves[id(stmt)]
+            elif self_ref:
+                old = self.namer.fresh(target + "_old")
+                code.append(astutil.assign(old, self._pop()))
+        if id(stmt) in self.facts.active and target in self.live:
+            if prim.kind == UNKNOWN:
+                raise prim.problem
+            code.extend(self._rule(stmt, prim, target, old if self_ref else None))
+        else:
+            self.live.discard(target)
+        if recorded:
+            value = astutil.name(old) if old else self._pop()
+            code.append(astutil.assign(target, value))
+        return code
+
+    def _pop(self) -> gast.expr:
+        return astutil.call(gast.Attribute(value=astutil.name(self._tape()),
+                                           attr="pop", ctx=gast.Load()))
+
+    def _rule(self, stmt, prim: Prim, target: str, old: str | None) -> list:
+        code = []
+        d_result = self.adjoint_name(target)
+        self_ref = target in prim.operands
+        if self_ref:
+            moved = self.namer.fresh(d_result + "_" + "next")
+            code.append(astutil.assign(moved, astutil.name(d_result)))
+            d_result = moved
+            self.live.discard(target)
+        if prim.kind == COPY:
+            items = [templates.Contribution(prim.operands[0], astutil.name(d_result))]
+        else:
+            binding = prim.binding
+            if old is not None:
+                binding = {k: _rename(v, target, old) for k, v in binding.items()}
+            items, imports = templates.instantiate(
+                prim.rule.template, binding, target, d_result, self.namer)
+            self._merge_imports(items, imports)
+        varied = self.facts.varied_before.get(id(stmt), frozenset())
+        for item in items:
+            if not isinstance(item, templates.Contribution):
+                code.append(item)
+                continue
+            primal = target if item.primal == old and old else item.primal
+            if primal is None or primal not in varied:
+                continue
+            code.append(self._contribute(stmt, prim, primal, item.value,
+                                         old if primal == target and old else primal))
+        if not self_ref:
+            self.live.discard(target)
+        return code
+
+    def _contribute(self, stmt, prim, primal, value, value_name) -> gast.stmt:
+        if prim.kind == RULE and prim.rule.elementwise and \
+                primal not in self.facts.same_shape.get(id(stmt), ()):
+            value = astutil.call(f"{self._rt}.unbroadcast",
+                                 [value, astutil.name(value_name)])
+        d = self.adjoint_name(primal)
+        if primal in self.live:
+            value = astutil.binop(astutil.name(d), gast.Add(), value)
+        self.live.add(primal)
+        return astutil.assign(d, value)
+
+    def _merge_imports(self, items, imports: dict) -> None:
+        renames = {}
+        for ident, obj in imports.items():
+            actual = self._import(ident, obj)
+            if actual != ident:
+                renames[ident] = actual
+        if renames:
+            for item in items:
+                node = item.value if isinstance(item, templates.Contribution) else item
+                for sub in gast.walk(node):
+                    if isinstance(sub, gast.Name) and sub.id in renames:
+                        sub.id = renames[sub.id]
+
+    def _zero(self, primal: str) -> gast.stmt:
+        self.live.add(primal)
+        return astutil.assign(self.adjoint_name(primal), astutil.call(
+            f"{self._np}.zeros_like", [astutil.name(primal)]))
+
+    def _if(self, stmt) -> list:
+        before = set(self.live)
+        body = self.backward(stmt.body)
+        after_body, self.live = self.live, set(before)
+        orelse = self.backward(stmt.orelse)
+        after_else = self.live
+        joined = after_body | after_else
+        self.live = set()
+        body += [self._zero(p) for p in sorted(joined - after_body)]
+        self.live = set()
+        orelse += [self._zero(p) for p in sorted(joined - after_else)]
+        self.live = joined
+        if not body and not orelse:
+            return []
+        comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(stmt), stmt)))
+        test = astutil.clone(stmt.test)
+        if not body:
+            test, body, orelse = gast.UnaryOp(op=gast.Not(), operand=test), orelse, []
+        return [comment, astutil.if_(test, body, orelse)]
+
+    def _loop(self, loop) -> list:
+        if not self._loop_reversed(loop):
+            return []
+        entry = set(self.live)
+        head = set(entry)
+        self.depth += 1
+        names = self.namer.snapshot()
+        for _ in range(100):                    # fixpoint of live adjoints
+            self.live = set(head)
+            body = self.backward(loop.body)
+            if self.live <= head:
+                break
+            head |= self.live
+            self.namer.restore(names)
+        exit_live = self.live
+        self.live = set()
+        body += [self._zero(p) for p in sorted(head - exit_live)]
+        self.depth -= 1
+        self.live = set()
+        pre = [self._zero(p) for p in sorted(head - entry)]
+        self.live = head
+        comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(loop), loop)))
+        return [comment] + pre + [self._reverse_header(loop, body)]
+
+    def _reverse_header(self, loop, body) -> gast.stmt:
+        counter = self.counters.get(id(loop))
+        if isinstance(loop, gast.While):
+            target = self.namer.fresh("_")
+            return astutil.for_(target, astutil.call("range", [astutil.name(counter)]), body)
+        iterable = astutil.clone(loop.iter)
+        if counter:
+            iterable = gast.Subscript(value=iterable, slice=gast.Slice(
+                None, astutil.name(counter), None), ctx=gast.Load())
+        return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
+
+
+def _rename(node, old: str, new: str):
+    node = astutil.clone(node)
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and sub.id == old:
+            sub.id = new
+    return node
+
+
+def _has_break(body) -> bool:
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
+            return True
+    return False
+
+
+def _header(stmt) -> str:
+    """One line of user source for a `# grad of:` comment."""
+    if isinstance(stmt, gast.If):
+        return "if " + astutil.unparse(stmt.test) + ":"
+    if isinstance(stmt, gast.For):
+        return f"for {astutil.unparse(stmt.target)} in {astutil.unparse(stmt.iter)}:"
+    if isinstance(stmt, gast.While):
+        return "while " + astutil.unparse(stmt.test) + ":"
+    return astutil.unparse(stmt)

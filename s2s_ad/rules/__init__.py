@@ -1,0 +1,22 @@
+"""Derivative rules, grouped by domain, and the registry they live in.
+
+Importing this package registers every built-in rule.  Users add their own
+with `s2s_ad.adjoint` and `s2s_ad.nondifferentiable` (re-exported here).
+"""
+from .. import runtime
+from .registry import (Attr, Method, Rule, adjoint, display_name,
+                       is_nondifferentiable, lookup, nondifferentiable,
+                       nondifferentiables, registered)
+
+
+def stop_gradient_like(obj) -> bool:
+    """Whether calling `obj` marks its argument as carrying no gradient."""
+    return obj is runtime.stop_gradient
+
+
+# Registration happens on import; the order does not matter.
+from . import operators, numpy, math  # noqa: E402,F401  (registers rules)
+
+__all__ = ["Attr", "Method", "Rule", "adjoint", "display_name",
+           "is_nondifferentiable", "lookup", "nondifferentiable",
+           "nondifferentiables", "registered", "stop_gradient_like"]

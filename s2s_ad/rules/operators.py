@@ -1,0 +1,81 @@
+"""Rules for Python's operators (`+ - * / ** % @`, unary `-`/`+`), subscripts
+and array attributes.  Each operator is keyed by its `operator` function;
+the NumPy ufunc with the same meaning shares the template.
+
+Conventions: `a ** b` contributes to `b` only where `a > 0` (log a is real);
+`a % b` is piecewise linear: d/da = 1, d/db = -(a // b).
+"""
+import operator
+
+import numpy as np
+
+from .. import runtime as rt
+from .registry import ELEMENTWISE, REDUCTION, SCALAR, Attr, adjoint, nondifferentiable
+
+d = None  # templates are never called: `d[x]` is the adjoint of x
+
+
+@adjoint(operator.add, np.add, shape=ELEMENTWISE)
+def add(z, a, b):
+    d[a] += d[z]
+    d[b] += d[z]
+
+
+@adjoint(operator.sub, np.subtract, shape=ELEMENTWISE)
+def sub(z, a, b):
+    d[a] += d[z]
+    d[b] += -d[z]
+
+
+@adjoint(operator.mul, np.multiply, shape=ELEMENTWISE)
+def mul(z, a, b):
+    d[a] += d[z] * b
+    d[b] += d[z] * a
+
+
+@adjoint(operator.truediv, np.divide, shape=ELEMENTWISE)
+def truediv(z, a, b):
+    d[a] += d[z] / b
+    d[b] += -d[z] * z / b
+
+
+@adjoint(operator.pow, np.power, shape=ELEMENTWISE)
+def pow(z, a, b):
+    d[a] += d[z] * b * a ** (b - 1)
+    d[b] += d[z] * z * np.log(np.where(a > 0, a, 1.0))
+
+
+@adjoint(operator.mod, np.mod, shape=ELEMENTWISE)
+def mod(z, a, b):
+    d[a] += d[z]
+    d[b] += -d[z] * (a // b)
+
+
+@adjoint(operator.neg, np.negative, shape=ELEMENTWISE)
+def neg(z, a):
+    d[a] += -d[z]
+
+
+@adjoint(operator.pos, np.positive, shape=ELEMENTWISE)
+def pos(z, a):
+    d[a] += d[z]
+
+
+@adjoint(operator.matmul, np.matmul)
+def matmul(z, a, b):
+    d[a] += rt.matmul_lhs(d[z], a, b)
+    d[b] += rt.matmul_rhs(d[z], a, b)
+
+
+@adjoint(operator.getitem)
+def getitem(z, a, b):
+    d[a] += rt.unindex(d[z], a, b)
+
+
+@adjoint(Attr("T"))
+def T(z, self):
+    d[self] += np.transpose(d[z])
+
+
+nondifferentiable(operator.floordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+                  Attr("size"), Attr("dtype"))

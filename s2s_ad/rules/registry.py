@@ -1,0 +1,173 @@
+"""The rule registry: which primitive has which adjoint template.
+
+Keys are the primal objects themselves (`np.exp`, `math.sin`,
+`operator.add` for `+`), or `Method("sum")` / `Attr("T")` for array methods
+and attributes, which cannot be resolved at compile time.
+
+Invariant: a rule is validated against its target's signature when it is
+registered, so a malformed rule fails at import, not in a user's gradient.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import templates
+from ..errors import RuleError
+
+
+@dataclass(frozen=True)
+class Method:
+    """An ndarray method called on a value: `x.sum(...)`."""
+    name: str
+
+
+@dataclass(frozen=True)
+class Attr:
+    """An ndarray attribute read from a value: `x.T`."""
+    name: str
+
+
+ELEMENTWISE, SCALAR, REDUCTION = "elementwise", "scalar", "reduction"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A template and what is statically known of the result's shape.
+
+    `shape` is ELEMENTWISE (the broadcast of the operands' shapes; operand
+    adjoints are summed back to each operand's shape), SCALAR (always a
+    scalar), REDUCTION (a scalar when `axis` is None and `keepdims` false)
+    or None (unknown).
+    """
+    template: templates.Template
+    shape: str | None = None
+
+    @property
+    def elementwise(self) -> bool:
+        return self.shape == ELEMENTWISE
+
+
+_ADJOINTS: dict = {}
+_NONDIFF: set = set()
+_version = [0]      # bumped on every change; cached gradients check it
+
+
+def version() -> int:
+    return _version[0]
+
+
+def _key(target):
+    try:
+        hash(target)
+    except TypeError:
+        raise RuleError(f"cannot register a rule for unhashable {target!r}") from None
+    return target
+
+
+def adjoint(*targets, shape: str | None = None):
+    """Register the decorated template as the adjoint of each target.
+
+    `shape="elementwise"` says the primitive broadcasts its operands (like a
+    ufunc): contributions are summed back to each operand's shape.
+    `shape="scalar"` and `shape="reduction"`: see `Rule`.
+    """
+    if shape not in (None, ELEMENTWISE, SCALAR, REDUCTION):
+        raise RuleError(f"adjoint(shape={shape!r}): use 'elementwise', 'scalar', "
+                        "'reduction' or None")
+    if not targets:
+        raise RuleError("adjoint(...) needs at least one target function")
+
+    def register(fn):
+        tpl = templates.parse(fn)
+        for target in targets:
+            check_signature(target, tpl)
+            _ADJOINTS[_key(target)] = Rule(tpl, shape)
+            _NONDIFF.discard(_key(target))
+        _version[0] += 1
+        return fn
+    return register
+
+
+def nondifferentiable(*targets) -> None:
+    """Declare functions whose results carry no gradient (`np.argmax`, `len`)."""
+    for target in targets:
+        _NONDIFF.add(_key(target))
+        _ADJOINTS.pop(_key(target), None)
+    _version[0] += 1
+
+
+def lookup(target) -> Rule | None:
+    try:
+        return _ADJOINTS.get(target)
+    except TypeError:
+        return None
+
+
+def is_nondifferentiable(target) -> bool:
+    try:
+        return target in _NONDIFF
+    except TypeError:
+        return False
+
+
+def registered() -> dict:
+    """Every target with a rule (for `s2s-ad rules` and the tests)."""
+    return dict(_ADJOINTS)
+
+
+def nondifferentiables() -> set:
+    return set(_NONDIFF)
+
+
+def display_name(target) -> str:
+    if isinstance(target, Method):
+        return f"ndarray.{target.name}()"
+    if isinstance(target, Attr):
+        return f"ndarray.{target.name}"
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", repr(target))
+    if isinstance(target, np.ufunc) or module.startswith("numpy"):
+        sub = module.replace("numpy.", "").replace("numpy", "")
+        sub = "" if sub.startswith("_") or sub in ("", "core", "lib") else sub + "."
+        return f"np.{sub}{name}"
+    if module == "_operator":
+        return f"operator.{name}"
+    return f"{module}.{name}" if module and module != "builtins" else name
+
+
+def check_signature(target, tpl: templates.Template) -> None:
+    """Reject a template whose parameters do not fit the target's."""
+    params = list(tpl.signature.parameters.values())
+    where = f"rule {tpl.name!r} for {display_name(target)}"
+    if isinstance(target, np.ufunc):
+        required = [p for p in params if p.default is p.empty]
+        if len(required) != target.nin:
+            raise RuleError(f"{where}: takes {len(required)} operand(s), "
+                            f"the ufunc takes {target.nin}")
+        return
+    if isinstance(target, (Method, Attr)):
+        if not params or params[0].name != "self":
+            raise RuleError(f"{where}: the first operand must be named `self`")
+        return
+    try:
+        target_sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return          # a C function without a signature: nothing to check
+    theirs = [p.name for p in target_sig.parameters.values()
+              if p.kind not in (p.VAR_KEYWORD,)]
+    ours = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    missing = [p.name for p in target_sig.parameters.values()
+               if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               and p.name not in ours]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        missing = []        # `*args` takes whatever the target requires
+    unknown = [n for n in ours if n not in theirs]
+    in_order = [n for n in theirs if n in ours] == ours
+    if missing or unknown or not in_order:
+        raise RuleError(f"{where}: template parameters ({', '.join(ours)}) do not "
+                        f"match the signature {target_sig}",
+                        hint="name the template's parameters (after the result) "
+                             "as the function's, in the same order")

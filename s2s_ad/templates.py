@@ -1,0 +1,220 @@
+"""Derivative-rule templates: parse once, bind call-site arguments, substitute.
+
+A template is a Python function that is never called.  Its first parameter
+names the primal result, the others mirror the primal function's signature:
+
+    @adjoint(np.tanh)
+    def tanh(z, x):
+        d[x] += d[z] * (1.0 - z * z)
+
+`d[x] += e` contributes `e` to the adjoint of `x`; `d[z]` reads the result's
+adjoint.  Other assignments introduce template-local temporaries (renamed
+fresh at each use).  An `if` whose test is a compile-time constant after
+substitution (e.g. `if axis is None:`) is folded; others stay in the output.
+Free names (`np`, `rt`) resolve in the rule's module and are handed to code
+generation as imports.
+
+Invariants: a `Template` is immutable after parsing; `instantiate` returns
+fresh nodes and never touches the template's own tree.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from . import astutil
+from .errors import RuleError
+from .naming import Namer
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """`d[primal] += value` after substitution: reverse.py decides = or +=."""
+
+    primal: str
+    value: gast.expr
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    result: str
+    signature: inspect.Signature        # without the result parameter
+    body: tuple
+    namespace: dict = field(repr=False)
+    reads_result: bool = False
+    reads: frozenset = frozenset()      # parameters whose values are read
+    writes: frozenset = frozenset()     # parameters that receive d[...]
+
+    @property
+    def params(self) -> list[str]:
+        return list(self.signature.parameters)
+
+
+def parse(fn) -> Template:
+    """Parse a rule function into a `Template`; `RuleError` if malformed."""
+    try:
+        text = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as exc:
+        raise RuleError(f"cannot read the source of rule {fn.__name__!r}: {exc}") from None
+    fdef = gast.parse(text).body[0]
+    sig = inspect.signature(fn)
+    names = list(sig.parameters)
+    if not names:
+        raise RuleError(f"rule {fn.__name__!r} needs a first parameter naming the result")
+    result = names[0]
+    params = [p for p in sig.parameters.values()][1:]
+    body = [s for s in fdef.body if not _is_docstring(s)]
+    reads, writes = _scan(body, set(names))
+    return Template(fn.__name__, result, sig.replace(parameters=params),
+                    tuple(body), fn.__globals__, result in reads,
+                    frozenset(reads - {result}), frozenset(writes))
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+
+
+def _scan(body, params: set[str]) -> tuple[set[str], set[str]]:
+    """Which parameters the template reads as values, and which get d[...]."""
+    reads, writes = set(), set()
+    for stmt in body:
+        refs = [n for n in gast.walk(stmt) if _is_adjoint_ref(n)]
+        skip = {id(n.value) for n in refs} | {id(n.slice) for n in refs}
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.AugAssign) and _is_adjoint_ref(node.target):
+                writes.add(node.target.slice.id)
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and node.id in params \
+                    and id(node) not in skip:
+                reads.add(node.id)
+    return reads, writes
+
+
+def _is_adjoint_ref(node) -> bool:
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d" and isinstance(node.slice, gast.Name))
+
+
+def bind(tpl: Template, args: list, kwargs: dict) -> dict[str, gast.expr]:
+    """Map each template parameter to a call-site node or its default.
+
+    Raises TypeError (as `inspect.Signature.bind`) when the call does not fit.
+    """
+    bound = tpl.signature.bind(*args, **kwargs)
+    out = {}
+    for pname, param in tpl.signature.parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            continue
+        if pname in bound.arguments:
+            value = bound.arguments[pname]
+            if param.kind is param.VAR_POSITIONAL:
+                value = astutil.tuple_(value)
+            out[pname] = value
+        elif param.default is not inspect.Parameter.empty:
+            out[pname] = astutil.const(param.default)
+        elif param.kind is param.VAR_POSITIONAL:
+            out[pname] = astutil.tuple_([])
+    return out
+
+
+def instantiate(tpl: Template, binding: dict[str, gast.expr], result: str,
+                d_result: str, namer: Namer) -> tuple[list, dict[str, object]]:
+    """Substitute a bound template.
+
+    Returns the statements (gast statements and `Contribution`s, in order)
+    and the imports they need (free name -> object).  Template locals are
+    renamed with `namer`; `d[result]` becomes `d_result`.
+    """
+    local_names = _locals(tpl.body)
+    renames = {n: namer.temp(n.strip("_") or "t") for n in sorted(local_names)}
+    imports: dict[str, object] = {}
+    subst = _Substituter(tpl, binding, result, d_result, renames, imports)
+    out = []
+    for stmt in tpl.body:
+        out.extend(subst.statement(astutil.clone(stmt)))
+    return out, imports
+
+
+def static_value(expr: gast.expr):
+    """The value of an expression built from literals only (`None is None`).
+
+    Raises ValueError if the expression reads a name or calls anything.
+    """
+    for node in gast.walk(expr):
+        if isinstance(node, (gast.Name, gast.Call, gast.Attribute, gast.Subscript,
+                             gast.Lambda, gast.NamedExpr)) or \
+                type(node).__name__.endswith("Comp"):
+            raise ValueError("not static")
+    tree = gast.fix_missing_locations(gast.Expression(body=expr))
+    code = compile(gast.gast_to_ast(tree), "<template>", "eval")
+    return eval(code, {"__builtins__": {}})
+
+
+def _locals(body) -> set[str]:
+    found = set()
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                found.add(node.id)
+    return found
+
+
+class _Substituter(gast.NodeTransformer):
+    def __init__(self, tpl, binding, result, d_result, renames, imports):
+        self.tpl, self.binding, self.renames = tpl, binding, renames
+        self.result, self.d_result, self.imports = result, d_result, imports
+
+    def statement(self, stmt) -> list:
+        if isinstance(stmt, gast.AugAssign) and _is_adjoint_ref(stmt.target):
+            if not isinstance(stmt.op, gast.Add):
+                raise RuleError(f"rule {self.tpl.name!r}: only `d[x] += ...` may update an adjoint")
+            return [Contribution(self._primal_of(stmt.target.slice.id),
+                                 self.visit(stmt.value))]
+        if isinstance(stmt, gast.If):
+            test = self.visit(stmt.test)
+            try:
+                taken = bool(static_value(test))
+            except ValueError:
+                body = [s for b in stmt.body for s in self.statement(b)]
+                orelse = [s for b in stmt.orelse for s in self.statement(b)]
+                if any(isinstance(s, Contribution) for s in body + orelse):
+                    raise RuleError(f"rule {self.tpl.name!r}: a `d[x] +=` under a "
+                                    "run-time `if` is not allowed; use np.where") from None
+                return [astutil.if_(test, body, orelse)]
+            branch = stmt.body if taken else stmt.orelse
+            return [s for b in branch for s in self.statement(b)]
+        if isinstance(stmt, (gast.Assign, gast.Expr)):
+            return [self.visit(stmt)]
+        raise RuleError(f"rule {self.tpl.name!r}: unsupported statement "
+                        f"{type(stmt).__name__} in a template")
+
+    def _primal_of(self, param: str) -> str | None:
+        """The primal variable a parameter is bound to (None: a constant)."""
+        node = self.binding.get(param)
+        return node.id if isinstance(node, gast.Name) else None
+
+    def visit_Subscript(self, node):
+        if _is_adjoint_ref(node):
+            if node.slice.id != self.tpl.result:
+                raise RuleError(f"rule {self.tpl.name!r}: only d[{self.tpl.result}] "
+                                "may be read")
+            return astutil.name(self.d_result)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id == self.tpl.result:
+            return astutil.name(self.result)
+        if node.id in self.renames:
+            return astutil.name(self.renames[node.id], isinstance(node.ctx, gast.Store))
+        if node.id in self.binding:
+            return astutil.clone(self.binding[node.id])
+        if node.id in self.tpl.namespace:
+            self.imports[node.id] = self.tpl.namespace[node.id]
+        elif not hasattr(builtins, node.id):
+            raise RuleError(f"rule {self.tpl.name!r}: unknown name {node.id!r}")
+        return node
