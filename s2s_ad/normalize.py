@@ -19,6 +19,7 @@ The grammar guaranteed on output (every later pass relies on it):
                                         dotted name resolving to a module
                                         attribute, e.g. `np.pi`)
     callee:= static | Attribute(atom, method)
+    (a call argument may also be a tuple or list literal of such arguments)
     opaque:= an expression kept verbatim because nothing in it is
              differentiated: `stop_gradient(e)`, calls of functions declared
              non-differentiable, comparisons, `and`/`or`/`not`, f-strings.
@@ -257,9 +258,16 @@ class _Normalizer:
                                   attr=expr.func.attr, ctx=gast.Load())
         else:
             func = self.atom(expr.func)
-        args = [self.atom(a) for a in expr.args]
-        kws = [(k.arg, self.atom(k.value)) for k in expr.keywords]
+        args = [self._argument(a) for a in expr.args]
+        kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]
         return astutil.call(func, args, kws)
+
+    def _argument(self, expr):
+        """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`)."""
+        if isinstance(expr, (gast.Tuple, gast.List)) and not self.is_atom(expr):
+            return type(expr)(elts=[self._argument(e) for e in expr.elts],
+                              ctx=gast.Load())
+        return self.atom(expr)
 
     def e_Attribute(self, expr):
         return gast.Attribute(value=self.atom(expr.value), attr=expr.attr,

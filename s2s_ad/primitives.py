@@ -120,7 +120,7 @@ def _names_of(node) -> list[str]:
     if isinstance(node, gast.Name):
         return [node.id]
     if isinstance(node, (gast.Tuple, gast.List)):
-        return [e.id for e in node.elts if isinstance(e, gast.Name)]
+        return [n for e in node.elts for n in _names_of(e)]
     return []
 
 

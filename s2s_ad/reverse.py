@@ -282,14 +282,38 @@ class _Reverser:
         for item in items:
             if not isinstance(item, templates.Contribution):
                 code.append(item)
-                continue
-            primal = target if item.primal == old and old else item.primal
-            if primal is None or primal not in varied:
-                continue
-            code.append(self._contribute(stmt, prim, primal, item.value,
-                                         old if primal == target and old else primal))
+            elif isinstance(item.primal, tuple):
+                code.extend(self._contribute_each(stmt, prim, item, varied, old, target))
+            else:
+                code.extend(self._contribute_one(stmt, prim, item.primal, item.value,
+                                                 varied, old, target))
         if not self_ref:
             self.live.discard(target)
+        return code
+
+    def _contribute_one(self, stmt, prim, primal, value, varied, old, target) -> list:
+        if primal is not None and primal == old:
+            primal = target
+        if primal is None or primal not in varied:
+            return []
+        value_name = old if primal == target and old else primal
+        return [self._contribute(stmt, prim, primal, value, value_name)]
+
+    def _contribute_each(self, stmt, prim, item, varied, old, target) -> list:
+        """A sequence contribution: one item of `value` per element."""
+        if not any(p in varied for p in _flat(item.primal)):
+            return []
+        parts = self.namer.temp("parts")
+        code = [astutil.assign(parts, item.value)]
+        for i, primal in enumerate(item.primal):
+            value = gast.Subscript(value=astutil.name(parts), slice=astutil.const(i),
+                                   ctx=gast.Load())
+            if isinstance(primal, tuple):
+                code.extend(self._contribute_each(
+                    stmt, prim, templates.Contribution(primal, value), varied, old, target))
+            else:
+                code.extend(self._contribute_one(stmt, prim, primal, value, varied,
+                                                 old, target))
         return code
 
     def _contribute(self, stmt, prim, primal, value, value_name) -> gast.stmt:
@@ -375,6 +399,14 @@ class _Reverser:
             iterable = gast.Subscript(value=iterable, slice=gast.Slice(
                 None, astutil.name(counter), None), ctx=gast.Load())
         return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
+
+
+def _flat(primals):
+    for p in primals:
+        if isinstance(p, tuple):
+            yield from _flat(p)
+        else:
+            yield p
 
 
 def _rename(node, old: str, new: str):

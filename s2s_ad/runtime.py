@@ -177,3 +177,18 @@ def unindex(g, like, index):
     out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
     np.add.at(out, index, g)
     return out if out.shape else out[()]
+
+
+def unstack(g, axis=0):
+    """The adjoint of `np.stack`: one slice of `g` per stacked array."""
+    return [np.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+
+
+def unconcatenate(g, arrays, axis=0):
+    """The adjoint of `np.concatenate`: `g` cut back into the input pieces."""
+    if axis is None:
+        sizes = [np.size(a) for a in arrays]
+        pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+        return [p.reshape(np.shape(a)) for p, a in zip(pieces, arrays)]
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 
 import gast
@@ -33,9 +34,14 @@ from .naming import Namer
 
 @dataclass(frozen=True)
 class Contribution:
-    """`d[primal] += value` after substitution: reverse.py decides = or +=."""
+    """`d[primal] += value` after substitution: reverse.py decides = or +=.
 
-    primal: str
+    `primal` is a name, None (the parameter was bound to a constant), or a
+    tuple of those when the parameter was bound to a tuple/list literal
+    (`np.stack((a, b))`); then `value` is a sequence, one item per element.
+    """
+
+    primal: str | None | tuple
     value: gast.expr
 
 
@@ -151,7 +157,9 @@ def static_value(expr: gast.expr):
                 type(node).__name__.endswith("Comp"):
             raise ValueError("not static")
     tree = gast.fix_missing_locations(gast.Expression(body=expr))
-    code = compile(gast.gast_to_ast(tree), "<template>", "eval")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)     # `1.0 is None`
+        code = compile(gast.gast_to_ast(tree), "<template>", "eval")
     return eval(code, {"__builtins__": {}})
 
 
@@ -162,6 +170,14 @@ def _locals(body) -> set[str]:
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 found.add(node.id)
     return found
+
+
+def _primal(node):
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return tuple(_primal(e) for e in node.elts)
+    return None
 
 
 class _Substituter(gast.NodeTransformer):
@@ -193,10 +209,9 @@ class _Substituter(gast.NodeTransformer):
         raise RuleError(f"rule {self.tpl.name!r}: unsupported statement "
                         f"{type(stmt).__name__} in a template")
 
-    def _primal_of(self, param: str) -> str | None:
+    def _primal_of(self, param: str):
         """The primal variable a parameter is bound to (None: a constant)."""
-        node = self.binding.get(param)
-        return node.id if isinstance(node, gast.Name) else None
+        return _primal(self.binding.get(param))
 
     def visit_Subscript(self, node):
         if _is_adjoint_ref(node):
