@@ -19,17 +19,32 @@ def stable_softmax(x, t):
     return -np.sum(t * logp)
 
 
+def naive_softmax(x, t):
+    """The same loss without the shift: exp() overflows for large logits."""
+    p = np.exp(x) / np.sum(np.exp(x))
+    return -np.sum(t * np.log(p))
+
+
 def main():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=5) * 50.0          # large logits: naive exp overflows
-    t = np.eye(5)[2]
+    x = 1000.0 + 3.0 * rng.normal(size=5)  # large logits: naive exp overflows
+    t = np.array([0.1, 0.1, 0.6, 0.1, 0.1])
     dloss = ad.grad(stable_softmax)
     g = dloss(x, t)
     p = np.exp(x - x.max()) / np.sum(np.exp(x - x.max()))
-    print("loss          :", stable_softmax(x, t))
-    print("gradient      :", np.round(g, 6))
-    print("softmax(x) - t:", np.round(p - t, 6))
-    print("match         :", np.allclose(g, p - t))
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = naive_softmax(x, t)
+    print("logits x                :", np.round(x, 3))
+    print("naive loss              :", naive)
+    print("stable loss             :", stable_softmax(x, t))
+    print("gradient                :", np.round(g, 6))
+    print("softmax(x) - t          :", np.round(p - t, 6))
+    # Softmax is shift-invariant, so the gradient at x - 1000 (where the naive
+    # formula is fine) must be the same: the stopped shift adds no gradient.
+    g_small = ad.grad(naive_softmax)(x - 1000.0, t)
+    print("naive gradient at x-1000:", np.round(g_small, 6))
+    assert np.isnan(naive) and np.allclose(g, p - t) and np.allclose(g, g_small)
+    print("OK: gradient = softmax(x) - t, finite where the naive formula overflows")
     print()
     print(ad.source(dloss))
 

@@ -34,7 +34,6 @@ class Facts:
     varied_before: dict = field(default_factory=dict)      # id(stmt) -> State
     recorded: set = field(default_factory=set)             # id(stmt)
     same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
-    reverse_reads: dict = field(default_factory=dict)      # id(stmt) -> State
     varied_out: State = State()                            # varied at the return
 
 
@@ -192,38 +191,40 @@ def _recorded(body, prims, wrt, facts) -> None:
     def transfer(stmt, live):
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
-            reads = _reverse_reads(stmt, prims, facts)
-            facts.reverse_reads[id(stmt)] = reads
+            reads, reads_result = _reverse_reads(stmt, prims, facts)
             if target in live or target in reads:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
-            if id(stmt) in facts.active and prims[id(stmt)].reads_result:
+            if reads_result:
                 live = live | {target}
             return live
-        if isinstance(stmt, (gast.If, gast.While)):
+        if isinstance(stmt, gast.If):
             return live | set(astutil.load_names(stmt.test))
         return live
 
     def loop_entry(loop, live):
+        # The reversed loop re-evaluates a `for` header; a `while` loop is
+        # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
             return live | set(astutil.load_names(loop.iter))
-        return live | set(astutil.load_names(loop.test))
+        return live
 
     # The gradients are shaped like the parameters' values at entry.
     _Walk(transfer, State.union, loop_entry=loop_entry).run(body, State(wrt))
 
 
-def _reverse_reads(stmt, prims, facts) -> State:
-    """Names whose values the statement's adjoint reads."""
+def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
+    """(names whose values the statement's adjoint reads, reads the result)."""
     if id(stmt) not in facts.active:
-        return State()
+        return State(), False
     prim = prims[id(stmt)]
-    reads = prim.reads
+    varied = facts.varied_before.get(id(stmt), State())
+    reads, reads_result = prim.reads(varied)
     if prim.kind == RULE and prim.rule.elementwise:
-        # un-broadcasting reads an operand's shape unless proven equal
+        # un-broadcasting reads a varied operand's shape unless proven equal
         same = facts.same_shape.get(id(stmt), State())
-        reads = reads | {n for n in prim.operands if n not in same}
-    return reads
+        reads = reads | {n for n in prim.operands if n in varied and n not in same}
+    return State(reads), reads_result
 
 
 def _shapes(body, prims, wrt, facts) -> None:
@@ -248,7 +249,14 @@ def _shapes(body, prims, wrt, facts) -> None:
         cls[stmt.targets[0].id] = shape if shape is not None else f"?{next(fresh)}"
         return State(cls.items())
 
-    _Walk(transfer, State.intersection, loop_entry=_forget_assigned
+    def loop_entry(loop, state):
+        # Names the loop assigns get a class meaning "its shape at the start
+        # of this iteration": facts relate values within one iteration only.
+        assigned = _assigned(loop)
+        kept = [(k, v) for k, v in state if k not in assigned]
+        return State(kept + [(n, f"@{n}:{id(loop)}") for n in assigned])
+
+    _Walk(transfer, State.intersection, loop_entry=loop_entry
           ).run(body, State((w, w) for w in wrt))
 
 
@@ -278,10 +286,9 @@ def _is_true(node) -> bool:
     return not (isinstance(node, gast.Constant) and node.value is False)
 
 
-def _forget_assigned(loop, state):
-    assigned = {n.id for n in gast.walk(loop)
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return State((k, v) for k, v in state if k not in assigned)
+def _assigned(loop) -> set:
+    return {n.id for n in gast.walk(loop)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _is_operand(node) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil
+from . import astutil, jumps
 from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
@@ -79,41 +79,38 @@ def normalize(src: Source) -> Normalized:
     locals_ = local_names(fdef)
     namer = Namer(astutil.all_names(fdef) | locals_)
     norm = _Normalizer(src, locals_, namer)
-    body = norm.block(fdef.body)
-    body = _single_return(body, src, fdef)
+    body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
     gast.copy_location(out, fdef)
     return Normalized(out, norm.origin, locals_, namer)
-
-
-def _single_return(body: list, src: Source, fdef) -> list:
-    """Straight-line code: the return must be last; a missing one is `None`."""
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, gast.Return) and i != len(body) - 1:
-            raise UnsupportedSyntaxError("unreachable code after `return`",
-                                         src.locate(body[i + 1]),
-                                         hint="remove the statements after return")
-    if not body or not isinstance(body[-1], gast.Return):
-        body.append(astutil.ret(astutil.const(None)))
-    return body
 
 
 class _Normalizer:
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
+        self.while_tests: dict = {}     # id(While) -> statements recomputing its test
         self._out: list = []
         self._stmt = None
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:
         saved, self._out = self._out, []
+        outer = self._stmt
         for stmt in stmts:
             self._stmt = stmt
             handler = getattr(self, "s_" + type(stmt).__name__, None)
             if handler is None:
                 self._unsupported(stmt, _describe(stmt))
             handler(stmt)
+        self._stmt = outer
+        out, self._out = self._out, saved
+        return out
+
+    def capture(self, fn) -> list:
+        """The statements `fn()` emits, as a separate list."""
+        saved, self._out = self._out, []
+        fn()
         out, self._out = self._out, saved
         return out
 
@@ -196,6 +193,94 @@ class _Normalizer:
 
     def s_Pass(self, stmt) -> None:
         pass
+
+    def s_If(self, stmt: gast.If) -> None:
+        test = self.atom(stmt.test)
+        self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
+
+    def s_For(self, stmt: gast.For) -> None:
+        """`for x in X:` becomes an index loop over a range, so that the reverse
+        sweep can run it backward and element reads are ordinary subscripts.
+        The range is evaluated once into a variable if the body rebinds a name
+        it reads (the reverse sweep evaluates the header again)."""
+        header, element = self._iteration(stmt.iter)
+        stored = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        if stored & set(astutil.load_names(header.iter)):
+            t = self.namer.temp("range")
+            self.emit(astutil.assign(t, header.iter))
+            header.iter = astutil.name(t)
+        index = header.target.id
+        body = self.capture(lambda: self._assign_target(stmt.target, element(index))) \
+            if element else []
+        if element is None:
+            self._check_loop_target(stmt.target)
+            header.target = astutil.name(stmt.target.id, store=True)
+        header.body = body + self.block(stmt.body)
+        header.orelse = self.block(stmt.orelse)
+        self.emit(header)
+
+    def _iteration(self, iterable):
+        """(a `for` header over a range, a function making the element read)."""
+        func = iterable.func if isinstance(iterable, gast.Call) else None
+        callee = self.src.resolve(func, self.locals) if func is not None else None
+        if callee is range and not iterable.keywords:
+            rng = astutil.call("range", [self.atom(a) for a in iterable.args])
+            return astutil.for_("_", rng, []), None
+        if callee in (enumerate, zip, reversed) and not iterable.keywords:
+            return self._builtin_iteration(callee, iterable.args)
+        seq = self.atom(iterable)
+        if isinstance(iterable, gast.Call):
+            seq = self._materialize(seq)
+        index = self.namer.fresh("k")
+        length = astutil.call("range", [astutil.call("len", [astutil.clone(seq)])])
+        return astutil.for_(index, length, []), lambda k: _subscript(seq, k)
+
+    def _builtin_iteration(self, callee, args):
+        seqs = [self.atom(a) for a in args]
+        index = self.namer.fresh("k")
+        if callee is enumerate:
+            seq, start = seqs[0], (seqs[1] if len(seqs) > 1 else None)
+            counter = (lambda k: astutil.binop(astutil.name(k), gast.Add(), start)) \
+                if start is not None else astutil.name
+            return (astutil.for_(index, _range_len([seq]), []),
+                    lambda k: astutil.tuple_([counter(k), _subscript(seq, k)]))
+        if callee is zip:
+            return (astutil.for_(index, _range_len(seqs), []),
+                    lambda k: astutil.tuple_([_subscript(s, k) for s in seqs]))
+        last = astutil.binop(astutil.call("len", [seqs[0]]), gast.Sub(), astutil.const(1))
+        rng = astutil.call("range", [self.atom(last), astutil.const(-1), astutil.const(-1)])
+        return astutil.for_(index, rng, []), lambda k: _subscript(seqs[0], k)
+
+    def _materialize(self, seq):
+        t = self.namer.temp("seq")
+        self.emit(astutil.assign(t, astutil.call("list", [seq])))
+        return astutil.name(t)
+
+    def _check_loop_target(self, target) -> None:
+        if not isinstance(target, gast.Name):
+            self._unsupported(target, "a loop target that is not a plain name "
+                              "when looping over range(...)")
+
+    def s_While(self, stmt: gast.While) -> None:
+        """`while test:` computes the test into one variable before the loop and
+        again at the end of the body (a `continue` is lowered to a flag later,
+        so the recomputation is always reached)."""
+        cond = self.namer.fresh("cond")
+
+        def recompute():
+            self.emit(astutil.assign(cond, self.rhs(stmt.test)))
+        recompute()
+        loop = gast.While(test=astutil.name(cond), body=self.block(stmt.body),
+                          orelse=self.block(stmt.orelse))
+        self.while_tests[id(loop)] = self.capture(recompute)
+        self.emit(loop)
+
+    def s_Break(self, stmt) -> None:
+        self.emit(gast.Break())
+
+    def s_Continue(self, stmt) -> None:
+        self.emit(gast.Continue())
 
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(gast.Assert(test=astutil.clone(stmt.test),
@@ -285,6 +370,15 @@ class _Normalizer:
             return astutil.tuple_([self._index(e) for e in index.elts])
         return self.atom(index)
 
+    def e_IfExp(self, expr):
+        """`a if c else b`: an `if` statement, so only one branch is evaluated."""
+        test = self.atom(expr.test)
+        t = self.namer.temp()
+        body = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.body))))
+        orelse = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse))))
+        self.emit(astutil.if_(test, body, orelse))
+        return astutil.name(t)
+
     def e_Tuple(self, expr):
         return astutil.tuple_([self.atom(e) for e in expr.elts])
 
@@ -296,6 +390,17 @@ class _Normalizer:
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
+
+
+def _subscript(seq, index: str):
+    return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
+                          ctx=gast.Load())
+
+
+def _range_len(seqs) -> gast.Call:
+    lengths = [astutil.call("len", [astutil.clone(s)]) for s in seqs]
+    bound = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
+    return astutil.call("range", [bound])
 
 
 def is_opaque(expr, src: Source, locals_: set[str]) -> bool:

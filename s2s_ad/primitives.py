@@ -44,21 +44,21 @@ class Prim:
     problem: S2SADError | None = None    # raised only if the statement is active
     shape_hint: str | None = None        # "scalar" if known to be a scalar
 
-    @property
-    def reads(self) -> frozenset:
-        """Primal names whose values the adjoint reads."""
+    def reads(self, varied) -> tuple[frozenset, bool]:
+        """(primal names whose values the adjoint reads, whether it reads the
+        result), counting only the contributions to `varied` operands."""
         if self.rule is None:
-            return frozenset()
+            return frozenset(), False
+        tpl = self.rule.template
+        written = {p for p in tpl.writes if p in self.binding
+                   and any(n in varied for n in _names_of(self.binding[p]))}
+        params = tpl.reads_for(written)
         names = set()
-        for param in self.rule.template.reads:
+        for param in params:
             node = self.binding.get(param)
             if node is not None:
                 names.update(astutil.load_names(node))
-        return frozenset(names)
-
-    @property
-    def reads_result(self) -> bool:
-        return self.rule is not None and self.rule.template.reads_result
+        return frozenset(names), tpl.result in params
 
 
 def classify(norm: Normalized, src: Source) -> dict[int, Prim]:

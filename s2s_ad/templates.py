@@ -52,9 +52,17 @@ class Template:
     signature: inspect.Signature        # without the result parameter
     body: tuple
     namespace: dict = field(repr=False)
-    reads_result: bool = False
-    reads: frozenset = frozenset()      # parameters whose values are read
-    writes: frozenset = frozenset()     # parameters that receive d[...]
+    # parameter that receives d[...] -> parameters (and possibly the result)
+    # whose values computing that contribution reads, temporaries included
+    reads: tuple = ()
+
+    @property
+    def writes(self) -> frozenset:
+        return frozenset(p for p, _ in self.reads)
+
+    def reads_for(self, written) -> frozenset:
+        """Names (parameters, result) read to compute the `written` adjoints."""
+        return frozenset(n for p, names in self.reads if p in written for n in names)
 
     @property
     def params(self) -> list[str]:
@@ -75,30 +83,51 @@ def parse(fn) -> Template:
     result = names[0]
     params = [p for p in sig.parameters.values()][1:]
     body = [s for s in fdef.body if not _is_docstring(s)]
-    reads, writes = _scan(body, set(names))
+    reads = _scan(body, set(names))
     return Template(fn.__name__, result, sig.replace(parameters=params),
-                    tuple(body), fn.__globals__, result in reads,
-                    frozenset(reads - {result}), frozenset(writes))
+                    tuple(body), fn.__globals__,
+                    tuple(sorted((p, frozenset(n)) for p, n in reads.items())))
 
 
 def _is_docstring(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
 
 
-def _scan(body, params: set[str]) -> tuple[set[str], set[str]]:
-    """Which parameters the template reads as values, and which get d[...]."""
-    reads, writes = set(), set()
-    for stmt in body:
-        refs = [n for n in gast.walk(stmt) if _is_adjoint_ref(n)]
+def _scan(body, params: set[str]) -> dict[str, set[str]]:
+    """For each parameter given a `d[p] +=`, the parameters its value reads.
+
+    Reads through template temporaries count; both arms of a static `if`
+    count (which one survives is known only at a call site).
+    """
+    temps: dict[str, set[str]] = {}
+    reads: dict[str, set[str]] = {}
+
+    def names_in(expr) -> set[str]:
+        refs = [n for n in gast.walk(expr) if _is_adjoint_ref(n)]
         skip = {id(n.value) for n in refs} | {id(n.slice) for n in refs}
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.AugAssign) and _is_adjoint_ref(node.target):
-                writes.add(node.target.slice.id)
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Name) and node.id in params \
-                    and id(node) not in skip:
-                reads.add(node.id)
-    return reads, writes
+        found = set()
+        for node in gast.walk(expr):
+            if isinstance(node, gast.Name) and id(node) not in skip:
+                found |= temps.get(node.id, {node.id} & params)
+        return found
+
+    def visit(stmts, context: set[str]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                inner = context | names_in(stmt.test)
+                visit(stmt.body, inner)
+                visit(stmt.orelse, inner)
+            elif isinstance(stmt, gast.AugAssign) and _is_adjoint_ref(stmt.target):
+                reads.setdefault(stmt.target.slice.id, set()).update(
+                    names_in(stmt.value) | context)
+            elif isinstance(stmt, gast.Assign):
+                deps = names_in(stmt.value) | context
+                for target in stmt.targets:
+                    for node in gast.walk(target):
+                        if isinstance(node, gast.Name):
+                            temps[node.id] = temps.get(node.id, set()) | deps
+    visit(body, set())
+    return reads
 
 
 def _is_adjoint_ref(node) -> bool:

@@ -1,0 +1,138 @@
+"""Lower `break`, `continue` and early `return` into flags and guards.
+
+Runs on ANF right after normalization.  Afterwards:
+- `return` appears once, as the last statement of the function;
+- `continue` does not appear;
+- `break` appears only as `if <flags>: break`, the last statement of a loop
+  body, so the reverse sweep can treat every loop body as structured code
+  and recover the trip count with a counter;
+- loops have no `else` clause (it becomes a guarded block after the loop);
+- a `while` loop's test is recomputed at the end of its body, outside any
+  guard, so a lowered `continue` still re-evaluates it.
+
+The statements after one that may set a flag are wrapped in
+`if not <flag>:`.  The flags are ordinary variables; the reverse sweep reads
+the guards like any `if`, and the to-be-recorded analysis keeps their values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from . import astutil
+from .naming import Namer
+
+
+@dataclass
+class _Loop:
+    brk: str | None = None
+    cont: str | None = None
+
+
+@dataclass
+class _Function:
+    result: str | None = None
+    returned: str | None = None
+    loops: list = field(default_factory=list)
+
+
+def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:
+    """`body` (ANF) with jumps lowered; see the module docstring."""
+    lowerer = _Lowerer(namer, origin, while_tests)
+    final = body[-1] if body and isinstance(body[-1], gast.Return) else None
+    early = [n for s in body for n in gast.walk(s)
+             if isinstance(n, gast.Return) and n is not final]
+    if not early:
+        out, _ = lowerer.block(body[:-1] if final is not None else body)
+        return out + [final if final is not None else astutil.ret(astutil.const(None))]
+    out, _ = lowerer.block(body)
+    fn = lowerer.fn
+    prologue = [astutil.assign(fn.result, astutil.const(None)),
+                astutil.assign(fn.returned, astutil.const(False))]
+    return prologue + out + [astutil.ret(astutil.name(fn.result))]
+
+
+class _Lowerer:
+    def __init__(self, namer: Namer, origin: dict, while_tests: dict):
+        self.namer, self.origin, self.while_tests = namer, origin, while_tests
+        self.fn = _Function()
+
+    def block(self, stmts: list) -> tuple[list, set]:
+        """Lowered statements and the flags they may set."""
+        out: list = []
+        for i, stmt in enumerate(stmts):
+            new, flags = self.statement(stmt)
+            out.extend(new)
+            if flags:
+                rest, rest_flags = self.block(stmts[i + 1:])
+                if rest:
+                    out.append(_guard(flags, rest))
+                return out, flags | rest_flags
+        return out, set()
+
+    def statement(self, stmt) -> tuple[list, set]:
+        if isinstance(stmt, gast.Break):
+            flag = self._loop_flag("brk", "broke")
+            return [self._at(astutil.assign(flag, astutil.const(True)), stmt)], {flag}
+        if isinstance(stmt, gast.Continue):
+            flag = self._loop_flag("cont", "skip")
+            return [self._at(astutil.assign(flag, astutil.const(True)), stmt)], {flag}
+        if isinstance(stmt, gast.Return):
+            return self._return(stmt)
+        if isinstance(stmt, gast.If):
+            body, f1 = self.block(stmt.body)
+            orelse, f2 = self.block(stmt.orelse)
+            stmt.body, stmt.orelse = body, orelse
+            return [stmt], f1 | f2
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt)
+        return [stmt], set()
+
+    def _at(self, new, old):
+        """`new` stands for the user statement `old` stood for."""
+        gast.copy_location(new, old)
+        if id(old) in self.origin:
+            self.origin[id(new)] = self.origin[id(old)]
+        return new
+
+    def _loop_flag(self, kind: str, stem: str) -> str:
+        loop = self.fn.loops[-1]
+        if getattr(loop, kind) is None:
+            setattr(loop, kind, self.namer.fresh(stem))
+        return getattr(loop, kind)
+
+    def _return(self, stmt) -> tuple[list, set]:
+        fn = self.fn
+        if fn.returned is None:
+            fn.result, fn.returned = self.namer.fresh("result"), self.namer.fresh("returned")
+        return [self._at(astutil.assign(fn.result, stmt.value), stmt),
+                self._at(astutil.assign(fn.returned, astutil.const(True)), stmt)], \
+            {fn.returned}
+
+    def _loop(self, loop) -> tuple[list, set]:
+        self.fn.loops.append(_Loop())
+        body, flags = self.block(loop.body)
+        ctx = self.fn.loops.pop()
+        body += self.while_tests.get(id(loop), [])
+        exits = [f for f in (ctx.brk, self.fn.returned) if f and f in flags]
+        if ctx.cont:
+            body.insert(0, astutil.assign(ctx.cont, astutil.const(False)))
+        if exits:
+            body.append(astutil.if_(_any(exits), [gast.Break()]))
+        loop.body = body
+        pre = [astutil.assign(ctx.brk, astutil.const(False))] if ctx.brk else []
+        orelse, else_flags = self.block(loop.orelse)
+        loop.orelse = []
+        after = ([_guard(set(exits), orelse)] if exits else orelse) if orelse else []
+        out_flags = ({self.fn.returned} & flags) | else_flags
+        return pre + [loop] + after, out_flags
+
+
+def _any(flags) -> gast.expr:
+    names = [astutil.name(f) for f in sorted(flags)]
+    return names[0] if len(names) == 1 else gast.BoolOp(op=gast.Or(), values=names)
+
+
+def _guard(flags: set, body: list) -> gast.If:
+    return astutil.if_(gast.UnaryOp(op=gast.Not(), operand=_any(flags)), body)
