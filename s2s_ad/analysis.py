@@ -35,6 +35,7 @@ class Facts:
     recorded: set = field(default_factory=set)             # id(stmt)
     same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
     varied_out: State = State()                            # varied at the return
+    shape_out: dict = field(default_factory=dict)          # name -> class at the return
 
 
 class _Walk:
@@ -240,6 +241,8 @@ def _shapes(body, prims, wrt, facts) -> None:
             return state
         cls = dict(state)
         prim = prims.get(id(stmt))
+        for name in astutil.load_names(stmt.value):
+            cls.setdefault(name, f"?{next(fresh)}")     # unknown, but one shape
         shape = _shape_of(prim, cls) if prim is not None else None
         if prim is not None and prim.kind == RULE and prim.rule.elementwise:
             facts.same_shape[id(stmt)] = State(
@@ -256,8 +259,9 @@ def _shapes(body, prims, wrt, facts) -> None:
         kept = [(k, v) for k, v in state if k not in assigned]
         return State(kept + [(n, f"@{n}:{id(loop)}") for n in assigned])
 
-    _Walk(transfer, State.intersection, loop_entry=loop_entry
-          ).run(body, State((w, w) for w in wrt))
+    out = _Walk(transfer, State.intersection, loop_entry=loop_entry
+                ).run(body, State((w, w) for w in wrt))
+    facts.shape_out = dict(out or ())
 
 
 def _shape_of(prim: Prim, cls: dict):

@@ -145,7 +145,8 @@ def literal_value(node: gast.expr):
 
 
 def unparse(node) -> str:
-    return gast.unparse(node).strip()
+    """Source text of a node (a located copy, so any node will do)."""
+    return gast.unparse(gast.fix_missing_locations(clone(node))).strip()
 
 
 COMMENT_MARKER = "__s2s_ad_comment__"

@@ -67,7 +67,7 @@ class _Lowerer:
             if flags:
                 rest, rest_flags = self.block(stmts[i + 1:])
                 if rest:
-                    out.append(_guard(flags, rest))
+                    out.extend(self._guard(flags, rest))
                 return out, flags | rest_flags
         return out, set()
 
@@ -88,6 +88,17 @@ class _Lowerer:
         if isinstance(stmt, (gast.For, gast.While)):
             return self._loop(stmt)
         return [stmt], set()
+
+    def _guard(self, flags: set, body: list) -> list:
+        """`if not <flags>: body`; the test goes through a fresh variable when
+        the body may set a flag (an `if` test is never assigned in its `if`)."""
+        test = gast.UnaryOp(op=gast.Not(), operand=_any(flags))
+        assigned = {n.id for s in body for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if not assigned & flags:
+            return [astutil.if_(test, body)]
+        go = self.namer.fresh("go")
+        return [astutil.assign(go, test), astutil.if_(astutil.name(go), body)]
 
     def _at(self, new, old):
         """`new` stands for the user statement `old` stood for."""
@@ -124,7 +135,7 @@ class _Lowerer:
         pre = [astutil.assign(ctx.brk, astutil.const(False))] if ctx.brk else []
         orelse, else_flags = self.block(loop.orelse)
         loop.orelse = []
-        after = ([_guard(set(exits), orelse)] if exits else orelse) if orelse else []
+        after = (self._guard(set(exits), orelse) if exits else orelse) if orelse else []
         out_flags = ({self.fn.returned} & flags) | else_flags
         return pre + [loop] + after, out_flags
 
@@ -134,5 +145,4 @@ def _any(flags) -> gast.expr:
     return names[0] if len(names) == 1 else gast.BoolOp(op=gast.Or(), values=names)
 
 
-def _guard(flags: set, body: list) -> gast.If:
-    return astutil.if_(gast.UnaryOp(op=gast.Not(), operand=_any(flags)), body)
+

@@ -4,7 +4,8 @@ The grammar guaranteed on output (every later pass relies on it):
 
     stmt  := Name = rhs                      one Name target, always
            | Expr(rhs)                       a call kept for its effect
-           | If(atom, [stmt], [stmt])
+           | If(atom, [stmt], [stmt])          the atom is not assigned in
+                                             either branch
            | For(Name, atom, [stmt])         no `else` clause
            | While(atom, [stmt])             the test is recomputed at the
                                              end of the body (see `_while`)
@@ -196,7 +197,14 @@ class _Normalizer:
 
     def s_If(self, stmt: gast.If) -> None:
         test = self.atom(stmt.test)
+        if isinstance(test, gast.Name) and test.id in _stored_names(stmt):
+            test = self._copy(test)     # the reverse sweep reads the test after the branch
         self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
+
+    def _copy(self, atom: gast.Name) -> gast.Name:
+        t = self.namer.temp()
+        self.emit(astutil.assign(t, atom))
+        return astutil.name(t)
 
     def s_For(self, stmt: gast.For) -> None:
         """`for x in X:` becomes an index loop over a range, so that the reverse
@@ -204,9 +212,7 @@ class _Normalizer:
         The range is evaluated once into a variable if the body rebinds a name
         it reads (the reverse sweep evaluates the header again)."""
         header, element = self._iteration(stmt.iter)
-        stored = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
-                  and isinstance(n.ctx, gast.Store)}
-        if stored & set(astutil.load_names(header.iter)):
+        if _stored_names(stmt) & set(astutil.load_names(header.iter)):
             t = self.namer.temp("range")
             self.emit(astutil.assign(t, header.iter))
             header.iter = astutil.name(t)
@@ -390,6 +396,11 @@ class _Normalizer:
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
+
+
+def _stored_names(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
 
 
 def _subscript(seq, index: str):

@@ -179,14 +179,14 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
         return live
 
     def loop(stmt, body, live):
-        head = set(live)
+        header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+        head = set(live) | set(astutil.load_names(header))   # read every iteration
         while True:
             inner = block([astutil.clone(s) for s in stmt.body], set(head))
             if inner <= head:
                 break
             head |= inner
         block(stmt.body, set(head))
-        header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
         if not stmt.body and pure(header):
             body.remove(stmt)
             changed[0] = True

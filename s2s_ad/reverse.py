@@ -171,10 +171,11 @@ class _Reverser:
         if not isinstance(output, gast.Name):
             return []
         out = []
-        if req.mode != "vjp":
+        checked = self._scalar_witness(output.id, req)
+        if req.mode != "vjp" and checked is not None:
             check = astutil.call(f"{self._rt}.check_scalar",
-                                 [astutil.name(output.id), astutil.const(src.name)])
-            test = gast.Compare(left=astutil.call("type", [astutil.name(output.id)]),
+                                 [astutil.name(checked), astutil.const(src.name)])
+            test = gast.Compare(left=astutil.call("type", [astutil.name(checked)]),
                                 ops=[gast.IsNot()], comparators=[astutil.name("float")])
             out.append(astutil.if_(test, [astutil.expr_stmt(check)]))
         if output.id in self.facts.varied_out:
@@ -182,6 +183,18 @@ class _Reverser:
             out.append(astutil.assign(self.adjoint_name(output.id), seed))
             self.live.add(output.id)
         return out
+
+    def _scalar_witness(self, output: str, req: Request) -> str | None:
+        """The variable whose scalar-ness decides the output's: the output
+        itself, or a parameter proven to have the output's shape (checking
+        it lets the forward sweep drop a primal that only fed the check),
+        or None when the output is a literal number."""
+        cls = self.facts.shape_out.get(output)
+        if cls == "scalar":
+            return None
+        if cls in self.params and req.mode == "grad":
+            return cls
+        return output
 
     def returns(self, output, aux, req: Request) -> list:
         grads, fixes = [], []
