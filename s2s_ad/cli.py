@@ -98,7 +98,8 @@ def _load_function(target: str):
     func = getattr(module, name, None)
     if func is None:
         raise _CliError(f"{path}: no function named {name!r}")
-    func = getattr(func, "__s2s_ad_primal__", func)
+    primal = getattr(func, "__s2s_ad_primal__", None)
+    func = primal() if primal is not None else func
     if not callable(func):
         raise _CliError(f"{path}: {name!r} is not a function")
     return func

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import astutil, runtime, templates
 from .analysis import Facts
+from .errors import RuleError
 from .frontend import Source
 from .normalize import Normalized
 from .primitives import COPY, RULE, UNKNOWN, Prim
@@ -39,6 +40,7 @@ class Request:
     mode: str = "grad"          # "grad", "value_and_grad" or "vjp"
     has_aux: bool = False
     seed: str | None = None     # name of the cotangent parameter (vjp)
+    single: bool = True         # return one gradient, not a tuple
 
 
 @dataclass
@@ -60,7 +62,10 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
     args = astutil.clone(norm.tree.args)
-    if req.seed:
+    if req.seed and (args.defaults or args.kwonlyargs or args.vararg):
+        args.kwonlyargs.append(astutil.param(req.seed))   # after defaults: keyword-only
+        args.kw_defaults.append(None)
+    elif req.seed:
         args.args.append(astutil.param(req.seed))
     name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
     fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
@@ -206,7 +211,7 @@ class _Reverser:
             else:
                 grads.append(astutil.call(f"{self._rt}.like", [
                     astutil.const(0.0), astutil.name(p), astutil.const(p)]))
-        result = grads[0] if len(grads) == 1 else astutil.tuple_(grads)
+        result = grads[0] if req.single else astutil.tuple_(grads)
         value = astutil.clone(output)
         if aux is not None:
             value = astutil.tuple_([value, astutil.clone(aux)])
@@ -217,10 +222,12 @@ class _Reverser:
         return fixes + [astutil.ret(result)]
 
     def _like_check(self, d: str, p: str) -> gast.stmt:
-        """`dx` takes `x`'s type (a cheap test, a helper call only if needed)."""
-        test = gast.Compare(left=astutil.call("type", [astutil.name(d)]),
-                            ops=[gast.IsNot()],
-                            comparators=[astutil.call("type", [astutil.name(p)])])
+        """`dx` takes `x`'s type, shape and dtype: a cheap test for the
+        common float case, the helper (which also rejects ints) otherwise."""
+        def not_float(n):
+            return gast.Compare(left=astutil.call("type", [astutil.name(n)]),
+                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
+        test = gast.BoolOp(op=gast.Or(), values=[not_float(d), not_float(p)])
         fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
             astutil.name(d), astutil.name(p), astutil.const(p)]))
         return astutil.if_(test, [fix])
@@ -288,8 +295,11 @@ class _Reverser:
             binding = prim.binding
             if old is not None:
                 binding = {k: _rename(v, target, old) for k, v in binding.items()}
-            items, imports = templates.instantiate(
-                prim.rule.template, binding, target, d_result, self.namer)
+            try:
+                items, imports = templates.instantiate(
+                    prim.rule.template, binding, target, d_result, self.namer)
+            except RuleError as exc:
+                raise RuleError(exc.message, self.src.locate(stmt), exc.hint) from None
             self._merge_imports(items, imports)
         varied = self.facts.varied_before.get(id(stmt), frozenset())
         for item in items:

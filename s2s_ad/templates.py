@@ -228,8 +228,11 @@ class _Substituter(gast.NodeTransformer):
                 body = [s for b in stmt.body for s in self.statement(b)]
                 orelse = [s for b in stmt.orelse for s in self.statement(b)]
                 if any(isinstance(s, Contribution) for s in body + orelse):
-                    raise RuleError(f"rule {self.tpl.name!r}: a `d[x] +=` under a "
-                                    "run-time `if` is not allowed; use np.where") from None
+                    raise RuleError(
+                        f"rule {self.tpl.name!r}: its `if {astutil.unparse(stmt.test)}` "
+                        "guards a `d[x] +=` but is not a compile-time constant here",
+                        hint="in the rule, compute the contribution without the `if` "
+                             "(np.where, or a runtime helper)") from None
                 return [astutil.if_(test, body, orelse)]
             branch = stmt.body if taken else stmt.orelse
             return [s for b in branch for s in self.statement(b)]

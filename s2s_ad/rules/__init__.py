@@ -15,7 +15,7 @@ def stop_gradient_like(obj) -> bool:
 
 
 # Registration happens on import; the order does not matter.
-from . import elementwise, linalg, math, operators, reductions, shapes  # noqa: E402,F401
+from . import elementwise, linalg, math, methods, operators, reductions, shapes  # noqa: E402,F401
 
 __all__ = ["Attr", "Method", "Rule", "adjoint", "display_name",
            "is_nondifferentiable", "lookup", "nondifferentiable",

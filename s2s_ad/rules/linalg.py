@@ -1,13 +1,162 @@
-"""Rules for linear algebra: products, contractions and `np.linalg`."""
+"""Rules for linear algebra: products, contractions and `np.linalg`.
+
+Conventions (real operands throughout; complex inputs are not supported):
+- Products (`dot`, `inner`, `tensordot`, `kron`, `einsum`, ...) contract the
+  result's adjoint with the other operand(s); `einsum` takes the subscripts
+  form with explicit or implicit output and `...`, any number of operands.
+- Matrix functions accept stacks of matrices (`(..., n, n)`).
+- `det` and `slogdet` need an invertible matrix; `inv`, `solve` likewise.
+- `cholesky`, `eigh` and `eigvalsh` read one triangle of a symmetric
+  matrix; their gradient is the symmetric one (right for symmetric
+  perturbations, JAX's convention).  Eigenvector gradients need distinct
+  eigenvalues; singular-vector gradients distinct nonzero singular values.
+- `qr`: mode 'reduced' (or 'complete' for square matrices) and 'r', for
+  matrices with at least as many rows as columns.  `svd`: square matrices,
+  or `full_matrices=False`; `compute_uv=False` always.
+- `norm`: vector ords (any p, inf, -inf, 0) and matrix ords ('fro', 'nuc',
+  2, -2, 1, -1, inf, -inf), `axis` and `keepdims`; the gradient at 0 is 0.
+- Results that are tuples (`slogdet`, `eigh`, `qr`, `svd`) read their adjoint
+  item by item (`d[z][1]`); the sign of `slogdet` carries no gradient.
+- `cross` takes 3-vectors; `vdot` flattens its operands.
+"""
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, adjoint, nondifferentiable
+from .registry import REDUCTION, SCALAR, adjoint
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
+# -- products ----------------------------------------------------------------
 @adjoint(np.dot)
-def dot(z, a, b, out=None):
+def dot(z, a, b):
     d[a] += rt.dot_lhs(d[z], a, b)
     d[b] += rt.dot_rhs(d[z], a, b)
+
+
+@adjoint(np.vdot, shape=SCALAR)
+def vdot(z, a, b):
+    d[a] += np.reshape(d[z] * b, np.shape(a))
+    d[b] += np.reshape(d[z] * a, np.shape(b))
+
+
+@adjoint(np.inner)
+def inner(z, a, b):
+    d[a] += rt.inner_lhs(d[z], a, b)
+    d[b] += rt.inner_rhs(d[z], a, b)
+
+
+@adjoint(np.outer)
+def outer(z, a, b):
+    d[a] += np.reshape(d[z] @ np.ravel(b), np.shape(a))
+    d[b] += np.reshape(np.ravel(a) @ d[z], np.shape(b))
+
+
+@adjoint(np.tensordot)
+def tensordot(z, a, b, axes=2):
+    d[a] += rt.tensordot_lhs(d[z], a, b, axes)
+    d[b] += rt.tensordot_rhs(d[z], a, b, axes)
+
+
+@adjoint(np.einsum)
+def einsum(z, *operands, **kwargs):
+    d[operands] += rt.einsum_adjoints(d[z], operands)
+
+
+@adjoint(np.kron)
+def kron(z, a, b):
+    d[a] += rt.kron_lhs(d[z], a, b)
+    d[b] += rt.kron_rhs(d[z], a, b)
+
+
+@adjoint(np.cross)
+def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # <g, a x b> = <b x g, a> = <g x a, b>
+    if axis is None and axisa == -1 and axisb == -1 and axisc == -1:
+        da = np.cross(b, d[z])
+        db = np.cross(d[z], a)
+    else:
+        da = np.cross(b, d[z], axisb, axisc, axisa, axis)
+        db = np.cross(d[z], a, axisc, axisa, axisb, axis)
+    d[a] += rt.unbroadcast(da, a)
+    d[b] += rt.unbroadcast(db, b)
+
+
+# -- np.linalg ---------------------------------------------------------------
+@adjoint(np.linalg.norm, shape=REDUCTION)
+def norm(z, x, ord=None, axis=None, keepdims=False):
+    if ord is None and (axis is None or keepdims):
+        g = d[z] * x / np.where(z > 0, z, 1.0)
+    elif ord is None:
+        r = np.expand_dims(z, axis)
+        g = np.expand_dims(d[z], axis) * x / np.where(r > 0, r, 1.0)
+    else:
+        g = rt.norm_adjoint(d[z], x, z, ord, axis, keepdims)
+    d[x] += g
+
+
+@adjoint(np.linalg.det)
+def det(z, a):
+    d[a] += np.expand_dims(d[z] * z, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@adjoint(np.linalg.slogdet)
+def slogdet(z, a):
+    # z is (sign, logabsdet); only logabsdet has a gradient
+    d[a] += np.expand_dims(d[z][1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@adjoint(np.linalg.inv)
+def inv(z, a):
+    zt = np.swapaxes(z, -1, -2)
+    d[a] += -zt @ d[z] @ zt
+
+
+@adjoint(np.linalg.solve)
+def solve(z, a, b):
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), d[z])
+    d[a] += rt.matmul_lhs(-gb, a, z)
+    d[b] += rt.unbroadcast(gb, b)
+
+
+@adjoint(np.linalg.pinv)
+def pinv(z, a, rcond=None, hermitian=False):
+    d[a] += rt.pinv_adjoint(d[z], a, z)
+
+
+@adjoint(np.linalg.matrix_power)
+def matrix_power(z, a, n):
+    d[a] += rt.matrix_power_adjoint(d[z], a, n)
+
+
+@adjoint(np.linalg.cholesky)
+def cholesky(z, a):
+    d[a] += rt.cholesky_adjoint(d[z], z)
+
+
+@adjoint(np.linalg.eigh)
+def eigh(z, a, UPLO="L"):
+    d[a] += rt.eigh_adjoint(d[z][0], d[z][1], z[0], z[1])
+
+
+@adjoint(np.linalg.eigvalsh)
+def eigvalsh(z, a, UPLO="L"):
+    d[a] += rt.eigvalsh_adjoint(d[z], a, UPLO)
+
+
+@adjoint(np.linalg.qr)
+def qr(z, a, mode="reduced"):
+    if mode == "r":         # z is r alone
+        g = rt.qr_adjoint(0.0, d[z], np.linalg.qr(a)[0], z)
+    else:
+        g = rt.qr_adjoint(d[z][0], d[z][1], z[0], z[1])
+    d[a] += g
+
+
+@adjoint(np.linalg.svd)
+def svd(z, a, full_matrices=True, compute_uv=True):
+    if compute_uv:
+        g = rt.svd_adjoint(d[z][0], d[z][1], d[z][2], z[0], z[1], z[2])
+    else:           # z is the singular values alone
+        g = rt.svdvals_adjoint(d[z], a)
+    d[a] += g

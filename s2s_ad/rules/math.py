@@ -1,123 +1,265 @@
-"""Rules for Python's `math` module and numeric builtins, on Python floats.
+"""Rules for Python's `math` module and numeric builtins.
 
-Conventions at kinks follow NumPy/JAX: d|x|/dx = sign(x) (0 at 0);
-sqrt at 0 gives inf, as the derivative does.
+`math` functions take and return Python floats: their rules have
+shape=SCALAR and are written with `math` and float arithmetic, so adjoints
+stay Python floats.  The builtins `abs` and `pow` also work elementwise on
+arrays (shape=ELEMENTWISE, NumPy in the rule); `sum` adds whatever it is
+given (unknown shape).
+
+Conventions where a derivative does not exist follow NumPy/JAX:
+- `fabs`/`abs` at 0: 0; `copysign(x, y)` at x = 0: 0.
+- `min`/`max` of 2+ arguments: the gradient goes to the argument(s) equal to
+  the result, split equally between ties (as JAX).  The one-iterable form
+  `max(xs)` and `key=` are rejected.  A NaN result gets no gradient.
+- `hypot` and `dist` at the origin: 0.
+- `fmod` and `remainder` are piecewise linear: d/dx = 1, d/dy = -n where
+  z = x - n * y.  `pow(x, y)` contributes to `y` only where x > 0.
+- Where the derivative is infinite (`sqrt` and `cbrt` at 0, `asin` at +-1,
+  `atan2` at the origin, ...), float division raises ZeroDivisionError, as
+  `1.0 / 0.0` does in Python.
+- floor, ceil, trunc, the predicates and the integer functions have no
+  gradient.
 """
 import builtins
 import math
 
 import numpy as np
 
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, adjoint, nondifferentiable
+from .. import runtime as rt
+from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-@adjoint(math.sin, shape=ELEMENTWISE)
+# -- trigonometric and hyperbolic ---------------------------------------------
+@adjoint(math.sin, shape=SCALAR)
 def sin(z, x):
     d[x] += d[z] * math.cos(x)
 
 
-@adjoint(math.cos, shape=ELEMENTWISE)
+@adjoint(math.cos, shape=SCALAR)
 def cos(z, x):
     d[x] += -d[z] * math.sin(x)
 
 
-@adjoint(math.tan, shape=ELEMENTWISE)
+@adjoint(math.tan, shape=SCALAR)
 def tan(z, x):
     d[x] += d[z] * (1.0 + z * z)
 
 
-@adjoint(math.exp, shape=ELEMENTWISE)
-def exp(z, x):
-    d[x] += d[z] * z
+@adjoint(math.asin, shape=SCALAR)
+def asin(z, x):
+    d[x] += d[z] / math.sqrt((1.0 - x) * (1.0 + x))
 
 
-@adjoint(math.expm1, shape=ELEMENTWISE)
-def expm1(z, x):
-    d[x] += d[z] * (z + 1.0)
+@adjoint(math.acos, shape=SCALAR)
+def acos(z, x):
+    d[x] += -d[z] / math.sqrt((1.0 - x) * (1.0 + x))
 
 
-@adjoint(math.log, shape=ELEMENTWISE)
-def log(z, x, base=None):
-    if base is None:
-        d[x] += d[z] / x
-    else:
-        d[x] += d[z] / (x * math.log(base))
-        d[base] += -d[z] * z / (base * math.log(base))
-
-
-@adjoint(math.log1p, shape=ELEMENTWISE)
-def log1p(z, x):
-    d[x] += d[z] / (1.0 + x)
-
-
-@adjoint(math.log2, shape=ELEMENTWISE)
-def log2(z, x):
-    d[x] += d[z] / (x * 0.6931471805599453)
-
-
-@adjoint(math.log10, shape=ELEMENTWISE)
-def log10(z, x):
-    d[x] += d[z] / (x * 2.302585092994046)
-
-
-@adjoint(math.sqrt, shape=ELEMENTWISE)
-def sqrt(z, x):
-    d[x] += d[z] * 0.5 / z
-
-
-@adjoint(math.tanh, shape=ELEMENTWISE)
-def tanh(z, x):
-    d[x] += d[z] * (1.0 - z * z)
-
-
-@adjoint(math.sinh, shape=ELEMENTWISE)
-def sinh(z, x):
-    d[x] += d[z] * math.cosh(x)
-
-
-@adjoint(math.cosh, shape=ELEMENTWISE)
-def cosh(z, x):
-    d[x] += d[z] * math.sinh(x)
-
-
-@adjoint(math.atan, shape=ELEMENTWISE)
+@adjoint(math.atan, shape=SCALAR)
 def atan(z, x):
     d[x] += d[z] / (1.0 + x * x)
 
 
-@adjoint(math.asin, shape=ELEMENTWISE)
-def asin(z, x):
-    d[x] += d[z] / math.sqrt(1.0 - x * x)
-
-
-@adjoint(math.acos, shape=ELEMENTWISE)
-def acos(z, x):
-    d[x] += -d[z] / math.sqrt(1.0 - x * x)
-
-
-@adjoint(math.atan2, shape=ELEMENTWISE)
+@adjoint(math.atan2, shape=SCALAR)
 def atan2(z, y, x):
-    d[y] += d[z] * x / (x * x + y * y)
-    d[x] += -d[z] * y / (x * x + y * y)
+    r2 = x * x + y * y
+    d[y] += d[z] * x / r2
+    d[x] += -d[z] * y / r2
 
 
-@adjoint(math.pow, shape=ELEMENTWISE)
-def pow(z, x, y):
-    d[x] += d[z] * y * x ** (y - 1)
-    d[y] += d[z] * z * np.log(np.where(x > 0, x, 1.0))
+@adjoint(math.sinh, shape=SCALAR)
+def sinh(z, x):
+    d[x] += d[z] * math.cosh(x)
 
 
-@adjoint(math.fabs, builtins.abs, shape=ELEMENTWISE)
+@adjoint(math.cosh, shape=SCALAR)
+def cosh(z, x):
+    d[x] += d[z] * math.sinh(x)
+
+
+@adjoint(math.tanh, shape=SCALAR)
+def tanh(z, x):
+    d[x] += d[z] * (1.0 - z * z)
+
+
+@adjoint(math.asinh, shape=SCALAR)
+def asinh(z, x):
+    d[x] += d[z] / math.hypot(x, 1.0)              # sqrt(x*x + 1) without overflow
+
+
+@adjoint(math.acosh, shape=SCALAR)
+def acosh(z, x):
+    d[x] += d[z] / (math.sqrt(x - 1.0) * math.sqrt(x + 1.0))
+
+
+@adjoint(math.atanh, shape=SCALAR)
+def atanh(z, x):
+    d[x] += d[z] / ((1.0 - x) * (1.0 + x))
+
+
+@adjoint(math.degrees, shape=SCALAR)
+def degrees(z, x):
+    d[x] += d[z] * (180.0 / math.pi)
+
+
+@adjoint(math.radians, shape=SCALAR)
+def radians(z, x):
+    d[x] += d[z] * (math.pi / 180.0)
+
+
+# -- exponentials, logarithms, powers -------------------------------------------
+@adjoint(math.exp, shape=SCALAR)
+def exp(z, x):
+    d[x] += d[z] * z
+
+
+if hasattr(math, "exp2"):                          # Python 3.11+
+    @adjoint(math.exp2, shape=SCALAR)
+    def exp2(z, x):
+        d[x] += d[z] * z * 0.6931471805599453      # ln 2
+
+
+@adjoint(math.expm1, shape=SCALAR)
+def expm1(z, x):
+    d[x] += d[z] * (z + 1.0)
+
+
+@adjoint(math.log, shape=SCALAR)
+def log(z, x, base=None):
+    # folded when `base` is absent or a literal
+    if base is None:
+        ln_base = 1.0
+    else:
+        ln_base = math.log(base)
+    d[x] += d[z] / (x * ln_base)
+    d[base] += -d[z] * z / (base * ln_base)
+
+
+@adjoint(math.log1p, shape=SCALAR)
+def log1p(z, x):
+    d[x] += d[z] / (1.0 + x)
+
+
+@adjoint(math.log2, shape=SCALAR)
+def log2(z, x):
+    d[x] += d[z] / (x * 0.6931471805599453)        # ln 2
+
+
+@adjoint(math.log10, shape=SCALAR)
+def log10(z, x):
+    d[x] += d[z] / (x * 2.302585092994046)         # ln 10
+
+
+@adjoint(math.sqrt, shape=SCALAR)
+def sqrt(z, x):
+    d[x] += d[z] * 0.5 / z
+
+
+if hasattr(math, "cbrt"):                          # Python 3.11+
+    @adjoint(math.cbrt, shape=SCALAR)
+    def cbrt(z, x):
+        d[x] += d[z] / (3.0 * z * z)
+
+
+@adjoint(math.pow, shape=SCALAR)
+def math_pow(z, x, y):
+    d[x] += d[z] * y * x ** (y - 1.0)
+    d[y] += d[z] * z * (math.log(x) if x > 0 else 0.0)
+
+
+@adjoint(math.ldexp, shape=SCALAR)
+def ldexp(z, x, i):
+    d[x] += math.ldexp(d[z], i)
+
+
+@adjoint(math.hypot, shape=SCALAR)
+def hypot(z, *coordinates):
+    d[coordinates] += [d[z] * c / (z or 1.0) for c in coordinates]
+
+
+@adjoint(math.dist, shape=SCALAR)
+def dist(z, p, q):
+    d[p] += [d[z] * (a - b) / (z or 1.0) for a, b in zip(p, q)]
+    d[q] += [d[z] * (b - a) / (z or 1.0) for a, b in zip(p, q)]
+
+
+# -- special functions -------------------------------------------------------------
+@adjoint(math.erf, shape=SCALAR)
+def erf(z, x):
+    d[x] += d[z] * 1.1283791670955126 * math.exp(-x * x)    # 2 / sqrt(pi)
+
+
+@adjoint(math.erfc, shape=SCALAR)
+def erfc(z, x):
+    d[x] += -d[z] * 1.1283791670955126 * math.exp(-x * x)
+
+
+@adjoint(math.lgamma, shape=SCALAR)
+def lgamma(z, x):
+    d[x] += d[z] * rt.digamma(x)
+
+
+@adjoint(math.gamma, shape=SCALAR)
+def gamma(z, x):
+    d[x] += d[z] * z * rt.digamma(x)
+
+
+# -- sign, magnitude, piecewise-linear ------------------------------------------
+@adjoint(math.fabs, shape=SCALAR)
 def fabs(z, x):
+    d[x] += d[z] * ((x > 0) - (x < 0))
+
+
+@adjoint(builtins.abs, shape=ELEMENTWISE)
+def builtin_abs(z, x):
     d[x] += d[z] * np.sign(x)
+
+
+@adjoint(math.copysign, shape=SCALAR)
+def copysign(z, x, y):
+    d[x] += d[z] * ((x > 0) - (x < 0)) * math.copysign(1.0, y)
+
+
+@adjoint(math.fmod, math.remainder, shape=SCALAR)
+def fmod(z, x, y):
+    # z = x - n * y; (z - x) / y is -n, consistent with the computed z
+    d[x] += d[z]
+    d[y] += d[z] * ((z - x) / y)
 
 
 @adjoint(builtins.pow, shape=ELEMENTWISE)
 def builtin_pow(z, base, exp, mod=None):
     d[base] += d[z] * exp * base ** (exp - 1)
     d[exp] += d[z] * z * np.log(np.where(base > 0, base, 1.0))
+
+
+@adjoint(builtins.max, builtins.min, shape=SCALAR)
+def builtin_extremum(z, arg1, arg2, *args):
+    ties = [x == z for x in (arg1, arg2) + args]
+    parts = [d[z] * tie / (sum(ties) or 1) for tie in ties]     # no tie: a NaN
+    d[arg1] += parts[0]
+    d[arg2] += parts[1]
+    d[args] += parts[2:]
+
+
+# -- sums and products ---------------------------------------------------------------
+@adjoint(builtins.sum)
+def builtin_sum(z, iterable, start=0):
+    d[iterable] += rt.unsum(d[z], iterable)
+    d[start] += rt.unbroadcast(d[z], start)
+
+
+@adjoint(math.fsum, shape=SCALAR)
+def fsum(z, seq):
+    d[seq] += rt.unsum(d[z], seq)
+
+
+@adjoint(math.prod)
+def prod(z, iterable, *, start=1):
+    d[iterable] += d[z] * start * rt.prod_others(iterable)
+    d[start] += d[z] * math.prod(iterable)
 
 
 @adjoint(builtins.float, shape=SCALAR)
@@ -128,4 +270,6 @@ def to_float(z, x=0.0):
 nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round,
                   builtins.isinstance, builtins.range, builtins.type, builtins.print,
                   builtins.str, builtins.repr, math.floor, math.ceil, math.trunc,
-                  math.isnan, math.isinf, math.isfinite)
+                  math.isnan, math.isinf, math.isfinite, math.isclose,
+                  math.factorial, math.comb, math.perm, math.gcd, math.lcm,
+                  math.isqrt, math.nextafter, math.ulp)

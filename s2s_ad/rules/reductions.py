@@ -1,38 +1,151 @@
-"""Rules for NumPy reductions (`axis` as int or tuple, `keepdims`).
+"""Rules for NumPy reductions and cumulative operations.
 
-Conventions: `max`/`min` split the gradient equally between tied extrema;
-`prod` is exact with zeros (products of the other elements).
+Conventions:
+- `axis` may be None, an int or a tuple; `keepdims` is honoured.  Each rule
+  first gives the result's adjoint back its reduced axes (`g`), so that it
+  broadcasts against the operand: the `if` folds at compile time when `axis`
+  and `keepdims` are literals.
+- A template lists only the parameters its gradient honours (`out=`,
+  `initial=`, `where=`, ... are left out, so a call using them is rejected at
+  compile time instead of getting a wrong gradient); parameters after a left
+  out one are keyword-only.
+- `max`/`min` (and `ptp`, `norm(ord=inf)`) split the gradient equally between
+  tied extrema, as JAX does.  `median` gives its middle element (or each of
+  the middle two, half each) the gradient.
+- `prod` and `cumprod` are exact where the operand has zeros.
+- `var`/`std` honour `ddof`; `std` is infinite where it is 0.
+- `nansum`/`nanmean` give NaN elements a zero gradient.
+- `average` supports `weights` (differentiable too) and `keepdims`, but not
+  `returned=True` (its result is a pair).
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, adjoint, nondifferentiable
+from .registry import REDUCTION, adjoint
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
 @adjoint(np.sum, shape=REDUCTION)
-def sum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-        where=None):
-    d[a] += rt.unreduce(d[z], a, axis, keepdims)
+def sum(z, a, axis=None, dtype=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += np.full_like(a, g)
+
+
+@adjoint(np.nansum, shape=REDUCTION)
+def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += np.where(np.isnan(a), 0, np.full_like(a, g))
 
 
 @adjoint(np.mean, shape=REDUCTION)
-def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    d[a] += rt.unreduce(d[z], a, axis, keepdims) * (np.size(z) / np.size(a))
+def mean(z, a, axis=None, dtype=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += np.full_like(a, g / (np.size(a) / np.size(z)))
+
+
+@adjoint(np.nanmean, shape=REDUCTION)
+def nanmean(z, a, axis=None, dtype=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    count = np.where(np.isnan(a), 0, np.ones_like(a))
+    d[a] += g * count / np.sum(count, axis=axis, keepdims=True)
+
+
+@adjoint(np.average, shape=REDUCTION)
+def average(z, a, axis=None, weights=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+        r = z
+    else:
+        g = np.expand_dims(d[z], axis)
+        r = np.expand_dims(z, axis)
+    w = rt.average_weights(weights, a, axis)
+    total = np.sum(w, axis=axis, keepdims=True)
+    d[a] += g * w / total
+    d[weights] += np.reshape(rt.unbroadcast(g * (a - r) / total, w), np.shape(weights))
 
 
 @adjoint(np.prod, shape=REDUCTION)
-def prod(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-         where=None):
-    d[a] += rt.unreduce(d[z], a, axis, keepdims) * rt.prod_others(a, axis)
+def prod(z, a, axis=None, dtype=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += g * rt.prod_others(a, axis)
 
 
-@adjoint(np.max, np.amax, shape=REDUCTION)
-def max(z, a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    d[a] += rt.unreduce(d[z], a, axis, keepdims) * rt.reduced_mask(a, z, axis, keepdims)
+@adjoint(np.max, np.amax, np.min, np.amin, shape=REDUCTION)
+def extremum(z, a, axis=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += g * rt.reduced_mask(a, z, axis, keepdims)
 
 
-@adjoint(np.min, np.amin, shape=REDUCTION)
-def min(z, a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    d[a] += rt.unreduce(d[z], a, axis, keepdims) * rt.reduced_mask(a, z, axis, keepdims)
+@adjoint(np.ptp, shape=REDUCTION)
+def ptp(z, a, axis=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    top = rt.reduced_mask(a, np.max(a, axis=axis, keepdims=True), axis, True)
+    bottom = rt.reduced_mask(a, np.min(a, axis=axis, keepdims=True), axis, True)
+    d[a] += g * (top - bottom)
+
+
+@adjoint(np.median, shape=REDUCTION)
+def median(z, a, axis=None, *, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    d[a] += g * rt.median_weights(a, axis)
+
+
+@adjoint(np.var, shape=REDUCTION)
+def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    n = np.size(a) / np.size(z) - ddof
+    d[a] += g * (2.0 / n) * (a - np.mean(a, axis=axis, keepdims=True))
+
+
+@adjoint(np.std, shape=REDUCTION)
+def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+        r = z
+    else:
+        g = np.expand_dims(d[z], axis)
+        r = np.expand_dims(z, axis)
+    n = np.size(a) / np.size(z) - ddof
+    d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
+
+
+@adjoint(np.cumsum)
+def cumsum(z, a, axis=None, dtype=None):
+    if axis is None:        # the result is flat
+        g = np.reshape(np.flip(np.cumsum(np.flip(d[z]))), np.shape(a))
+    else:
+        g = np.flip(np.cumsum(np.flip(d[z], axis), axis), axis)
+    d[a] += g
+
+
+@adjoint(np.cumprod)
+def cumprod(z, a, axis=None, dtype=None):
+    d[a] += rt.cumprod_adjoint(d[z], a, z, axis)

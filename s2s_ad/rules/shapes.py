@@ -1,42 +1,254 @@
-"""Rules for shape manipulation and array construction, and the
-zero-gradient constructors and queries."""
+"""Rules for shape manipulation, array construction, indexing-like
+selection and sorting, and the zero-gradient constructors and queries.
+
+Conventions:
+- Every rule here moves or copies elements: the adjoint moves `d[z]` back
+  (reshape, transpose, flip, roll, ...) or scatters it into zeros, adding
+  where an element was used several times (tile, repeat, take, pad).
+- Functions of a sequence (`np.stack((a, b))`, `np.array([x, y])`) contribute
+  a list, item i to element i (`d[arrays] += [...]`).
+- Functions returning a list (`np.split`) receive their adjoint as a list or
+  as an array stacking equal pieces.
+- `atleast_1d/2d/3d` are differentiated for one argument only.
+- `pad` supports the modes that copy elements (constant, edge, reflect,
+  symmetric, wrap); `constant_values` get no gradient.
+- `sort` sends each sorted element's adjoint back to where it came from
+  (ties in any order); `take(mode=...)` honours 'wrap' and 'clip'.
+- A dtype conversion (`np.array(x, dtype=...)`) sends the gradient back in
+  the operand's float dtype; a cast to an integer or bool dtype has none.
+"""
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-@adjoint(np.transpose)
-def transpose(z, a, axes=None):
-    if axes is None:
-        d[a] += np.transpose(d[z])
-    else:
-        d[a] += np.transpose(d[z], np.argsort(axes))
-
-
+# -- reshaping: the adjoint takes the operand's shape back -------------------
 @adjoint(np.reshape)
-def reshape(z, a, *args, **kwargs):
+def reshape(z, a, *args, order="C", **kwargs):
+    if order == "C":
+        g = np.reshape(d[z], np.shape(a))
+    else:
+        g = np.reshape(d[z], np.shape(a), order=order)
+    d[a] += g
+
+
+@adjoint(np.ravel)
+def ravel(z, a, order="C"):
+    if order == "C":
+        g = np.reshape(d[z], np.shape(a))
+    else:
+        g = np.reshape(d[z], np.shape(a), order=order)
+    d[a] += g
+
+
+@adjoint(np.squeeze)
+def squeeze(z, a, axis=None):
     d[a] += np.reshape(d[z], np.shape(a))
 
 
-nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
-                  np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, np.fix,
-                  np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-                  np.empty_like, np.full_like, np.arange, np.linspace, np.eye,
-                  np.identity, np.isfinite, np.isnan, np.isinf, np.allclose,
-                  np.isclose, np.nonzero, np.array_equal, np.any, np.all,
-                  np.equal, np.not_equal, np.less, np.less_equal, np.greater,
-                  np.greater_equal, np.logical_and, np.logical_or, np.logical_not,
-                  np.count_nonzero, np.searchsorted)
+@adjoint(np.expand_dims)
+def expand_dims(z, a, axis):
+    d[a] += np.reshape(d[z], np.shape(a))
+
+
+@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d)
+def atleast_nd(z, arys):
+    d[arys] += np.reshape(d[z], np.shape(arys))
+
+
+@adjoint(np.broadcast_to)
+def broadcast_to(z, array, shape):
+    d[array] += rt.unbroadcast(d[z], array)
+
+
+# -- permuting axes and elements ---------------------------------------------
+@adjoint(np.transpose)
+def transpose(z, a, axes=None):
+    if axes is None:
+        g = np.transpose(d[z])
+    else:
+        g = np.transpose(d[z], np.argsort(axes))
+    d[a] += g
+
+
+@adjoint(np.swapaxes)
+def swapaxes(z, a, axis1, axis2):
+    d[a] += np.swapaxes(d[z], axis1, axis2)
+
+
+@adjoint(np.moveaxis)
+def moveaxis(z, a, source, destination):
+    d[a] += np.moveaxis(d[z], destination, source)
+
+
+@adjoint(np.flip)
+def flip(z, m, axis=None):
+    d[m] += np.flip(d[z], axis)
+
+
+@adjoint(np.fliplr)
+def fliplr(z, m):
+    d[m] += np.fliplr(d[z])
+
+
+@adjoint(np.flipud)
+def flipud(z, m):
+    d[m] += np.flipud(d[z])
+
+
+@adjoint(np.rot90)
+def rot90(z, m, k=1, axes=(0, 1)):
+    d[m] += np.rot90(d[z], -k, axes)
+
+
+@adjoint(np.roll)
+def roll(z, a, shift, axis=None):
+    d[a] += np.roll(d[z], np.negative(shift), axis)
+
+
+@adjoint(np.sort)
+def sort(z, a, axis=-1, kind=None):
+    # the inverse permutation puts each sorted element's adjoint back
+    inverse = np.argsort(np.argsort(a, axis=axis), axis=axis)
+    if axis is None:
+        g = np.reshape(np.take_along_axis(d[z], inverse, axis=None), np.shape(a))
+    else:
+        g = np.take_along_axis(d[z], inverse, axis=axis)
+    d[a] += g
+
+
+# -- joining and splitting ---------------------------------------------------
+@adjoint(np.concatenate)
+def concatenate(z, arrays, axis=0):
+    d[arrays] += rt.unconcatenate(d[z], arrays, axis)
 
 
 @adjoint(np.stack)
-def stack(z, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+def stack(z, arrays, axis=0):
     d[arrays] += rt.unstack(d[z], axis)
 
 
-@adjoint(np.concatenate)
-def concatenate(z, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    d[arrays] += rt.unconcatenate(d[z], arrays, axis)
+@adjoint(np.hstack)
+def hstack(z, tup):
+    d[tup] += rt.unhstack(d[z], tup)
+
+
+@adjoint(np.vstack)
+def vstack(z, tup):
+    d[tup] += rt.unvstack(d[z], tup)
+
+
+@adjoint(np.dstack)
+def dstack(z, tup):
+    d[tup] += rt.undstack(d[z], tup)
+
+
+@adjoint(np.column_stack)
+def column_stack(z, tup):
+    d[tup] += rt.uncolumn_stack(d[z], tup)
+
+
+@adjoint(np.append)
+def append(z, arr, values, axis=None):
+    parts = rt.unconcatenate(d[z], (arr, values), axis)
+    d[arr] += parts[0]
+    d[values] += parts[1]
+
+
+@adjoint(np.split, np.array_split)
+def split(z, ary, indices_or_sections, axis=0):
+    d[ary] += rt.unsplit(d[z], ary, axis)
+
+
+# -- repeating and padding: copies' adjoints add up --------------------------
+@adjoint(np.tile)
+def tile(z, A, reps):
+    d[A] += rt.untile(d[z], A, reps)
+
+
+@adjoint(np.repeat)
+def repeat(z, a, repeats, axis=None):
+    d[a] += rt.unrepeat(d[z], a, repeats, axis)
+
+
+@adjoint(np.pad)
+def pad(z, array, pad_width, mode="constant", **kwargs):
+    d[array] += rt.unpad(d[z], array, pad_width, mode)
+
+
+# -- diagonals and triangles -------------------------------------------------
+@adjoint(np.diag)
+def diag(z, v, k=0):
+    d[v] += rt.undiag(d[z], v, k)
+
+
+@adjoint(np.diagonal)
+def diagonal(z, a, offset=0, axis1=0, axis2=1):
+    d[a] += rt.undiagonal(d[z], a, offset, axis1, axis2)
+
+
+@adjoint(np.trace)
+def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None):
+    d[a] += rt.undiagonal(np.expand_dims(d[z], -1), a, offset, axis1, axis2)
+
+
+@adjoint(np.tril)
+def tril(z, m, k=0):
+    d[m] += np.tril(d[z], k)
+
+
+@adjoint(np.triu)
+def triu(z, m, k=0):
+    d[m] += np.triu(d[z], k)
+
+
+# -- selecting elements ------------------------------------------------------
+@adjoint(np.take)
+def take(z, a, indices, axis=None, *, mode="raise"):
+    d[a] += rt.untake(d[z], a, indices, axis, mode)
+
+
+@adjoint(np.take_along_axis)
+def take_along_axis(z, arr, indices, axis=-1):
+    d[arr] += rt.untake_along_axis(d[z], arr, indices, axis)
+
+
+# -- construction and conversion ---------------------------------------------
+@adjoint(np.array)
+def array(z, object, dtype=None, *, copy=True, order="K"):
+    if dtype is None:
+        g = d[z]
+    else:
+        g = rt.uncast(d[z], object, z)
+    d[object] += g
+
+
+@adjoint(np.asarray, np.asanyarray, np.ascontiguousarray)
+def asarray(z, a, dtype=None):
+    if dtype is None:
+        g = d[z]
+    else:
+        g = rt.uncast(d[z], a, z)
+    d[a] += g
+
+
+@adjoint(np.copy)
+def copy(z, a, order="K"):
+    d[a] += d[z]
+
+
+nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
+                  np.nanargmax, np.nanargmin, np.argwhere, np.flatnonzero,
+                  np.lexsort, np.searchsorted, np.nonzero, np.count_nonzero,
+                  np.zeros, np.ones, np.empty, np.full, np.zeros_like,
+                  np.ones_like, np.empty_like, np.full_like, np.arange,
+                  np.linspace, np.logspace, np.eye, np.identity, np.tri,
+                  np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
+                  np.unravel_index, np.ravel_multi_index, np.isfinite, np.isnan,
+                  np.isinf, np.isreal, np.signbit, np.allclose, np.isclose,
+                  np.array_equal, np.any, np.all, np.equal, np.not_equal, np.less,
+                  np.less_equal, np.greater, np.greater_equal, np.logical_and,
+                  np.logical_or, np.logical_not, np.logical_xor)

@@ -1,0 +1,174 @@
+"""Every rule for Python's `math` module and the numeric builtins, checked
+against finite differences on Python floats (away from kinks and poles)."""
+import builtins
+import math
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad
+
+UNARY = [
+    (math.sin, 0.7), (math.cos, 0.7), (math.tan, 0.7),
+    (math.asin, 0.4), (math.acos, -0.4), (math.atan, 1.3),
+    (math.sinh, 0.8), (math.cosh, -0.8), (math.tanh, 0.6),
+    (math.asinh, -1.7), (math.acosh, 1.9), (math.atanh, 0.3),
+    (math.exp, 0.9), (math.expm1, -0.3), (math.log, 2.2), (math.log1p, 0.4),
+    (math.log2, 3.1), (math.log10, 0.7), (math.sqrt, 1.6),
+    (math.erf, 0.5), (math.erfc, -0.4),
+    (math.lgamma, 2.7), (math.lgamma, 0.3), (math.lgamma, -2.4), (math.lgamma, 13.5),
+    (math.gamma, 1.6), (math.gamma, 0.2), (math.gamma, -1.3),
+    (math.fabs, -1.2), (math.fabs, 0.8),
+    (math.degrees, 0.3), (math.radians, 20.0),
+    (math.ldexp, 1.3),
+    (abs, -2.1), (abs, 2.1), (float, 1.5),
+] + [(f, 1.4) for f in (getattr(math, "exp2", None), getattr(math, "cbrt", None)) if f]
+
+BINARY = [
+    (math.atan2, 0.6, -1.1), (math.atan2, -0.6, 1.1),
+    (math.pow, 1.7, 2.3), (math.pow, 0.4, -1.3),
+    (math.hypot, 0.6, -1.1),
+    (math.log, 2.5, 3.0), (math.log, 0.5, 0.3),
+    (math.copysign, 1.3, -0.4), (math.copysign, -1.3, 0.4),
+    (math.fmod, 5.3, 1.2), (math.fmod, -5.3, 1.2),
+    (math.remainder, 5.3, 1.2), (math.remainder, -5.9, 1.2),
+    (pow, 1.7, 2.3), (max, 1.2, 0.4), (max, -1.2, 0.4), (min, 1.2, 0.4), (min, -1.2, 0.4),
+]
+
+
+def call1(fn):
+    if fn is math.ldexp:
+        return lambda x: math.ldexp(x, 3)
+    return lambda x: fn(x)
+
+
+def call2(fn):
+    return lambda x, y: fn(x, y) * (1.0 + x)       # the product mixes the adjoints
+
+
+def name(value):
+    return getattr(value, "__name__", None) or str(value)
+
+
+@pytest.mark.parametrize("fn,x", UNARY, ids=name)
+def test_unary(fn, x):
+    check_grad(call1(fn), [x])
+
+
+@pytest.mark.parametrize("fn,x,y", BINARY, ids=name)
+def test_binary(fn, x, y):
+    check_grad(call2(fn), [x, y], (0, 1))
+
+
+# -- variadic functions and sequences ----------------------------------------------
+def hypot3(x, y, z):
+    return math.hypot(x, 2.0, y, z) * y
+
+
+def dist(x, y, z):
+    return math.dist((x, y, 1.0), (z, 0.5, x * y))
+
+
+def extremes(x, y, z):
+    return max(x, y, z) * 2.0 + min(x, y, z) + max(x * y, z) * min(y, 1.0)
+
+
+def sum_list(x, y, z):
+    return sum([x, y * x, 2.0, z]) + sum((x, y), z * z) + math.fsum([x, y, z * z])
+
+
+def product(x, y, z):
+    return math.prod([x, y, z, 2.0]) + math.prod((x, y), start=z)
+
+
+def log_variable_base(x, b):
+    return math.log(x, b) + math.log(x) * math.log(b, 2.0)
+
+
+@pytest.mark.parametrize("f,args", [
+    (hypot3, [0.6, -1.1, 0.4]),
+    (dist, [0.6, -1.1, 0.4]),
+    (extremes, [0.6, -1.1, 0.4]),
+    (extremes, [-0.6, 1.1, 0.4]),
+    (sum_list, [0.6, -1.1, 0.4]),
+    (product, [0.6, -1.1, 0.4]),
+], ids=name)
+def test_variadic(f, args):
+    check_grad(f, args, (0, 1, 2))
+
+
+def negative_base(x):
+    return math.pow(x, 3.0) + pow(x, 2)
+
+
+def test_negative_base():
+    check_grad(negative_base, [-1.7])
+
+
+def test_log_variable_base():
+    check_grad(log_variable_base, [2.5, 3.0], (0, 1))
+
+
+def test_max_ties_split():
+    dx, dy, dz = ad.grad(lambda x, y, z: max(x, y, z), wrt=(0, 1, 2))(1.0, 1.0, 0.5)
+    assert (dx, dy, dz) == (0.5, 0.5, 0.0)
+    assert ad.grad(lambda x: min(x, x))(2.0) == 1.0
+    assert ad.grad(lambda x, y: max(x, y), wrt=(0, 1))(math.nan, 1.0) == (0.0, 0.0)
+
+
+def test_kinks():
+    assert ad.grad(lambda x: math.fabs(x) + abs(x) + math.copysign(x, -1.0))(0.0) == 0.0
+    assert ad.grad(lambda x, y: math.hypot(x, y), wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)
+
+
+def test_gradient_is_a_float():
+    g = ad.grad(lambda x: math.lgamma(x) + math.erf(x) + max(x, 0.0))(1.5)
+    assert type(g) is float
+
+
+# -- builtins on arrays --------------------------------------------------------------
+V = np.random.default_rng(3).standard_normal(4)
+
+
+def abs_pow_arrays(x):
+    return np.sum(abs(x) * V + pow(abs(x), 1.5) * V)
+
+
+def sum_arrays(x, b):
+    return np.sum(sum([x, b, x * x]) * V) + np.sum(sum(x * V))
+
+
+def test_builtins_on_arrays():
+    x = np.array([0.5, -1.2, 2.0, -0.3])
+    check_grad(abs_pow_arrays, [x])
+    check_grad(sum_arrays, [x, 0.7], (0, 1))
+    check_grad(sum_arrays, [np.array([[0.5, -1.2, 2.0, -0.3], [0.1, 0.2, -0.3, 0.4]]),
+                            np.array([0.7, 0.1, 0.2, 0.3])], (0, 1))
+
+
+# -- digamma, the derivative of lgamma --------------------------------------------
+def test_digamma_values():
+    from s2s_ad import runtime as rt
+    euler = 0.5772156649015329
+    assert abs(rt.digamma(1.0) + euler) < 1e-14
+    assert abs(rt.digamma(0.5) + euler + 2 * math.log(2.0)) < 1e-14
+    assert abs(rt.digamma(-0.5) - (2.0 - euler - 2 * math.log(2.0))) < 1e-13
+    assert abs(rt.digamma(100.0) - 4.600161852738087) < 1e-14
+    assert math.isnan(rt.digamma(-3.0))
+    for x in (0.03, 0.7, 1.46, 3.3, 9.9, 10.1, 57.0, -0.3, -7.6):
+        h = 1e-5 * max(1.0, abs(x))
+        fd = (math.lgamma(x + h) - math.lgamma(x - h)) / (2 * h)
+        assert abs(rt.digamma(x) - fd) < 1e-7 * max(1.0, abs(fd))
+
+
+ZERO_GRADIENT = [math.floor, math.ceil, math.trunc, builtins.round, builtins.int]
+
+
+def times_self(fn):
+    return lambda x: fn(x) * x
+
+
+@pytest.mark.parametrize("fn", ZERO_GRADIENT, ids=name)
+def test_zero_gradient(fn):
+    assert ad.grad(times_self(fn))(2.7) == fn(2.7)

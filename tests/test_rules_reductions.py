@@ -1,0 +1,227 @@
+"""Every reduction rule, checked against finite differences.
+
+Each table row is one call: `axis` as None, an int (negative too) or a tuple,
+`keepdims`, on a Python float, a vector, a matrix and a 3-D array.  Random
+data has no ties (max, min, median) and the zeros of `prod`/`cumprod` are
+placed on purpose.  `wsum` reduces any output with fixed random weights so
+that errors cannot hide behind symmetry.  Every row also runs in float32:
+the gradient must be float32 and agree with the float64 one.
+"""
+import inspect
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import assert_like, check_grad
+
+d = None  # `d[x]` in the rule of `wsum`
+
+
+def weights_like(y):
+    """Fixed pseudo-random weights of y's shape and dtype."""
+    shape = np.shape(y)
+    w = np.random.default_rng(97 * len(shape) + int(np.sum(shape))).standard_normal(shape)
+    return w.astype(np.result_type(y))
+
+
+def wsum(y):
+    """sum(y * w) with weights w fixed by y's shape: a scalar loss."""
+    return np.sum(y * weights_like(y))
+
+
+@ad.adjoint(wsum)
+def _wsum(z, y):
+    d[y] += d[z] * weights_like(y)
+
+
+rng = np.random.default_rng(0)
+S = 0.7
+V = rng.standard_normal(5)
+V6 = rng.standard_normal(6)
+M = rng.standard_normal((3, 4))
+T = rng.standard_normal((2, 3, 4))
+MZ = M.copy()
+MZ[0, 1] = 0.0                              # one zero in row 0
+MZ[2, 0] = MZ[2, 3] = 0.0                   # two zeros in row 2
+MNAN = M.copy()
+MNAN[0, 1] = MNAN[2, 2] = np.nan
+W4 = rng.uniform(0.5, 2.0, 4)
+WM = rng.uniform(0.5, 2.0, (3, 4))
+AX = (0, 2)                                 # an axis known only at run time
+
+CASES = [
+    # sum
+    (lambda x: wsum(np.sum(x)), [S]),
+    (lambda x: wsum(np.sum(x)), [V]),
+    (lambda x: wsum(np.sum(x)), [M]),
+    (lambda x: wsum(np.sum(x, axis=0)), [M]),
+    (lambda x: wsum(np.sum(x, 1)), [M]),
+    (lambda x: wsum(np.sum(x, axis=-1, keepdims=True)), [T]),
+    (lambda x: wsum(np.sum(x, axis=(0, 2))), [T]),
+    (lambda x: wsum(np.sum(x, axis=(0, 2), keepdims=True)), [T]),
+    (lambda x: wsum(np.sum(x, keepdims=True)), [M]),
+    (lambda x: wsum(np.sum(x, axis=AX)), [T]),
+    (lambda x: wsum(np.sum([x, 2.0 * x], axis=0)), [V]),
+    # nansum and nanmean: NaNs get no gradient
+    (lambda x: wsum(np.nansum(x)), [MNAN]),
+    (lambda x: wsum(np.nansum(x, axis=1)), [MNAN]),
+    (lambda x: wsum(np.nanmean(x)), [MNAN]),
+    (lambda x: wsum(np.nanmean(x, axis=0, keepdims=True)), [MNAN]),
+    # mean
+    (lambda x: wsum(np.mean(x)), [S]),
+    (lambda x: wsum(np.mean(x)), [T]),
+    (lambda x: wsum(np.mean(x, axis=1)), [M]),
+    (lambda x: wsum(np.mean(x, axis=(1, 2), keepdims=True)), [T]),
+    (lambda x: wsum(np.mean(x, axis=AX)), [T]),
+    # average
+    (lambda x: wsum(np.average(x)), [M]),
+    (lambda x: wsum(np.average(x, axis=0)), [M]),
+    (lambda x, w: wsum(np.average(x, weights=w)), [M, WM]),
+    (lambda x, w: wsum(np.average(x, axis=1, weights=w)), [M, W4]),
+    (lambda x, w: wsum(np.average(x, axis=-1, weights=w, keepdims=True)), [T, W4]),
+    (lambda x, w: wsum(np.average(x, axis=(0, 1), weights=w)), [M, WM]),
+    # prod, zeros included
+    (lambda x: wsum(np.prod(x)), [V]),
+    (lambda x: wsum(np.prod(x, axis=1)), [M]),
+    (lambda x: wsum(np.prod(x, axis=1)), [MZ]),
+    (lambda x: wsum(np.prod(x, axis=0, keepdims=True)), [MZ]),
+    (lambda x: wsum(np.prod(x, axis=(0, 2))), [T]),
+    # max, amax, min, amin (no ties in the data)
+    (lambda x: wsum(np.max(x)), [M]),
+    (lambda x: wsum(np.max(x, axis=1)), [M]),
+    (lambda x: wsum(np.amax(x, axis=(0, 1), keepdims=True)), [T]),
+    (lambda x: wsum(np.min(x, axis=0)), [M]),
+    (lambda x: wsum(np.amin(x, axis=-1, keepdims=True)), [T]),
+    (lambda x: wsum(np.min(x)), [V]),
+    # ptp
+    (lambda x: wsum(np.ptp(x)), [M]),
+    (lambda x: wsum(np.ptp(x, axis=1)), [M]),
+    (lambda x: wsum(np.ptp(x, axis=0, keepdims=True)), [T]),
+    # median: odd and even lengths
+    (lambda x: wsum(np.median(x)), [V]),
+    (lambda x: wsum(np.median(x)), [V6]),
+    (lambda x: wsum(np.median(x, axis=1)), [M]),
+    (lambda x: wsum(np.median(x, axis=0)), [M]),
+    (lambda x: wsum(np.median(x, axis=(0, 2), keepdims=True)), [T]),
+    # var and std, ddof
+    (lambda x: wsum(np.var(x)), [V]),
+    (lambda x: wsum(np.var(x, axis=1)), [M]),
+    (lambda x: wsum(np.var(x, axis=(0, 2), ddof=1, keepdims=True)), [T]),
+    (lambda x: wsum(np.std(x)), [M]),
+    (lambda x: wsum(np.std(x, axis=0, ddof=1)), [M]),
+    (lambda x: wsum(np.std(x, axis=-1, keepdims=True)), [T]),
+    # cumsum and cumprod (zeros included)
+    (lambda x: wsum(np.cumsum(x)), [M]),
+    (lambda x: wsum(np.cumsum(x, axis=0)), [M]),
+    (lambda x: wsum(np.cumsum(x, axis=-1)), [T]),
+    (lambda x: wsum(np.cumprod(x)), [V]),
+    (lambda x: wsum(np.cumprod(x, axis=1)), [M]),
+    (lambda x: wsum(np.cumprod(x, axis=1)), [MZ]),
+    (lambda x: wsum(np.cumprod(x, axis=0)), [MZ]),
+    (lambda x: wsum(np.cumprod(x)), [MZ]),
+]
+
+
+def case_id(case):
+    """The reduction a row checks, e.g. `np.sum(x, axis=0) [3x4]`."""
+    f, args = case
+    text = inspect.getsource(f)
+    start = end = text.index("wsum(") + 5
+    depth = 1
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        end += 1
+    body = text[start:end - 1]
+    shape = "x".join(map(str, np.shape(args[0]))) or "float"
+    return f"{body} [{shape}]"
+
+
+def floats(args):
+    return tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray))
+                 and np.result_type(a).kind == "f")
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_matches_finite_differences(case):
+    f, args = case
+    check_grad(f, args, floats(args))
+
+
+def to32(a):
+    return a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_float32(case):
+    f, args = case
+    wrt = floats(args)
+    g64 = ad.grad(f, wrt=wrt)(*args)
+    g32 = ad.grad(f, wrt=wrt)(*[to32(a) for a in args])
+    for a, b, arg in zip(g32, g64, [args[i] for i in wrt]):
+        assert_like(a, to32(arg))
+        np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-4)
+
+
+# -- conventions -------------------------------------------------------------
+def max_of(x):
+    return np.max(x)
+
+
+def min_rows(x):
+    return np.sum(np.min(x, axis=1) * np.array([1.0, 2.0]))
+
+
+def test_ties_share_the_gradient():
+    np.testing.assert_array_equal(ad.grad(max_of)(np.array([1.0, 3.0, 3.0])),
+                                  [0.0, 0.5, 0.5])
+    x = np.array([[0.0, 0.0, 1.0], [2.0, -1.0, -1.0]])
+    np.testing.assert_array_equal(ad.grad(min_rows)(x),
+                                  [[0.5, 0.5, 0.0], [0.0, 1.0, 1.0]])
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def cumprod_all(x):
+    return np.sum(np.cumprod(x))
+
+
+def test_prod_and_cumprod_are_exact_at_zeros():
+    np.testing.assert_array_equal(ad.grad(prod_all)(np.array([2.0, 0.0, 3.0])),
+                                  [0.0, 6.0, 0.0])
+    np.testing.assert_array_equal(ad.grad(prod_all)(np.array([2.0, 0.0, 0.0])),
+                                  [0.0, 0.0, 0.0])
+    # x0 + x0 x1 + x0 x1 x2 at (2, 0, 3): (1 + x1 + x1 x2, x0 + x0 x2, x0 x1)
+    np.testing.assert_array_equal(ad.grad(cumprod_all)(np.array([2.0, 0.0, 3.0])),
+                                  [1.0, 8.0, 0.0])
+
+
+def logsumexp(x):
+    m = ad.stop_gradient(np.max(x, axis=1, keepdims=True))
+    return m + np.log(np.sum(np.exp(x - m), axis=1, keepdims=True))
+
+
+def lse_weighted(x):
+    m = ad.stop_gradient(np.max(x, axis=1, keepdims=True))
+    lse = m + np.log(np.sum(np.exp(x - m), axis=1, keepdims=True))
+    return np.sum(lse * np.array([[1.0], [-2.0], [0.5]]))
+
+
+def test_logsumexp_pattern():
+    x = 5.0 * M
+    check_grad(lse_weighted, [x])
+    g = ad.grad(lse_weighted)(x)
+    softmax = np.exp(x - logsumexp(x))
+    np.testing.assert_allclose(g, softmax * np.array([[1.0], [-2.0], [0.5]]), rtol=1e-12)
+    assert "reduced_mask" not in ad.source(ad.grad(lse_weighted))   # no adjoint of max
+
+
+def sum_where(x):
+    return np.sum(x, where=x > 0)
+
+
+def test_unsupported_parameters_are_rejected_at_compile_time():
+    with pytest.raises(ad.RuleError, match="where"):
+        ad.grad(sum_where)(M)

@@ -1,0 +1,190 @@
+"""Every shape, construction and selection rule, checked against finite
+differences, and the zero-gradient constructors and queries.
+
+Each table row is one call on a vector, a matrix or a 3-D array; rows with
+two operands differentiate both.  `wsum` (see test_rules_reductions.py)
+reduces the output with fixed random weights.  Every row also runs in
+float32: the gradient must be float32 and agree with the float64 one.
+"""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad
+from test_rules_reductions import case_id, floats, test_float32 as _float32, wsum
+
+rng = np.random.default_rng(1)
+S = 0.7
+V = rng.standard_normal(5)
+V2 = rng.standard_normal(3)
+M = rng.standard_normal((3, 4))
+M2 = rng.standard_normal((2, 4))
+T = rng.standard_normal((2, 3, 4))
+C = rng.standard_normal((3, 1))
+K = rng.standard_normal((3, 1, 4))
+IDX = np.array([0, 2, 2, 3])
+IDX2 = np.array([[0, 1], [3, 3]])
+ORDER = np.argsort(rng.standard_normal((3, 4)), axis=1)
+ROWS = np.array([[2, 0, 1, 1]])
+
+CASES = [
+    # reshaping
+    (lambda x: wsum(np.reshape(x, (4, 3))), [M]),
+    (lambda x: wsum(np.reshape(x, -1)), [T]),
+    (lambda x: wsum(np.reshape(x, (2, 6), order="F")), [M]),
+    (lambda x: wsum(np.ravel(x)), [T]),
+    (lambda x: wsum(np.ravel(x, order="F")), [M]),
+    (lambda x: wsum(np.squeeze(x)), [K]),
+    (lambda x: wsum(np.squeeze(x, axis=1)), [K]),
+    (lambda x: wsum(np.expand_dims(x, 1)), [M]),
+    (lambda x: wsum(np.expand_dims(x, (0, 2))), [V]),
+    (lambda x: wsum(np.atleast_1d(x)), [S]),
+    (lambda x: wsum(np.atleast_2d(x)), [V]),
+    (lambda x: wsum(np.atleast_3d(x)), [M]),
+    (lambda x: wsum(np.broadcast_to(x, (2, 3, 4))), [C]),
+    (lambda x: wsum(np.broadcast_to(x, (3, 4))), [M[0]]),
+    # permuting axes and elements
+    (lambda x: wsum(np.transpose(x)), [M]),
+    (lambda x: wsum(np.transpose(x)), [T]),
+    (lambda x: wsum(np.transpose(x, (1, 2, 0))), [T]),
+    (lambda x: wsum(np.swapaxes(x, 0, 2)), [T]),
+    (lambda x: wsum(np.moveaxis(x, 0, -1)), [T]),
+    (lambda x: wsum(np.moveaxis(x, (0, 1), (2, 0))), [T]),
+    (lambda x: wsum(np.flip(x)), [M]),
+    (lambda x: wsum(np.flip(x, 1)), [T]),
+    (lambda x: wsum(np.flip(x, axis=(0, 2))), [T]),
+    (lambda x: wsum(np.fliplr(x)), [M]),
+    (lambda x: wsum(np.flipud(x)), [M]),
+    (lambda x: wsum(np.rot90(x)), [M]),
+    (lambda x: wsum(np.rot90(x, 3, axes=(1, 2))), [T]),
+    (lambda x: wsum(np.roll(x, 2)), [M]),
+    (lambda x: wsum(np.roll(x, -1, axis=1)), [M]),
+    (lambda x: wsum(np.roll(x, (1, 2), axis=(0, 2))), [T]),
+    (lambda x: wsum(np.sort(x)), [M]),
+    (lambda x: wsum(np.sort(x, axis=0)), [M]),
+    (lambda x: wsum(np.sort(x, axis=None)), [T]),
+    # joining and splitting
+    (lambda x, y: wsum(np.concatenate([x, y])), [M, M2]),
+    (lambda x, y: wsum(np.concatenate((x, y), axis=None)), [V, M]),
+    (lambda x, y: wsum(np.concatenate([x, 2.0 * y, x], axis=1)), [M, C]),
+    (lambda x, y: wsum(np.stack([x, y])), [V, V]),
+    (lambda x, y: wsum(np.stack((x, y, x), axis=-1)), [M, M]),
+    (lambda x, y: wsum(np.hstack([x, y])), [V, V2]),
+    (lambda x, y: wsum(np.hstack((x, y))), [M, M]),
+    (lambda x, y: wsum(np.vstack([x, y])), [M, M2]),
+    (lambda x, y: wsum(np.vstack([x, y])), [M[0], M2[1]]),
+    (lambda x, y: wsum(np.dstack([x, y])), [M, M]),
+    (lambda x, y: wsum(np.column_stack([x, y])), [V2, M]),
+    (lambda x, y: wsum(np.append(x, y)), [M, V]),
+    (lambda x, y: wsum(np.append(x, y, axis=0)), [M, M2]),
+    (lambda x: wsum(np.stack(np.split(x, 2))), [np.tile(V, 2)]),
+    (lambda x: wsum(np.concatenate(np.split(x, 2, axis=1), axis=0)), [M]),
+    (lambda x: wsum(np.hstack(np.split(x, [1, 3], axis=1))), [M]),
+    (lambda x: wsum(np.concatenate(np.array_split(x, 3))), [V]),
+    # repeating and padding
+    (lambda x: wsum(np.tile(x, 2)), [V]),
+    (lambda x: wsum(np.tile(x, (2, 1, 3))), [M]),
+    (lambda x: wsum(np.tile(x, (2, 2))), [T]),
+    (lambda x: wsum(np.repeat(x, 2)), [M]),
+    (lambda x: wsum(np.repeat(x, [1, 2, 0], axis=0)), [M]),
+    (lambda x: wsum(np.repeat(x, 3, axis=-1)), [T]),
+    (lambda x: wsum(np.pad(x, 1)), [M]),
+    (lambda x: wsum(np.pad(x, ((1, 0), (2, 3)), constant_values=5.0)), [M]),
+    (lambda x: wsum(np.pad(x, 2, mode="edge")), [M]),
+    (lambda x: wsum(np.pad(x, (3, 2), mode="reflect")), [V]),
+    (lambda x: wsum(np.pad(x, 2, "symmetric")), [M]),
+    (lambda x: wsum(np.pad(x, ((0, 0), (1, 1), (5, 2)), mode="wrap")), [T]),
+    # diagonals and triangles
+    (lambda x: wsum(np.diag(x)), [V]),
+    (lambda x: wsum(np.diag(x, 1)), [V]),
+    (lambda x: wsum(np.diag(x)), [M]),
+    (lambda x: wsum(np.diag(x, -1)), [M]),
+    (lambda x: wsum(np.diagonal(x)), [M]),
+    (lambda x: wsum(np.diagonal(x, 1, 1, 2)), [T]),
+    (lambda x: wsum(np.diagonal(x, -1, axis1=2, axis2=0)), [T]),
+    (lambda x: wsum(np.trace(x)), [M]),
+    (lambda x: wsum(np.trace(x, 1)), [M]),
+    (lambda x: wsum(np.trace(x, axis1=1, axis2=2)), [T]),
+    (lambda x: wsum(np.tril(x)), [M]),
+    (lambda x: wsum(np.triu(x, 1)), [M]),
+    (lambda x: wsum(np.tril(x, -1)), [T]),
+    # selecting elements
+    (lambda x: wsum(np.take(x, IDX)), [M]),
+    (lambda x: wsum(np.take(x, IDX2, axis=1)), [M]),
+    (lambda x: wsum(np.take(x, [7, -1], mode="wrap")), [V]),
+    (lambda x: wsum(np.take(x, [9, 0, 1], axis=0, mode="clip")), [M]),
+    (lambda x: wsum(np.take_along_axis(x, ORDER, axis=1)), [M]),
+    (lambda x: wsum(np.take_along_axis(x, ROWS, axis=0)), [M]),
+    (lambda x: wsum(np.take_along_axis(x, IDX, axis=None)), [M]),
+    # construction and conversion
+    (lambda x, y: wsum(np.array([x, y])), [V, V]),
+    (lambda x, y: wsum(np.array([[x, y], [y, 2.0 * x]])), [S, 1.3]),
+    (lambda x, y: wsum(np.array([x, y, x * y])), [S, 1.3]),
+    (lambda x: wsum(np.array(x)), [M]),
+    (lambda x: wsum(np.array(x, dtype=np.float64)), [M]),
+    (lambda x: wsum(np.asarray(x)), [M]),
+    (lambda x, y: wsum(np.asarray([x, y])), [M, M]),
+    (lambda x: wsum(np.ascontiguousarray(x)), [M.T]),
+    (lambda x: wsum(np.copy(x)), [M]),
+    # zero-gradient constructors and queries
+    (lambda x: wsum(x * np.ones_like(x) + np.zeros_like(x)), [M]),
+    (lambda x: wsum(x * np.full_like(x, 2.0)), [M]),
+    (lambda x: wsum(x * np.shape(x)[0] + np.ndim(x) + np.size(x)), [M]),
+    (lambda x: wsum(np.take(x, np.argmax(x, axis=1) + 4 * np.arange(3))), [M]),
+    (lambda x: wsum(x[np.argmin(x)]), [V]),
+    (lambda x: wsum(x[np.argsort(x)]), [V]),
+    (lambda x: wsum(x[np.nonzero(x > 0.0)]), [V]),
+    (lambda x: wsum(x * np.isfinite(x) * np.allclose(x, x)), [M]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_matches_finite_differences(case):
+    f, args = case
+    check_grad(f, args, floats(args))
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_float32(case):
+    _float32(case)
+
+
+# -- sequence results --------------------------------------------------------
+def split_unpacked(x):
+    a, b = np.split(x, 2)
+    return np.sum(a * b * np.arange(3.0))
+
+
+def split_indexed(x):
+    return np.sum(np.split(x, 2, axis=1)[1] ** 2)
+
+
+@pytest.mark.xfail(reason="core: getitem on a list result (rt.unindex of a list)",
+                   strict=False)
+@pytest.mark.parametrize("f", [split_unpacked, split_indexed])
+def test_split_then_index(f):
+    check_grad(f, [rng.standard_normal((6, 3))])
+
+
+def test_unsplit_accepts_a_stacked_adjoint():
+    from s2s_ad import runtime as rt
+    g = np.arange(6.0).reshape(2, 3)            # adjoints of 2 equal pieces
+    np.testing.assert_array_equal(rt.unsplit(g, np.zeros(6)), np.arange(6.0))
+
+
+def pad_stat(x):
+    return np.sum(np.pad(x, 1, mode="mean"))
+
+
+def test_pad_of_a_statistic_is_refused():
+    with pytest.raises(NotImplementedError, match="mean"):
+        ad.grad(pad_stat)(M)
+
+
+def at_least_two(x, y):
+    return np.sum(np.atleast_1d(x, y)[0])
+
+
+def test_atleast_of_several_arrays_is_refused():
+    with pytest.raises(ad.RuleError, match="does not fit"):
+        ad.grad(at_least_two)(V, V)
