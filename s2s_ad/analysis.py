@@ -275,7 +275,9 @@ def _shape_of(prim: Prim, cls: dict):
         return _broadcast([_class_of(n, cls) for n in prim.binding.values()
                            if _is_operand(n)])
     if shape == SCALAR:
-        return "scalar"
+        # every operand is a scalar too: all share one shape, ()
+        classes = {_class_of(n, cls) for n in prim.binding.values() if _is_operand(n)}
+        return classes.pop() if len(classes) == 1 else "scalar"
     if shape == REDUCTION and _is_none(prim.binding.get("axis")) and \
             not _is_true(prim.binding.get("keepdims")):
         return "scalar"

@@ -156,40 +156,41 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     pure = _Purity(is_pure_call)
     changed = [False]
 
-    def block(body: list, live: set) -> set:
+    def block(body: list, live: set, trial: bool = False) -> set:
         for stmt in reversed(list(body)):
             if isinstance(stmt, gast.Assign) and _is_simple_assign(stmt):
                 target = stmt.targets[0].id
                 if target not in live and pure(stmt.value):
                     body.remove(stmt)
-                    changed[0] = True
+                    changed[0] |= not trial
                     continue
                 live = (live - {target}) | set(astutil.load_names(stmt.value))
             elif isinstance(stmt, gast.If):
-                a, b = block(stmt.body, set(live)), block(stmt.orelse, set(live))
+                a = block(stmt.body, set(live), trial)
+                b = block(stmt.orelse, set(live), trial)
                 if not stmt.body and not stmt.orelse and pure(stmt.test):
                     body.remove(stmt)
-                    changed[0] = True
+                    changed[0] |= not trial
                     continue
                 live = a | b | set(astutil.load_names(stmt.test))
             elif isinstance(stmt, (gast.For, gast.While)):
-                live = loop(stmt, body, live)
+                live = loop(stmt, body, live, trial)
             else:
                 live |= set(astutil.load_names(stmt))
         return live
 
-    def loop(stmt, body, live):
+    def loop(stmt, body, live, trial):
         header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
         head = set(live) | set(astutil.load_names(header))   # read every iteration
         while True:
-            inner = block([astutil.clone(s) for s in stmt.body], set(head))
+            inner = block([astutil.clone(s) for s in stmt.body], set(head), True)
             if inner <= head:
                 break
             head |= inner
-        block(stmt.body, set(head))
+        block(stmt.body, set(head), trial)
         if not stmt.body and pure(header):
             body.remove(stmt)
-            changed[0] = True
+            changed[0] |= not trial
             return live
         if isinstance(stmt, gast.For):
             head -= {stmt.target.id}

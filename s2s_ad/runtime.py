@@ -23,10 +23,14 @@ _ndarray = np.ndarray
 
 def unbroadcast(g, like):
     """Sum `g` down to the shape of `like` (undo NumPy broadcasting)."""
-    if type(g) is _ndarray and type(like) is _ndarray:     # the hot path
+    if type(like) is float:                                 # scalar code
+        return g if type(g) is float else float(np.sum(g))
+    if type(g) is _ndarray and type(like) is _ndarray:     # array code
         shape = like.shape
         if g.shape == shape:
             return g
+        if not shape:
+            return g.sum()
     else:
         shape = np.shape(like)
         if np.shape(g) == shape:
@@ -786,3 +790,13 @@ def matrix_power_adjoint(g, a, n):
     if n < 0:
         gb = -_mT(base) @ gb @ _mT(base)
     return gb
+
+
+def field_adjoint(g, result, i):
+    """The adjoint of a tuple-like `result` from that of its item `i`: an
+    object array (so that adjoints of several items add up item by item)
+    holding `g` at `i` and 0.0 elsewhere."""
+    out = np.empty(len(result), dtype=object)
+    out[:] = [0.0] * len(result)
+    out[i] = g
+    return out

@@ -16,13 +16,16 @@ Conventions (real operands throughout; complex inputs are not supported):
 - `norm`: vector ords (any p, inf, -inf, 0) and matrix ords ('fro', 'nuc',
   2, -2, 1, -1, inf, -inf), `axis` and `keepdims`; the gradient at 0 is 0.
 - Results that are tuples (`slogdet`, `eigh`, `qr`, `svd`) read their adjoint
-  item by item (`d[z][1]`); the sign of `slogdet` carries no gradient.
+  item by item (`d[z][1]`, a scalar 0 for an unused item); the sign of
+  `slogdet` carries no gradient.  The named fields `.logabsdet`,
+  `.eigenvalues` and `.eigenvectors` have rules (the one-letter fields of
+  `qr`/`svd` results do not: `x.U` could be anything).
 - `cross` takes 3-vectors; `vdot` flattens its operands.
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import REDUCTION, SCALAR, adjoint
+from .registry import REDUCTION, SCALAR, Attr, adjoint
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -160,3 +163,18 @@ def svd(z, a, full_matrices=True, compute_uv=True):
     else:           # z is the singular values alone
         g = rt.svdvals_adjoint(d[z], a)
     d[a] += g
+
+
+@adjoint(Attr("logabsdet"))
+def logabsdet(z, self):
+    d[self] += rt.field_adjoint(d[z], self, 1)
+
+
+@adjoint(Attr("eigenvalues"))
+def eigenvalues(z, self):
+    d[self] += rt.field_adjoint(d[z], self, 0)
+
+
+@adjoint(Attr("eigenvectors"))
+def eigenvectors(z, self):
+    d[self] += rt.field_adjoint(d[z], self, 1)

@@ -1,0 +1,141 @@
+"""Bad input: every error is an S2SADError that names the file, line, column
+and construct, shows the source line, and says what to do."""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+
+HERE = __file__
+
+
+def uses_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_with(x):
+    with open(HERE) as fh:
+        y = x * len(fh.readline())
+    return y
+
+
+def uses_global(x):
+    global COUNTER
+    COUNTER = 1
+    return x
+
+
+def uses_yield(x):
+    yield x * 2.0
+
+
+def uses_lambda_value(x):
+    f = lambda v: v * 2.0  # noqa: E731
+    return f
+
+
+def calls_sorted(x):
+    return np.sum(sorted(x)) * x[0]
+
+
+def returns_vector(x):
+    return x * 2.0
+
+
+def returns_pair(x):
+    return x, x * 2.0
+
+
+def location_of(fn, text):
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i, line.index(text) + 1
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize("fn,construct,anchor", [
+    (uses_try, "try statement", "try:"),
+    (uses_with, "with statement", "with open"),
+    (uses_global, "global statement", "global COUNTER"),
+    (uses_yield, "yield expression", "yield x"),
+])
+def test_unsupported_syntax_is_located(fn, construct, anchor):
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(fn)
+    err = info.value
+    line, col = location_of(fn, anchor)
+    assert err.location.filename == HERE
+    assert (err.location.line, err.location.col + 1) == (line, col)
+    assert construct in str(err) and anchor in str(err)
+    assert "stop_gradient" in err.hint
+
+
+def test_unsupported_syntax_is_fine_inside_stop_gradient():
+    def f(x):
+        n = ad.stop_gradient(len([v for v in range(3)]) + (lambda q: q)(2))
+        return x * n
+    assert ad.grad(f)(2.0) == 5.0
+
+
+def test_callee_without_rule_names_it_and_the_ways_out():
+    with pytest.raises(ad.NoRuleError) as info:
+        ad.grad(calls_sorted)
+    err = info.value
+    assert "sorted" in err.message
+    assert err.location.line == location_of(calls_sorted, "return np.sum")[0]
+    assert "adjoint" in err.hint and "stop_gradient" in err.hint
+
+
+def test_source_unavailable():
+    with pytest.raises(ad.SourceUnavailableError, match="not a Python function"):
+        ad.grad(np.sin)
+    namespace = {}
+    exec("def f(x):\n    return x * x\n", namespace)
+    with pytest.raises(ad.SourceUnavailableError) as info:
+        ad.grad(namespace["f"])
+    assert "<string>" in str(info.value) and info.value.hint
+
+
+@pytest.mark.parametrize("wrt,match", [
+    ("nope", "no parameter of that name"),
+    (3, "out of range"),
+    (-4, "out of range"),
+    (1.5, "neither a parameter index nor a name"),
+    ((), "selects no parameter"),
+])
+def test_bad_wrt(wrt, match):
+    with pytest.raises(ad.WrtError, match=match) as info:
+        ad.grad(returns_vector, wrt=wrt)
+    assert info.value.location.filename == HERE
+    assert isinstance(info.value, ValueError)
+
+
+def test_non_scalar_output_names_function_and_suggests_vjp():
+    with pytest.raises(ad.NonScalarOutputError) as info:
+        ad.grad(returns_vector)(np.ones(3))
+    assert "returns_vector" in str(info.value) and "vjp" in info.value.hint
+    with pytest.raises(ad.NonScalarOutputError, match="tuple"):
+        ad.grad(returns_pair)
+
+
+def test_errors_render_on_one_line_for_the_cli():
+    with pytest.raises(ad.S2SADError) as info:
+        ad.grad(uses_try)
+    line = info.value.one_line()
+    assert "\n" not in line and HERE in line and "try statement" in line
+
+
+def test_derived_functions_never_mutate_inputs():
+    def f(x, w):
+        y = x * 2.0
+        y = y + w
+        return np.sum(y * y)
+    x, w = np.ones(3), np.arange(3.0)
+    xc, wc = x.copy(), w.copy()
+    ad.grad(f, wrt=(0, 1))(x, w)
+    assert np.array_equal(x, xc) and np.array_equal(w, wc)

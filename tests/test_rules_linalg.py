@@ -1,0 +1,264 @@
+"""Every linear-algebra rule, checked against finite differences.
+
+Each table row is one call; rows with two operands differentiate both.
+Matrices are well conditioned; `cholesky`, `eigh` and `eigvalsh` get a
+symmetric positive-definite matrix built as `x + x.T` (so every perturbation
+of `x` is symmetric, as their gradient assumes); eigenvector losses are
+invariant under the eigenvectors' signs.  `wsum` (see
+test_rules_reductions.py) reduces each output with fixed random weights.
+Every row also runs in float32.
+"""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from s2s_ad import runtime as rt
+from fdcheck import check_grad
+from test_rules_reductions import case_id, floats, test_float32 as _float32, wsum
+
+rng = np.random.default_rng(2)
+S = 0.7
+V = rng.standard_normal(4)
+V2 = rng.standard_normal(3)
+V3 = rng.standard_normal(3)
+M = rng.standard_normal((3, 4))
+M2 = rng.standard_normal((2, 4))
+N = rng.standard_normal((4, 2))
+Q = rng.standard_normal((4, 3))
+V5 = rng.standard_normal(5)
+T = rng.standard_normal((2, 3, 4))
+B = rng.standard_normal((2, 4, 5))
+P = rng.standard_normal((3, 2, 5))
+A = rng.standard_normal((4, 4)) + 4.0 * np.eye(4)
+A3 = rng.standard_normal((2, 3, 3)) + 3.0 * np.eye(3)
+TALL = rng.standard_normal((5, 3))
+_H = rng.standard_normal((4, 4))
+HALF = (_H @ _H.T + 4.0 * np.eye(4)) / 2.0   # x + x.T is positive definite
+_H3 = rng.standard_normal((2, 3, 3))
+HALF3 = (_H3 @ np.swapaxes(_H3, 1, 2) + 3.0 * np.eye(3)) / 2.0
+G = rng.standard_normal((4, 4))               # a loss weight, not differentiated
+
+CASES = [
+    # dot, vdot, inner, outer, matmul
+    (lambda x, y: wsum(np.dot(x, y)), [V, V]),
+    (lambda x, y: wsum(np.dot(x, y)), [M, V]),
+    (lambda x, y: wsum(np.dot(x, y)), [V2, M]),
+    (lambda x, y: wsum(np.dot(x, y)), [M, N]),
+    (lambda x, y: wsum(np.dot(x, y)), [T, N]),
+    (lambda x, y: wsum(np.dot(x, y)), [M, B]),
+    (lambda x, y: wsum(np.dot(x, y)), [S, M]),
+    (lambda x, y: wsum(np.vdot(x, y)), [V, V]),
+    (lambda x, y: wsum(np.vdot(x, y)), [M, Q]),
+    (lambda x, y: wsum(np.inner(x, y)), [V, V]),
+    (lambda x, y: wsum(np.inner(x, y)), [M, M2]),
+    (lambda x, y: wsum(np.inner(x, y)), [T, M2]),
+    (lambda x, y: wsum(np.inner(x, y)), [S, M]),
+    (lambda x, y: wsum(np.outer(x, y)), [V, V2]),
+    (lambda x, y: wsum(np.outer(x, y)), [M, V2]),
+    (lambda x, y: wsum(np.matmul(x, y)), [M, N]),
+    (lambda x, y: wsum(x @ y), [T, N]),
+    (lambda x, y: wsum(x @ y), [V, B]),
+    (lambda x, y: wsum(np.matmul(x, y)), [B, V5]),
+    # tensordot
+    (lambda x, y: wsum(np.tensordot(x, y)), [T, M]),
+    (lambda x, y: wsum(np.tensordot(x, y, axes=1)), [M, N]),
+    (lambda x, y: wsum(np.tensordot(x, y, axes=0)), [V, V2]),
+    (lambda x, y: wsum(np.tensordot(x, y, axes=([1, 0], [0, 1]))), [T, P]),
+    (lambda x, y: wsum(np.tensordot(x, y, axes=(2, 1))), [T, B]),
+    # einsum
+    (lambda x, y: wsum(np.einsum("ij,jk->ik", x, y)), [M, N]),
+    (lambda x, y: wsum(np.einsum("ij,jk", x, y)), [M, N]),
+    (lambda x, y: wsum(np.einsum("ij,ij->", x, y)), [M, M]),
+    (lambda x: wsum(np.einsum("ii->i", x)), [A]),
+    (lambda x: wsum(np.einsum("ii", x)), [A]),
+    (lambda x: wsum(np.einsum("ij", x)), [M]),
+    (lambda x: wsum(np.einsum("ji", x)), [M]),
+    (lambda x: wsum(np.einsum("ijk->", x)), [T]),
+    (lambda x, y: wsum(np.einsum("bij,bjk->bik", x, y)), [T, B]),
+    (lambda x, y: wsum(np.einsum("...ij,jk->...ik", x, y)), [T, N]),
+    (lambda x, y: wsum(np.einsum("...i,...i->...", x, y)), [T[:, :1], M]),
+    (lambda x, y: wsum(np.einsum("i,j->ij", x, y)), [V, V2]),
+    (lambda x, y, w: wsum(np.einsum("ij,j,k->ik", x, y, w)), [M, V, V2]),
+    (lambda x, y: wsum(np.einsum("ij,k->jk", x, y)), [M, V2]),
+    (lambda x, y: wsum(np.einsum("ij,jk->ik", x, 2.0 * y, optimize=True)), [M, N]),
+    # kron, cross
+    (lambda x, y: wsum(np.kron(x, y)), [M, M2]),
+    (lambda x, y: wsum(np.kron(x, y)), [V2, M]),
+    (lambda x, y: wsum(np.kron(x, y)), [V, V2]),
+    (lambda x, y: wsum(np.cross(x, y)), [V2, V3]),
+    (lambda x, y: wsum(np.cross(x, y)), [M.T[:, :3], V3]),
+    (lambda x, y: wsum(np.cross(x, y, axis=0)), [M[:, :2], P[:, 0, :2]]),
+    (lambda x, y: wsum(np.cross(x, y, axisa=0, axisb=1, axisc=0)), [M[:, :2], M.T[:2, :3]]),
+    # norm
+    (lambda x: wsum(np.linalg.norm(x)), [V]),
+    (lambda x: wsum(np.linalg.norm(x)), [T]),
+    (lambda x: wsum(np.linalg.norm(x, 2)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, 1)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, 3)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, np.inf)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, -np.inf)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, axis=1)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, axis=0, keepdims=True)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, ord=1, axis=-1)), [T]),
+    (lambda x: wsum(np.linalg.norm(x, "fro")), [M]),
+    (lambda x: wsum(np.linalg.norm(x, "nuc")), [M]),
+    (lambda x: wsum(np.linalg.norm(x, 2)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, -2)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, 1)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, -np.inf)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, "fro", axis=(1, 2))), [T]),
+    (lambda x: wsum(np.linalg.norm(x, np.inf, axis=(2, 1), keepdims=True)), [T]),
+    (lambda x: wsum(np.linalg.norm(x, 2, axis=(0, 2))), [T]),
+    # det, slogdet, inv, solve, pinv, matrix_power
+    (lambda x: wsum(np.linalg.det(x)), [A]),
+    (lambda x: wsum(np.linalg.det(x)), [A3]),
+    (lambda x: wsum(np.linalg.slogdet(x).logabsdet), [A3]),
+    (lambda x: wsum(np.linalg.inv(x)), [A]),
+    (lambda x: wsum(np.linalg.inv(x)), [A3]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A, V]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A, N]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, T[:, :, :3].transpose(0, 2, 1)]),
+    (lambda x: wsum(np.linalg.pinv(x)), [M]),
+    (lambda x: wsum(np.linalg.pinv(x)), [TALL]),
+    (lambda x: wsum(np.linalg.pinv(x)), [A]),
+    (lambda x: wsum(np.linalg.matrix_power(x, 3)), [A / 4.0]),
+    (lambda x: wsum(np.linalg.matrix_power(x, 1)), [A]),
+    (lambda x: wsum(np.linalg.matrix_power(x, 0)), [A]),
+    (lambda x: wsum(np.linalg.matrix_power(x, -2)), [A]),
+    (lambda x: wsum(np.linalg.matrix_power(x, 2)), [A3]),
+    # symmetric: cholesky, eigvalsh, eigh (fields), one triangle read
+    (lambda x: wsum(np.linalg.cholesky(x + x.T)), [HALF]),
+    (lambda x: wsum(np.linalg.cholesky(x + np.swapaxes(x, 1, 2))), [HALF3]),
+    (lambda x: wsum(np.linalg.eigvalsh(x + x.T)), [HALF]),
+    (lambda x: wsum(np.linalg.eigvalsh(x + x.T, UPLO="U")), [HALF]),
+    (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvalues), [HALF]),
+    (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvectors ** 2), [HALF]),
+    (lambda x: wsum(np.linalg.eigh(x + np.swapaxes(x, 1, 2)).eigenvectors ** 2), [HALF3]),
+    # qr (r alone) and singular values
+    (lambda x: wsum(np.linalg.qr(x, mode="r")), [TALL]),
+    (lambda x: wsum(np.linalg.qr(x, mode="r")), [A]),
+    (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [M]),
+    (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [TALL]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_matches_finite_differences(case):
+    f, args = case
+    check_grad(f, args, floats(args))
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_float32(case):
+    _float32(case)
+
+
+def norm_of(x):
+    return np.linalg.norm(x)
+
+
+def norm_rows(x):
+    return np.sum(np.linalg.norm(x, axis=1))
+
+
+def test_norm_at_zero_is_zero():
+    np.testing.assert_array_equal(ad.grad(norm_of)(np.zeros(3)), np.zeros(3))
+    x = np.array([[0.0, 0.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(ad.grad(norm_rows)(x), [[0.0, 0.0], [0.6, 0.8]])
+
+
+def slogdet_unpacked(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return logdet * sign
+
+
+def test_slogdet_unpacked():
+    check_grad(slogdet_unpacked, [A])
+    check_grad(slogdet_unpacked, [-A])
+
+
+# -- tuple results: the rules' math, then the compiled forms -------------------
+def eigh_unpacked(x):
+    w, v = np.linalg.eigh(x + x.T)
+    return np.sum(w * np.arange(4.0)) + np.sum(v ** 2 * G)
+
+
+def qr_unpacked(x):
+    q, r = np.linalg.qr(x)
+    return np.sum(q * G[:, :3] @ r)
+
+
+def svd_unpacked(x):
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return np.sum((u * s ** 2) @ vh * G[:3, :4]) + np.sum(s * np.arange(3.0))
+
+
+def slogdet_batched(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return np.sum(logdet)
+
+
+@pytest.mark.xfail(reason="core: getitem on a tuple result (rt.unindex of a "
+                          "tuple of arrays)", strict=False)
+@pytest.mark.parametrize("f,x", [(eigh_unpacked, HALF), (qr_unpacked, TALL),
+                                 (svd_unpacked, M), (slogdet_batched, A3)],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_tuple_results_unpacked(f, x):
+    check_grad(f, [x])
+
+
+def directional(fn, cotangents, x, v, h=1e-6):
+    """d/dt <cotangents, fn(x + t v)> at t = 0, by central differences."""
+    plus, minus = fn(x + h * v), fn(x - h * v)
+    return sum(np.sum(c * (p - m)) for c, p, m in zip(cotangents, plus, minus)) / (2 * h)
+
+
+def check_adjoint(fn, adjoint, cotangents, x, symmetric=False):
+    r = np.random.default_rng(5)
+    for _ in range(3):
+        v = r.standard_normal(x.shape)
+        if symmetric:
+            v = v + np.swapaxes(v, -1, -2)
+        exact = np.sum(adjoint(*cotangents, *fn(x)) * v)
+        np.testing.assert_allclose(exact, directional(fn, cotangents, x, v), rtol=1e-5)
+
+
+def sign_free_eigh(x):
+    w, v = np.linalg.eigh(x)
+    return w, v ** 2            # squares: independent of the vectors' signs
+
+
+def test_eigh_adjoint():
+    x = HALF + HALF.T
+    w, v = np.linalg.eigh(x)
+    gw, gv2 = rng.standard_normal(4), rng.standard_normal((4, 4))
+
+    def adjoint(gw, gv2, w, v2):
+        return rt.eigh_adjoint(gw, 2.0 * gv2 * v, w, v)
+    check_adjoint(sign_free_eigh, adjoint, [gw, gv2], x, symmetric=True)
+    check_adjoint(sign_free_eigh, adjoint, [gw, 0.0 * gv2], x, symmetric=True)
+
+
+@pytest.mark.parametrize("x", [TALL, A], ids=["tall", "square"])
+def test_qr_adjoint(x):
+    gq, gr = rng.standard_normal(x.shape), rng.standard_normal((x.shape[1],) * 2)
+    check_adjoint(np.linalg.qr, rt.qr_adjoint, [gq, gr], x)
+    check_adjoint(np.linalg.qr, rt.qr_adjoint, [gq, 0.0 * gr], x)
+
+
+@pytest.mark.parametrize("x", [M, TALL, A3], ids=["wide", "tall", "batched"])
+def test_svd_adjoint(x):
+    def fn(x):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        return s, (u * (s ** 2)[..., None, :]) @ vh     # independent of signs
+
+    gs, gm = rng.standard_normal(x.shape[:-2] + (min(x.shape[-2:]),)), rng.standard_normal(x.shape)
+
+    def adjoint(gs, gm, s, m):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        # m = u diag(s^2) vh: its adjoint reaches u, s and vh
+        gu = gm @ np.swapaxes(vh, -1, -2) * (s ** 2)[..., None, :]
+        gvh = (s ** 2)[..., :, None] * (np.swapaxes(u, -1, -2) @ gm)
+        gs2 = np.einsum("...ij,...ij->...j", gm @ np.swapaxes(vh, -1, -2), u) * 2 * s
+        return rt.svd_adjoint(gu, gs + gs2, gvh, u, s, vh)
+    check_adjoint(fn, adjoint, [gs, gm], x)
