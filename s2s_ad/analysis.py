@@ -252,15 +252,17 @@ def _shapes(body, prims, wrt, facts) -> None:
         cls[stmt.targets[0].id] = shape if shape is not None else f"?{next(fresh)}"
         return State(cls.items())
 
+    # Loops start from the facts at entry and intersect to a fixpoint: a
+    # fact kept at the head holds on every iteration.  A name with no class
+    # gets a fresh one where it is first read (one unknown shape).
     def loop_entry(loop, state):
-        # Names the loop assigns get a class meaning "its shape at the start
-        # of this iteration": facts relate values within one iteration only.
-        assigned = _assigned(loop)
-        kept = [(k, v) for k, v in state if k not in assigned]
-        return State(kept + [(n, f"@{n}:{id(loop)}") for n in assigned])
+        if not isinstance(loop, gast.For):
+            return state
+        target = loop.target.id             # normalized loops count over a range
+        return State([(k, v) for k, v in state if k != target] + [(target, "scalar")])
 
-    out = _Walk(transfer, State.intersection, loop_entry=loop_entry
-                ).run(body, State((w, w) for w in wrt))
+    out = _Walk(transfer, State.intersection, loop_entry=loop_entry).run(
+        body, State((w, w) for w in wrt))
     facts.shape_out = dict(out or ())
 
 
@@ -290,11 +292,6 @@ def _is_none(node) -> bool:
 
 def _is_true(node) -> bool:
     return not (isinstance(node, gast.Constant) and node.value is False)
-
-
-def _assigned(loop) -> set:
-    return {n.id for n in gast.walk(loop)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _is_operand(node) -> bool:

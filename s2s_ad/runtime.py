@@ -164,7 +164,7 @@ def matmul_rhs(g, a, b):
     if a_nd == 2 and b_nd == 1:
         return g @ a
     if a_nd == 1:
-        gb = np.multiply.outer(a, g) if b_nd > 1 else g * a
+        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * a
     else:
         gb = np.swapaxes(a, -1, -2) @ (g[..., None] if b_nd == 1 else g)
         gb = gb[..., 0] if b_nd == 1 else gb
@@ -701,7 +701,9 @@ def eigh_adjoint(gw, gv, w, v):
     `gw` or `gv` may be a scalar 0 (unused).  Needs distinct eigenvalues when
     the eigenvectors are used."""
     n = w.shape[-1]
-    inner = np.asarray(gw)[..., None, :] * np.eye(n, dtype=w.dtype)
+    inner = np.zeros(np.shape(v), dtype=w.dtype)
+    if np.ndim(gw):
+        inner = inner + np.asarray(gw)[..., None, :] * np.eye(n, dtype=w.dtype)
     if np.ndim(gv):
         gap = w[..., None, :] - w[..., :, None]
         f = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
@@ -744,7 +746,7 @@ def svd_adjoint(gu, gs, gvh, u, s, vh):
         gu = gu[..., :k] if np.ndim(gu) else gu
         gvh = gvh[..., :k, :] if np.ndim(gvh) else gvh
     eye = np.eye(k, dtype=s.dtype)
-    inner = np.asarray(gs)[..., None, :] * eye
+    inner = np.broadcast_to(gs, np.shape(s))[..., None, :] * eye
     ga = 0.0
     if np.ndim(gu) or np.ndim(gvh):
         s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2

@@ -88,14 +88,17 @@ def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 # -- np.linalg ---------------------------------------------------------------
 @adjoint(np.linalg.norm, shape=REDUCTION)
 def norm(z, x, ord=None, axis=None, keepdims=False):
-    if ord is None and (axis is None or keepdims):
-        g = d[z] * x / np.where(z > 0, z, 1.0)
-    elif ord is None:
-        r = np.expand_dims(z, axis)
-        g = np.expand_dims(d[z], axis) * x / np.where(r > 0, r, 1.0)
+    if axis is None or keepdims:
+        g = d[z]
+        r = z
     else:
-        g = rt.norm_adjoint(d[z], x, z, ord, axis, keepdims)
-    d[x] += g
+        g = np.expand_dims(d[z], axis)
+        r = np.expand_dims(z, axis)
+    if ord is None:         # the 2-norm of the (flattened) vectors
+        dx = g * x / np.where(r > 0, r, 1.0)
+    else:
+        dx = rt.norm_adjoint(d[z], x, z, ord, axis, keepdims)
+    d[x] += dx
 
 
 @adjoint(np.linalg.det)
