@@ -366,7 +366,7 @@ class _Reverser:
     def _zero(self, primal: str) -> gast.stmt:
         self.live.add(primal)
         return astutil.assign(self.adjoint_name(primal), astutil.call(
-            f"{self._np}.zeros_like", [astutil.name(primal)]))
+            f"{self._rt}.zeros_like", [astutil.name(primal)]))
 
     def _if(self, stmt) -> list:
         before = set(self.live)

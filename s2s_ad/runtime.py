@@ -87,7 +87,10 @@ def check_scalar(value, fname: str):
 
 
 def like(g, x, pname: str):
-    """Give the gradient `g` the type, shape and dtype of the argument `x`."""
+    """Give the gradient `g` the type, shape and dtype of the argument `x`
+    (item by item for a list, tuple or dict: the gradient is a pytree)."""
+    if isinstance(x, (list, tuple, dict)):
+        return _like_tree(g, x, pname)
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) and \
             not isinstance(x, float):
         raise InputTypeError(
@@ -111,6 +114,19 @@ def like(g, x, pname: str):
     if isinstance(x, complex):
         return complex(g)
     return float(g)
+
+
+def _like_tree(g, x, pname):
+    if isinstance(x, dict):
+        return {k: like(_part(g, k), v, f"{pname}[{k!r}]") for k, v in x.items()}
+    items = [like(_part(g, i), v, f"{pname}[{i}]") for i, v in enumerate(x)]
+    return type(x)(items) if isinstance(x, list) or type(x) is tuple else type(x)(*items)
+
+
+def _part(g, key):
+    if isinstance(g, (list, tuple, dict)):
+        return g[key]
+    return 0.0          # a zero adjoint for the whole structure
 
 
 def prod_others(a, axis=None):
@@ -195,10 +211,68 @@ def dot_rhs(g, a, b):
 
 
 def unindex(g, like, index):
-    """The adjoint of `like[index]`: `g` scattered into zeros (repeats add)."""
+    """The adjoint of `like[index]`: `g` scattered into zeros (repeats add).
+
+    For a list, tuple or dict `like` it is a `Seq` or `Tree` of zeros
+    shaped like its items, with `g` at `index`.
+    """
+    if isinstance(like, (list, tuple)):
+        out = Seq(zeros_like(item) for item in like)
+        if isinstance(index, slice):
+            for j, part in zip(range(*index.indices(len(like))), g):
+                out[j] = out[j] + part
+        else:
+            out[index] = out[index] + g
+        return out
+    if isinstance(like, dict):
+        out = Tree((k, zeros_like(v)) for k, v in like.items())
+        out[index] = out[index] + g
+        return out
     out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
     np.add.at(out, index, g)
     return out if out.shape else out[()]
+
+
+class Seq(list):
+    """The adjoint of a tuple or list: `+` adds item by item (NumPy defers)."""
+
+    __array_ufunc__ = None
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return Seq(a + b for a, b in zip(self, other, strict=True))
+
+    __radd__ = __add__
+
+
+class Tree(dict):
+    """The adjoint of a dict: `+` adds value by value (NumPy defers)."""
+
+    __array_ufunc__ = None
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        out = Tree(self)
+        for k, v in other.items():
+            out[k] = out[k] + v if k in out else v
+        return out
+
+    __radd__ = __add__
+
+
+def zeros_like(x):
+    """A zero adjoint for `x`: the same structure, shapes and float dtype."""
+    if type(x) is float:
+        return 0.0
+    if isinstance(x, (list, tuple)):
+        return Seq(zeros_like(item) for item in x)
+    if isinstance(x, dict):
+        return Tree((k, zeros_like(v)) for k, v in x.items())
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=_float_dtype(x))
+    return _float_dtype(x).type(0) if isinstance(x, np.generic) else 0.0
 
 
 def unstack(g, axis=0):
@@ -327,7 +401,7 @@ def average_weights(weights, a, axis=None):
     return w.reshape(full)
 
 
-def tie_share(mask, axis=None, dtype=np.float64):
+def _tie_share(mask, axis=None, dtype=np.float64):
     """`mask` as `dtype`, divided by its count along `axis`: ties share equally."""
     mask = np.asarray(mask, dtype=dtype)
     return mask / mask.sum(axis=axis, keepdims=True)
@@ -362,14 +436,14 @@ def uncolumn_stack(g, tup):
     return _cut(g, tup, shapes, 1)
 
 
-def unsplit(g, ary, axis=0):
-    """The adjoint of `np.split(ary, ...)`/`np.array_split`: the pieces'
-    adjoints (a list, or an array stacking equal pieces) joined along `axis`;
-    a piece given as a scalar 0.0 (unused) counts as zeros."""
-    g = list(g)
-    if any(np.ndim(p) == 0 for p in g):
-        raise NotImplementedError("adjoint of np.split with an unused piece")
-    return np.concatenate(g, axis=axis).reshape(np.shape(ary))
+def unsplit(g, ary, indices_or_sections, axis=0):
+    """The adjoint of `np.split(ary, indices_or_sections, axis)` (or
+    `np.array_split`): the pieces' adjoints (a list, or an array stacking
+    equal pieces; a scalar 0 for an unused piece) joined along `axis`."""
+    pieces = np.array_split(np.zeros(np.shape(ary), dtype=bool), indices_or_sections, axis)
+    parts = [np.zeros(np.shape(p), dtype=np.result_type(gi, _float_dtype(ary)))
+             if np.ndim(gi) == 0 else gi for gi, p in zip(g, pieces)]
+    return np.concatenate(parts, axis=axis)
 
 
 def untile(g, like, reps):
@@ -614,8 +688,8 @@ def _einsum_labels(subscripts, shapes):
     ins = lhs.split(",")
     spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
              if c not in spec]
-    n_ell = max([len(s) - len(s.replace("...", "")) and len(shape) - (len(s) - 3)
-                 for s, shape in zip(ins, shapes)] + [0])
+    n_ell = max([len(shape) - (len(s) - 3) for s, shape in zip(ins, shapes)
+                 if "..." in s] + [0])
     ell = "".join(spare[:n_ell])
     spelled = []
     for s, shape in zip(ins, shapes):
@@ -667,7 +741,7 @@ def norm_adjoint(g, x, z, ord=None, axis=None, keepdims=False):
         return g * x / safe
     if not matrix:
         if ord in (np.inf, -np.inf):
-            return g * tie_share(np.abs(x) == z, axes, x.dtype) * np.sign(x)
+            return g * _tie_share(np.abs(x) == z, axes, x.dtype) * np.sign(x)
         if ord == 0:
             return np.zeros_like(x, dtype=_float_dtype(x))
         return g * np.sign(x) * np.abs(x) ** (ord - 1) / safe ** (ord - 1)
@@ -681,9 +755,9 @@ def norm_adjoint(g, x, z, ord=None, axis=None, keepdims=False):
         return g * np.moveaxis(u @ vh, (-2, -1), (r, c))
     if ord in (1, -1):
         sums = np.sum(np.abs(x), axis=r, keepdims=True)
-        return g * tie_share(sums == z, c, x.dtype) * np.sign(x)
+        return g * _tie_share(sums == z, c, x.dtype) * np.sign(x)
     sums = np.sum(np.abs(x), axis=c, keepdims=True)         # inf, -inf: rows
-    return g * tie_share(sums == z, r, x.dtype) * np.sign(x)
+    return g * _tie_share(sums == z, r, x.dtype) * np.sign(x)
 
 
 def cholesky_adjoint(g, chol):
@@ -795,10 +869,6 @@ def matrix_power_adjoint(g, a, n):
 
 
 def field_adjoint(g, result, i):
-    """The adjoint of a tuple-like `result` from that of its item `i`: an
-    object array (so that adjoints of several items add up item by item)
-    holding `g` at `i` and 0.0 elsewhere."""
-    out = np.empty(len(result), dtype=object)
-    out[:] = [0.0] * len(result)
-    out[i] = g
-    return out
+    """The adjoint of a tuple-like `result` (eigh, slogdet, ...) from that of
+    its item `i`: zeros shaped like the other items."""
+    return unindex(g, result, i)

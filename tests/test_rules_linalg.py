@@ -36,7 +36,8 @@ _H = rng.standard_normal((4, 4))
 HALF = (_H @ _H.T + 4.0 * np.eye(4)) / 2.0   # x + x.T is positive definite
 _H3 = rng.standard_normal((2, 3, 3))
 HALF3 = (_H3 @ np.swapaxes(_H3, 1, 2) + 3.0 * np.eye(3)) / 2.0
-G = rng.standard_normal((4, 4))               # a loss weight, not differentiated
+G = rng.standard_normal((4, 4))               # loss weights, not differentiated
+G53 = rng.standard_normal((5, 3))
 
 CASES = [
     # dot, vdot, inner, outer, matmul
@@ -185,7 +186,7 @@ def eigh_unpacked(x):
 
 def qr_unpacked(x):
     q, r = np.linalg.qr(x)
-    return np.sum(q * G[:, :3] @ r)
+    return np.sum(q * G53 @ r)
 
 
 def svd_unpacked(x):

@@ -166,10 +166,13 @@ def test_split_then_index(f):
     check_grad(f, [rng.standard_normal((6, 3))])
 
 
-def test_unsplit_accepts_a_stacked_adjoint():
+def test_unsplit_accepts_stacked_or_partial_adjoints():
     from s2s_ad import runtime as rt
     g = np.arange(6.0).reshape(2, 3)            # adjoints of 2 equal pieces
-    np.testing.assert_array_equal(rt.unsplit(g, np.zeros(6)), np.arange(6.0))
+    np.testing.assert_array_equal(rt.unsplit(g, np.zeros(6), 2), np.arange(6.0))
+    g = [0.0, np.ones((2, 2)), 0.0]             # only the middle piece used
+    np.testing.assert_array_equal(rt.unsplit(g, np.zeros((2, 4)), [1, 3], axis=1),
+                                  [[0, 1, 1, 0], [0, 1, 1, 0]])
 
 
 def pad_stat(x):

@@ -160,7 +160,7 @@ def append(z, arr, values, axis=None):
 
 @adjoint(np.split, np.array_split)
 def split(z, ary, indices_or_sections, axis=0):
-    d[ary] += rt.unsplit(d[z], ary, axis)
+    d[ary] += rt.unsplit(d[z], ary, indices_or_sections, axis)
 
 
 # -- repeating and padding: copies' adjoints add up --------------------------
