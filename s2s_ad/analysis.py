@@ -22,7 +22,7 @@ from typing import Callable
 import gast
 
 from . import astutil
-from .primitives import COPY, RULE, Prim
+from .primitives import CALL, COPY, RULE, Prim
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
 
 State = frozenset
@@ -108,10 +108,10 @@ class _Walk:
 
 
 def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
-            output: str | None) -> Facts:
+            outputs: list[str]) -> Facts:
     facts = Facts()
     _varied(body, prims, wrt, facts)
-    useful_after = _useful(body, prims, output, facts)
+    useful_after = _useful(body, prims, outputs, facts)
     for stmt in _assignments(body):
         target = stmt.targets[0].id
         varied_after = _varied_after(stmt, prims, facts)
@@ -132,7 +132,7 @@ def _assignments(body):
 
 def _varied_after(stmt, prims, facts) -> bool:
     prim = prims.get(id(stmt))
-    if prim is None or prim.kind not in (COPY, RULE, "unknown"):
+    if prim is None or prim.kind not in (COPY, RULE, CALL, "unknown"):
         return False
     before = facts.varied_before.get(id(stmt), State())
     return any(op in before for op in prim.operands)
@@ -159,7 +159,7 @@ def _varied(body, prims, wrt, facts) -> None:
         body, State(wrt)) or State()
 
 
-def _useful(body, prims, output, facts) -> dict:
+def _useful(body, prims, outputs, facts) -> dict:
     """id(stmt) -> names useful just after the statement."""
     after: dict = {}
 
@@ -178,7 +178,7 @@ def _useful(body, prims, output, facts) -> dict:
                 return state | set(astutil.load_names(stmt.iter))
         return state
 
-    start = State({output}) if output else State()
+    start = State(outputs)
     _Walk(transfer, State.union, backward=True).run(body, start)
     return after
 

@@ -161,3 +161,27 @@ def is_comment(stmt) -> bool:
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Name)
             and stmt.value.func.id == COMMENT_MARKER)
+
+
+def index_value(index) -> gast.expr:
+    """An expression that evaluates to the index object of a subscript:
+    `1:3, None` -> `(slice(1, 3, None), None)`."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else const(None)
+                 for p in (index.lower, index.upper, index.step)]
+        return call(name("slice"), parts)
+    if isinstance(index, gast.Tuple):
+        return tuple_([index_value(e) for e in index.elts])
+    return index
+
+
+def index_syntax(value: gast.expr) -> gast.expr:
+    """The inverse of `index_value`, for printing `x[1:3]` again."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and value.func.id == "slice" and len(value.args) == 3:
+        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None
+                              else clone(a) for a in value.args)
+        return gast.Slice(lower, upper, step)
+    if isinstance(value, gast.Tuple):
+        return tuple_([index_syntax(e) for e in value.elts])
+    return clone(value)

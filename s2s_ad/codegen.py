@@ -37,32 +37,49 @@ def to_source(fdef: gast.FunctionDef) -> str:
 def compile_function(text: str, qualname: str, globals_: dict, imports: dict,
                      closure: dict, primal) -> types.FunctionType:
     """Compile `text` (one `def`) into a function; see the module invariants."""
+    return compile_functions(text, qualname, globals_, imports, closure, primal)[0]
+
+
+def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
+                      closure: dict, primal) -> list:
+    """Compile the `def`s of `text` together (they may call each other, e.g.
+    a recursive forward/backward pair); returns them in order."""
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     filename = f"<s2s_ad {qualname} {digest}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     tree = ast.parse(text, filename)
-    fdef = tree.body[0]
+    defs = tree.body
+    for fdef in defs:       # the primal's defaults are set below, unevaluated here
+        fdef.args.defaults, fdef.args.kw_defaults = [], [None] * len(fdef.args.kwonlyargs)
     free = sorted(set(imports) | set(closure))
+    names = ast.Tuple(elts=[ast.Name(id=d.name, ctx=ast.Load()) for d in defs],
+                      ctx=ast.Load())
     factory = ast.FunctionDef(
         name=_FACTORY, args=ast.arguments(
             posonlyargs=[], args=[ast.arg(arg=n) for n in free], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        body=defs + [ast.Return(value=names)],
         decorator_list=[], returns=None, type_params=[])
-    ast.copy_location(factory, fdef)
+    ast.copy_location(factory, defs[0])
     ast.fix_missing_locations(factory)
-    module = ast.Module(body=[factory], type_ignores=[])
-    code = compile(module, filename, "exec")
+    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     make = types.FunctionType(factory_code, globals_, _FACTORY)
     values = {**{n: _Missing for n in closure}, **imports}
-    fn = make(*[values.get(n) for n in free])
-    fn = _share_cells(fn, closure, globals_)
-    fn.__defaults__ = primal.__defaults__
-    fn.__kwdefaults__ = primal.__kwdefaults__
-    fn.__module__ = primal.__module__
-    fn.__qualname__ = qualname
-    return fn
+    fns = []
+    for fn in make(*[values.get(n) for n in free]):
+        fn = _share_cells(fn, closure, globals_)
+        fn.__module__ = primal.__module__
+        fn.__qualname__ = f"{qualname}.{fn.__name__}" if len(defs) > 1 else qualname
+        fns.append(fn)
+    by_name = {fn.__name__: fn for fn in fns}
+    for fn in fns:      # defs calling each other must see the rebuilt functions
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            if name in by_name:
+                cell.cell_contents = by_name[name]
+    fns[0].__defaults__ = primal.__defaults__
+    fns[0].__kwdefaults__ = primal.__kwdefaults__
+    return fns
 
 
 class _Missing:

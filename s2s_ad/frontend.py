@@ -13,16 +13,22 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import operator
 import textwrap
 import types
 from dataclasses import dataclass, field
 
 import gast
 
-from . import astutil
+from . import astutil, runtime
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
 _UNRESOLVED = object()
+
+# Names that normalized code uses to call s2s_ad's own primitives (they never
+# appear in generated source: the forward sweep prints the statement forms).
+RUNTIME, OPERATORS = "__s2s_ad_rt__", "__s2s_ad_op__"
+_RESERVED = {RUNTIME: runtime, OPERATORS: operator}
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
@@ -84,9 +90,11 @@ class Source:
         if path is None:
             return _UNRESOLVED
         head, *rest = path.split(".")
-        if head in local_names:
+        if head in _RESERVED:
+            obj = _RESERVED[head]
+        elif head in local_names:
             return _UNRESOLVED
-        if head in self.closure:
+        elif head in self.closure:
             obj = self.closure[head]
         elif head in self.globals:
             obj = self.globals[head]

@@ -2,7 +2,9 @@
 
 The grammar guaranteed on output (every later pass relies on it):
 
-    stmt  := Name = rhs                      one Name target, always
+    stmt  := Name = rhs                      one Name target, always; an in-place
+                                             update is `x = setitem(x, i, v)` or
+                                             `a = iadd(a, b)` (s2s_ad's own names)
            | Expr(rhs)                       a call kept for its effect
            | If(atom, [stmt], [stmt])          the atom is not assigned in
                                              either branch
@@ -37,11 +39,14 @@ import gast
 
 from . import astutil, jumps
 from .errors import UnsupportedSyntaxError
-from .frontend import Source, is_resolved
+from .frontend import OPERATORS, RUNTIME, Source, is_resolved
 from .naming import Namer
 from .rules import registry, stop_gradient_like
 
 _OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
+_INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
+            gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
+            gast.FloorDiv: "ifloordiv"}
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
 
@@ -135,8 +140,23 @@ class _Normalizer:
             self.emit(astutil.assign(target.id, self.rhs(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
             self._unpack(target, value)
+        elif isinstance(target, gast.Subscript):
+            base, index = self._subscript_target(target)
+            self._setitem(base, index, self.atom(value))
         else:
             self._unsupported(target, "assignment to " + _describe(target))
+
+    def _subscript_target(self, target) -> tuple[str, gast.expr]:
+        """`x[i, 1:3]` as an assignment target: (x, the index as a value)."""
+        if not isinstance(target.value, gast.Name):
+            self._unsupported(target, "assignment into " + _describe(target.value)
+                              + " (only `name[index] = value` is supported)")
+        return target.value.id, astutil.index_value(self._index(target.slice))
+
+    def _setitem(self, base: str, index, value) -> None:
+        """`x[index] = value` in place: `x = setitem(x, index, value)`."""
+        self.emit(astutil.assign(base, astutil.call(
+            f"{RUNTIME}.setitem", [astutil.name(base), index, value])))
 
     def _unpack(self, target, value) -> None:
         elts = target.elts
@@ -167,11 +187,27 @@ class _Normalizer:
         return atom
 
     def s_AugAssign(self, stmt: gast.AugAssign) -> None:
-        if not isinstance(stmt.target, gast.Name):
-            self._unsupported(stmt, "augmented assignment to " + _describe(stmt.target))
+        """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;
+        `x[i] += v` reads, adds and stores back into `x`."""
+        target = stmt.target
+        if isinstance(target, gast.Subscript):
+            base, index = self._subscript_target(target)
+            old = self.namer.temp()
+            self.emit(astutil.assign(old, gast.Subscript(
+                value=astutil.name(base), slice=astutil.index_syntax(index),
+                ctx=gast.Load())))
+            new = self.namer.temp()
+            self.emit(astutil.assign(new, astutil.binop(
+                astutil.name(old), stmt.op, self.atom(stmt.value))))
+            self._setitem(base, index, astutil.name(new))
+            return
+        if not isinstance(target, gast.Name):
+            self._unsupported(stmt, "augmented assignment to " + _describe(target))
         value = self.atom(stmt.value)
-        self.emit(astutil.assign(stmt.target.id, astutil.binop(
-            astutil.name(stmt.target.id), stmt.op, value)))
+        func = _INPLACE.get(type(stmt.op))
+        rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(target.id), value]) \
+            if func else astutil.binop(astutil.name(target.id), stmt.op, value)
+        self.emit(astutil.assign(target.id, rhs))
 
     def s_AnnAssign(self, stmt: gast.AnnAssign) -> None:
         if stmt.value is not None:

@@ -12,18 +12,20 @@ inactive code may call anything.
 """
 from __future__ import annotations
 
+import inspect
 import operator
+import types
 from dataclasses import dataclass, field
 
 import gast
 
-from . import astutil, templates
-from .errors import NoRuleError, RuleError, S2SADError
+from . import astutil, runtime, templates
+from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .normalize import Normalized, is_opaque
 from .rules import registry
 
-COPY, CONST, RULE, UNKNOWN = "copy", "const", "rule", "unknown"
+COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -32,6 +34,11 @@ BINOPS = {
     gast.FloorDiv: operator.floordiv,
 }
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+# primitives that update their first operand in place (and return it)
+INPLACE = {runtime.setitem: None, operator.iadd: gast.Add, operator.isub: gast.Sub,
+           operator.imul: gast.Mult, operator.itruediv: gast.Div, operator.ipow: gast.Pow,
+           operator.imod: gast.Mod, operator.imatmul: gast.MatMult,
+           operator.ifloordiv: gast.FloorDiv}
 
 
 @dataclass
@@ -44,14 +51,28 @@ class Prim:
     problem: S2SADError | None = None    # raised only if the statement is active
     shape_hint: str | None = None        # "scalar" if known to be a scalar
 
+    @property
+    def inplace(self) -> bool:
+        """Whether the primitive updates its first operand in place."""
+        try:
+            return self.key in INPLACE
+        except TypeError:
+            return False
+
+    def variant(self, varied) -> tuple:
+        """For a CALL: the callee's parameters bound to varied names."""
+        return tuple(p for p, node in self.binding.items()
+                     if any(n in varied for n in names_of(node)))
+
     def reads(self, varied) -> tuple[frozenset, bool]:
         """(primal names whose values the adjoint reads, whether it reads the
-        result), counting only the contributions to `varied` operands."""
+        result), counting only the contributions to `varied` operands.
+        A CALL's adjoint reads only what its forward function saved."""
         if self.rule is None:
             return frozenset(), False
         tpl = self.rule.template
         written = {p for p in tpl.writes if p in self.binding
-                   and any(n in varied for n in _names_of(self.binding[p]))}
+                   and any(n in varied for n in names_of(self.binding[p]))}
         params = tpl.reads_for(written)
         names = set()
         for param in params:
@@ -87,6 +108,8 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     if key is operator.floordiv:
         return Prim(CONST)
     rule = registry.lookup(key)
+    if rule is None and isinstance(key, types.FunctionType):
+        return _user_call(key, args, kwargs, rhs, stmt, src)
     if rule is None:
         return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
                     problem=_no_rule(key, rhs, stmt, src))
@@ -98,8 +121,31 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
             src.locate(stmt), hint="check the arguments against the function's signature"))
     operands = tuple(dict.fromkeys(
         n for p in rule.template.writes if p in binding
-        for n in _names_of(binding[p])))
+        for n in names_of(binding[p])))
     return Prim(RULE, key, rule, binding, operands)
+
+
+def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
+    """A call differentiated through the callee's own generated adjoint."""
+    operands = tuple(_names_in(rhs))
+    try:
+        sig = inspect.signature(func)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        return Prim(UNKNOWN, func, operands=operands, problem=RuleError(
+            f"the call does not fit {func.__qualname__}'s signature: {exc}",
+            src.locate(stmt), hint="check the arguments"))
+    binding = {}
+    for name, value in bound.arguments.items():
+        kind = sig.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            return Prim(UNKNOWN, func, operands=operands, problem=UnsupportedSyntaxError(
+                f"s2s_ad cannot differentiate through {func.__qualname__}'s **{name}",
+                src.locate(stmt), hint="pass those arguments by name to parameters "
+                "the function declares, or wrap the call in stop_gradient(...)"))
+        binding[name] = astutil.tuple_(value) if kind is inspect.Parameter.VAR_POSITIONAL \
+            else value
+    return Prim(CALL, func, binding=binding, operands=operands)
 
 
 def _opaque_shape(rhs, src: Source, locals_) -> str | None:
@@ -116,11 +162,11 @@ def _opaque_shape(rhs, src: Source, locals_) -> str | None:
     return None
 
 
-def _names_of(node) -> list[str]:
+def names_of(node) -> list[str]:
     if isinstance(node, gast.Name):
         return [node.id]
     if isinstance(node, (gast.Tuple, gast.List)):
-        return [n for e in node.elts for n in _names_of(e)]
+        return [n for e in node.elts for n in names_of(e)]
     return []
 
 
@@ -135,11 +181,11 @@ def _primitive(rhs, src: Source, locals_):
     if isinstance(rhs, gast.UnaryOp):
         return UNARYOPS.get(type(rhs.op)), [rhs.operand], {}
     if isinstance(rhs, gast.Subscript):
-        return operator.getitem, [rhs.value, index_value(rhs.slice)], {}
+        return operator.getitem, [rhs.value, astutil.index_value(rhs.slice)], {}
     if isinstance(rhs, gast.Attribute):
         return registry.Attr(rhs.attr), [rhs.value], {}
     if isinstance(rhs, (gast.Tuple, gast.List)):
-        return type(rhs).__name__.lower(), list(rhs.elts), {}
+        return registry.Literal(type(rhs).__name__.lower()), list(rhs.elts), {}
     if isinstance(rhs, gast.Call):
         kwargs = {k.arg: k.value for k in rhs.keywords}
         callee = src.resolve(rhs.func, locals_)
@@ -149,17 +195,6 @@ def _primitive(rhs, src: Source, locals_):
             return registry.Method(rhs.func.attr), [rhs.func.value, *rhs.args], kwargs
         return None, list(rhs.args), kwargs
     return None, [], {}
-
-
-def index_value(index) -> gast.expr:
-    """An expression that evaluates to the index object of a subscript."""
-    if isinstance(index, gast.Slice):
-        parts = [p if p is not None else astutil.const(None)
-                 for p in (index.lower, index.upper, index.step)]
-        return astutil.call(astutil.name("slice"), parts)
-    if isinstance(index, gast.Tuple):
-        return astutil.tuple_([index_value(e) for e in index.elts])
-    return index
 
 
 def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:

@@ -20,6 +20,7 @@ code never updates an array in place (`dx = dx + e`), so adjoints may alias.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import gast
 import numpy as np
@@ -29,7 +30,8 @@ from .analysis import Facts
 from .errors import RuleError
 from .frontend import Source
 from .normalize import Normalized
-from .primitives import COPY, RULE, UNKNOWN, Prim
+from .primitives import CALL, COPY, INPLACE, RULE, UNKNOWN, Prim
+from .pairs import SPLIT
 
 
 @dataclass
@@ -37,44 +39,68 @@ class Request:
     """What to generate: which parameters, which output, what to return."""
 
     wrt: list[str]
-    mode: str = "grad"          # "grad", "value_and_grad" or "vjp"
+    mode: str = "grad"          # "grad", "value_and_grad", "vjp" or "pair"
     has_aux: bool = False
-    seed: str | None = None     # name of the cotangent parameter (vjp)
+    seed: str | None = None     # name of the cotangent parameter (vjp, pair)
     single: bool = True         # return one gradient, not a tuple
+    # (callee, variant, location) -> PairRef: the adjoint pair of a user
+    # function called with the parameters `variant` varied
+    pairs: Callable | None = None
+
+
+@dataclass(frozen=True)
+class PairRef:
+    """A callee's generated forward/backward functions, for a caller to use.
+
+    `objects` is None while the pair itself is being compiled (recursion):
+    the names then refer to the defs compiled alongside."""
+    fwd: str
+    bwd: str
+    objects: tuple | None = None
 
 
 @dataclass
 class Adjoint:
     tree: gast.FunctionDef
     imports: dict = field(default_factory=dict)   # name -> object
+    seed_param: str | None = None                 # pair mode: the cotangent
 
 
 def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
             facts: Facts, req: Request, output: gast.expr | None,
             aux: gast.expr | None) -> Adjoint:
-    gen = _Reverser(norm, src, prims, facts)
+    gen = _Reverser(norm, src, prims, facts, req)
     body = norm.tree.body[:-1]                    # the final Return is ours
     forward = gen.forward(body)
     seed = gen.seed(output, req, src)
+    if req.mode == "pair":                        # split here by `split_pair`
+        seed.insert(0, astutil.expr_stmt(astutil.call(SPLIT, [astutil.clone(output)])))
     backward = gen.backward(body)
     ret = gen.returns(output, aux, req)
-    prologue = [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
+    prologue = [astutil.assign(p, astutil.call(f"{gen._rt}.copy", [astutil.name(p)]))
+                for p in param_copies(body, prims, gen.params)]
+    prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
     args = astutil.clone(norm.tree.args)
-    if req.seed and (args.defaults or args.kwonlyargs or args.vararg):
+    if req.mode == "pair":
+        pass                                      # the seed goes to the backward half
+    elif req.seed and (args.defaults or args.kwonlyargs or args.vararg):
         args.kwonlyargs.append(astutil.param(req.seed))   # after defaults: keyword-only
         args.kw_defaults.append(None)
     elif req.seed:
         args.args.append(astutil.param(req.seed))
     name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
     fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
-    return Adjoint(fdef, gen.imports)
+    return Adjoint(fdef, gen.imports, gen.seed_param)
 
 
 class _Reverser:
-    def __init__(self, norm: Normalized, src: Source, prims, facts: Facts):
+    def __init__(self, norm: Normalized, src: Source, prims, facts: Facts, req: Request):
         self.norm, self.src, self.prims, self.facts = norm, src, prims, facts
+        self.req = req
+        self.seed_param: str | None = None
+        self.calls: dict[int, tuple] = {}  # id(stmt) -> (saved name, bwd name, variant)
         self.namer = norm.namer
         self.adj: dict[str, str] = {}     # primal name -> adjoint variable
         self.live: set[str] = set()       # primal names with a nonzero adjoint
@@ -84,8 +110,9 @@ class _Reverser:
         self.unbound: set[str] = set()    # recorded in a loop before first bound
         self.tape: str | None = None
         self.imports: dict[str, object] = {}
-        self.params = {a.id for a in norm.tree.args.args + norm.tree.args.kwonlyargs
-                       + norm.tree.args.posonlyargs}
+        args = norm.tree.args
+        self.params = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs
+                       + ([args.vararg] if args.vararg else [])}
         self._rt = self._import("rt", runtime)
         self._np = self._import("np", np)
 
@@ -96,8 +123,9 @@ class _Reverser:
                 return ident
         ident = preferred
         user = self.src.resolve(astutil.name(preferred), self.norm.locals)
-        if self.namer.taken(ident) and user is not obj or ident in self.imports:
+        if ident in self.imports or self.namer.taken(ident) and user is not obj:
             ident = self.namer.fresh(preferred)
+        self.namer.reserve(ident)
         self.imports[ident] = obj
         return ident
 
@@ -112,7 +140,7 @@ class _Reverser:
         for stmt in body:
             if isinstance(stmt, gast.Assign):
                 out.extend(self._record(stmt))
-                out.append(astutil.clone(stmt))
+                out.extend(self._forward_assign(stmt))
             elif isinstance(stmt, gast.If):
                 out.append(astutil.if_(astutil.clone(stmt.test),
                                        self.forward(stmt.body),
@@ -123,19 +151,51 @@ class _Reverser:
                 out.append(astutil.clone(stmt))
         return out
 
+    def _forward_assign(self, stmt) -> list:
+        """The statement itself, or for an active call of a user function,
+        `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
+        prim = self.prims[id(stmt)]
+        if prim.inplace:
+            return [_inplace_statement(stmt, prim)]
+        if prim.kind != CALL or id(stmt) not in self.facts.active:
+            return [astutil.clone(stmt)]
+        variant = prim.variant(self.facts.varied_before[id(stmt)])
+        ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
+        fwd, bwd = ref.fwd, ref.bwd
+        if ref.objects is not None:
+            fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
+        saved = self.namer.fresh(prim.key.__name__ + "_saved")
+        self.calls[id(stmt)] = (saved, bwd, variant)
+        call = astutil.clone(stmt.value)
+        call.func = astutil.name(fwd)
+        target = gast.Tuple(elts=[astutil.name(stmt.targets[0].id, store=True),
+                                  astutil.name(saved, store=True)], ctx=gast.Store())
+        out = [astutil.assign(target, call)]
+        if self.depth:
+            out.append(self._push(saved))
+        return out
+
+    def _push(self, value) -> gast.stmt:
+        value = astutil.name(value) if isinstance(value, str) else value
+        return astutil.expr_stmt(astutil.call(
+            gast.Attribute(value=astutil.name(self._tape()), attr="append",
+                           ctx=gast.Load()), [value]))
+
     def _record(self, stmt) -> list:
         if id(stmt) not in self.facts.recorded:
             return []
         target = stmt.targets[0].id
+        prim = self.prims[id(stmt)]
+        value = astutil.name(target)
+        if prim.inplace:        # the old value is destroyed in place: copy it
+            value = astutil.call(f"{self._rt}.snapshot", [value] + _index_of(prim))
         if self.depth == 0:
             save = self.namer.fresh(target + "_old")
             self.saves[id(stmt)] = save
-            return [astutil.assign(save, astutil.name(target))]
+            return [astutil.assign(save, value)]
         if target not in self.params:
             self.unbound.add(target)
-        return [astutil.expr_stmt(astutil.call(
-            gast.Attribute(value=astutil.name(self._tape()), attr="append",
-                           ctx=gast.Load()), [astutil.name(target)]))]
+        return [self._push(value)]
 
     def _tape(self) -> str:
         if self.tape is None:
@@ -173,6 +233,8 @@ class _Reverser:
 
     # -- seed and results ---------------------------------------------------
     def seed(self, output, req: Request, src: Source) -> list:
+        if req.mode == "pair":
+            return self._pair_seed(output)
         if not isinstance(output, gast.Name):
             return []
         out = []
@@ -189,6 +251,28 @@ class _Reverser:
             self.live.add(output.id)
         return out
 
+    def _pair_seed(self, output) -> list:
+        """The backward half's cotangent parameter: the output's adjoint
+        variable itself, or for a returned tuple one item per element."""
+        if isinstance(output, gast.Name) and output.id in self.facts.varied_out:
+            self.seed_param = self.adjoint_name(output.id)
+            self.live.add(output.id)
+            return []
+        self.seed_param = self.namer.fresh("dresult")
+        if not isinstance(output, gast.Tuple):
+            return []
+        out = []
+        for i, elt in enumerate(output.elts):
+            if isinstance(elt, gast.Name) and elt.id in self.facts.varied_out:
+                item = gast.Subscript(value=astutil.name(self.seed_param),
+                                      slice=astutil.const(i), ctx=gast.Load())
+                d = self.adjoint_name(elt.id)
+                value = astutil.binop(astutil.name(d), gast.Add(), item) \
+                    if elt.id in self.live else item
+                out.append(astutil.assign(d, value))
+                self.live.add(elt.id)
+        return out
+
     def _scalar_witness(self, output: str, req: Request) -> str | None:
         """The variable whose scalar-ness decides the output's: the output
         itself, or a parameter proven to have the output's shape (checking
@@ -202,6 +286,11 @@ class _Reverser:
         return output
 
     def returns(self, output, aux, req: Request) -> list:
+        if req.mode == "pair":      # raw adjoints, one per varied parameter
+            return [astutil.ret(astutil.tuple_(
+                astutil.name(self.adjoint_name(p)) if p in self.live else
+                astutil.call(f"{self._rt}.zeros_like", [astutil.name(p)])
+                for p in req.wrt))]
         grads, fixes = [], []
         for p in req.wrt:
             if p in self.live:
@@ -259,6 +348,9 @@ class _Reverser:
         recorded = id(stmt) in self.facts.recorded
         code, old = [], None
         self_ref = target in prim.operands
+        call = self.calls.get(id(stmt))
+        if call and self.depth:
+            code.append(astutil.assign(call[0], self._pop()))   # pushed last
         if recorded:
             if self.depth == 0:
                 old = self.saves[id(stmt)]
@@ -268,11 +360,14 @@ class _Reverser:
         if id(stmt) in self.facts.active and target in self.live:
             if prim.kind == UNKNOWN:
                 raise prim.problem
-            code.extend(self._rule(stmt, prim, target, old if self_ref else None))
+            code.extend(self._rule(stmt, prim, target, old if self_ref else None, call))
         else:
             self.live.discard(target)
         if recorded:
             value = astutil.name(old) if old else self._pop()
+            if prim.inplace:    # put the old values back where they were
+                value = astutil.call(f"{self._rt}.restore", [
+                    astutil.name(target), value] + _index_of(prim))
             code.append(astutil.assign(target, value))
         return code
 
@@ -280,7 +375,7 @@ class _Reverser:
         return astutil.call(gast.Attribute(value=astutil.name(self._tape()),
                                            attr="pop", ctx=gast.Load()))
 
-    def _rule(self, stmt, prim: Prim, target: str, old: str | None) -> list:
+    def _rule(self, stmt, prim: Prim, target: str, old: str | None, call=None) -> list:
         code = []
         d_result = self.adjoint_name(target)
         self_ref = target in prim.operands
@@ -291,6 +386,8 @@ class _Reverser:
             self.live.discard(target)
         if prim.kind == COPY:
             items = [templates.Contribution(prim.operands[0], astutil.name(d_result))]
+        elif call is not None:
+            items = self._call_items(prim, call, d_result)
         else:
             binding = prim.binding
             if old is not None:
@@ -313,6 +410,20 @@ class _Reverser:
         if not self_ref:
             self.live.discard(target)
         return code
+
+    def _call_items(self, prim: Prim, call, d_result: str) -> list:
+        """`grads = g_bwd(saved, d_result)`, then one contribution per
+        varied parameter of the callee."""
+        saved, bwd, variant = call
+        grads = self.namer.temp("grads")
+        items = [astutil.assign(grads, astutil.call(
+            bwd, [astutil.name(saved), astutil.name(d_result)]))]
+        for i, param in enumerate(variant):
+            value = gast.Subscript(value=astutil.name(grads), slice=astutil.const(i),
+                                   ctx=gast.Load())
+            items.append(templates.Contribution(templates.primal_of(prim.binding[param]),
+                                                value))
+        return items
 
     def _contribute_one(self, stmt, prim, primal, value, varied, old, target) -> list:
         if primal is not None and primal == old:
@@ -422,6 +533,52 @@ class _Reverser:
             iterable = gast.Subscript(value=iterable, slice=gast.Slice(
                 None, astutil.name(counter), None), ctx=gast.Load())
         return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
+
+
+def _index_of(prim: Prim) -> list:
+    """The index operand of a `setitem`, as a list (empty for `a += b`)."""
+    index = prim.binding.get("index")
+    return [astutil.clone(index)] if index is not None and prim.key is runtime.setitem else []
+
+
+def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
+    """An in-place primitive printed as the statement the user wrote:
+    `x[i] = v` or `a += b`."""
+    target = stmt.targets[0].id
+    args = stmt.value.args
+    if prim.key is runtime.setitem:
+        slot = gast.Subscript(value=astutil.name(target),
+                              slice=astutil.index_syntax(args[1]), ctx=gast.Store())
+        return astutil.assign(slot, astutil.clone(args[2]))
+    op = INPLACE[prim.key]()
+    return gast.AugAssign(target=astutil.name(target, store=True), op=op,
+                          value=astutil.clone(args[1]))
+
+
+def param_copies(body, prims, params) -> list[str]:
+    """Parameters that an in-place update may reach (directly or through
+    plain copies): the derived function copies them so that the caller's
+    arrays are never mutated."""
+    alias = {p: p for p in params}
+    reached = set()
+    for stmt in _walk_assign(body):
+        prim = prims[id(stmt)]
+        target = stmt.targets[0].id
+        if prim.kind == COPY and prim.operands[0] in alias:
+            alias[target] = alias[prim.operands[0]]
+        elif prim.inplace and target in alias:
+            reached.add(alias[target])
+        elif target in alias and target not in params:
+            del alias[target]
+    return sorted(reached)
+
+
+def _walk_assign(body):
+    for stmt in body:
+        if isinstance(stmt, gast.Assign):
+            yield stmt
+        for child in ("body", "orelse"):
+            yield from _walk_assign(getattr(stmt, child, []) or [])
 
 
 def _flat(primals):

@@ -872,3 +872,57 @@ def field_adjoint(g, result, i):
     """The adjoint of a tuple-like `result` (eigh, slogdet, ...) from that of
     its item `i`: zeros shaped like the other items."""
     return unindex(g, result, i)
+
+
+def setitem(x, index, value):
+    """`x[index] = value`, as an expression (generated code prints the
+    statement); returns `x` itself, mutated, as NumPy would leave it."""
+    x[index] = value
+    return x
+
+
+def zero_at(g, index):
+    """A copy of the adjoint `g` with zeros at `index` (the slots that a
+    `x[index] = v` overwrote carry no gradient back to the old `x`)."""
+    if isinstance(g, (list, tuple)):
+        out = Seq(g)
+        if isinstance(index, slice):
+            for j in range(*index.indices(len(out))):
+                out[j] = zeros_like(out[j])
+        else:
+            out[index] = zeros_like(out[index])
+        return out
+    if isinstance(g, dict):
+        out = Tree(g)
+        out[index] = zeros_like(out[index])
+        return out
+    out = np.array(g)                   # a copy: adjoints are never updated in place
+    out[index] = 0
+    return out
+
+
+def snapshot(x, index=None):
+    """The value an in-place update is about to destroy, copied."""
+    part = x if index is None else x[index]
+    return part.copy() if isinstance(part, np.ndarray) else part
+
+
+def restore(x, saved, index=None):
+    """Undo an in-place update: put `saved` back into `x` (in place for
+    arrays and lists, so that aliases see the old values again)."""
+    if index is not None:
+        x[index] = saved
+        return x
+    if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
+        x[...] = saved
+        return x
+    return saved
+
+
+def copy(x):
+    """A copy of an argument that the function updates in place."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, (list, dict)):
+        return type(x)(x)
+    return x

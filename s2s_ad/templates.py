@@ -201,11 +201,13 @@ def _locals(body) -> set[str]:
     return found
 
 
-def _primal(node):
+def primal_of(node):
+    """The primal a bound argument names: a name, None for a constant, or a
+    tuple of those for a tuple/list literal."""
     if isinstance(node, gast.Name):
         return node.id
     if isinstance(node, (gast.Tuple, gast.List)):
-        return tuple(_primal(e) for e in node.elts)
+        return tuple(primal_of(e) for e in node.elts)
     return None
 
 
@@ -243,7 +245,7 @@ class _Substituter(gast.NodeTransformer):
 
     def _primal_of(self, param: str):
         """The primal variable a parameter is bound to (None: a constant)."""
-        return _primal(self.binding.get(param))
+        return primal_of(self.binding.get(param))
 
     def visit_Subscript(self, node):
         if _is_adjoint_ref(node):

@@ -224,11 +224,23 @@ def test_nondifferentiable_declaration():
 
     def f(x):
         return np.sum(x * bucket(x))
-    with pytest.raises(ad.NoRuleError, match="bucket"):
-        ad.grad(f)
-    ad.nondifferentiable(bucket)
     x = np.array([0.3, 0.9])
+    assert "bucket_fwd" in ad.source(ad.grad(f))        # differentiated through
+    ad.nondifferentiable(bucket)
+    assert "bucket_fwd" not in ad.source(ad.grad(f))    # now an opaque call
     assert np.allclose(ad.grad(f)(x), bucket(x))
+
+
+def test_callee_without_source_needs_a_rule():
+    namespace = {}
+    exec("def opaque(x):\n    return x * 2.0\n", namespace)
+    opaque = namespace["opaque"]
+
+    def f(x):
+        return opaque(x) * x
+    with pytest.raises(ad.NoRuleError, match="opaque") as info:
+        ad.grad(f)
+    assert "stop_gradient" in info.value.hint and info.value.location.line > 1
 
 
 # -- cache -----------------------------------------------------------------------

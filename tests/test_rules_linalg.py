@@ -199,8 +199,6 @@ def slogdet_batched(x):
     return np.sum(logdet)
 
 
-@pytest.mark.xfail(reason="core: getitem on a tuple result (rt.unindex of a "
-                          "tuple of arrays)", strict=False)
 @pytest.mark.parametrize("f,x", [(eigh_unpacked, HALF), (qr_unpacked, TALL),
                                  (svd_unpacked, M), (slogdet_batched, A3)],
                          ids=lambda v: getattr(v, "__name__", ""))

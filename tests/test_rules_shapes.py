@@ -156,11 +156,9 @@ def split_unpacked(x):
 
 
 def split_indexed(x):
-    return np.sum(np.split(x, 2, axis=1)[1] ** 2)
+    return np.sum(np.split(x, 2, axis=0)[1] ** 2)
 
 
-@pytest.mark.xfail(reason="core: getitem on a list result (rt.unindex of a list)",
-                   strict=False)
 @pytest.mark.parametrize("f", [split_unpacked, split_indexed])
 def test_split_then_index(f):
     check_grad(f, [rng.standard_normal((6, 3))])

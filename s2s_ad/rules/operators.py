@@ -2,6 +2,10 @@
 and array attributes.  Each operator is keyed by its `operator` function;
 the NumPy ufunc with the same meaning shares the template.
 
+The augmented operators (`operator.iadd` for `a += b`, ...) share their
+binary operator's template: they update arrays in place, which the reverse
+transform accounts for when it records and restores values.
+
 Conventions: `a ** b` contributes to `b` only where `a > 0` (log a is real);
 `a % b` is piecewise linear: d/da = 1, d/db = -(a // b).
 """
@@ -10,42 +14,42 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, Attr, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, Attr, Literal, adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-@adjoint(operator.add, np.add, shape=ELEMENTWISE)
+@adjoint(operator.add, np.add, operator.iadd, shape=ELEMENTWISE)
 def add(z, a, b):
     d[a] += d[z]
     d[b] += d[z]
 
 
-@adjoint(operator.sub, np.subtract, shape=ELEMENTWISE)
+@adjoint(operator.sub, np.subtract, operator.isub, shape=ELEMENTWISE)
 def sub(z, a, b):
     d[a] += d[z]
     d[b] += -d[z]
 
 
-@adjoint(operator.mul, np.multiply, shape=ELEMENTWISE)
+@adjoint(operator.mul, np.multiply, operator.imul, shape=ELEMENTWISE)
 def mul(z, a, b):
     d[a] += d[z] * b
     d[b] += d[z] * a
 
 
-@adjoint(operator.truediv, np.divide, shape=ELEMENTWISE)
+@adjoint(operator.truediv, np.divide, operator.itruediv, shape=ELEMENTWISE)
 def truediv(z, a, b):
     d[a] += d[z] / b
     d[b] += -d[z] * z / b
 
 
-@adjoint(operator.pow, np.power, shape=ELEMENTWISE)
+@adjoint(operator.pow, np.power, operator.ipow, shape=ELEMENTWISE)
 def pow(z, a, b):
     d[a] += d[z] * b * a ** (b - 1)
     d[b] += d[z] * z * np.log(np.where(a > 0, a, 1.0))
 
 
-@adjoint(operator.mod, np.mod, shape=ELEMENTWISE)
+@adjoint(operator.mod, np.mod, operator.imod, shape=ELEMENTWISE)
 def mod(z, a, b):
     d[a] += d[z]
     d[b] += -d[z] * (a // b)
@@ -61,7 +65,7 @@ def pos(z, a):
     d[a] += d[z]
 
 
-@adjoint(operator.matmul, np.matmul)
+@adjoint(operator.matmul, np.matmul, operator.imatmul)
 def matmul(z, a, b):
     d[a] += rt.matmul_lhs(d[z], a, b)
     d[b] += rt.matmul_rhs(d[z], a, b)
@@ -72,10 +76,21 @@ def getitem(z, a, b):
     d[a] += rt.unindex(d[z], a, b)
 
 
+@adjoint(rt.setitem)
+def setitem(z, x, index, value):
+    d[value] += rt.unbroadcast(d[z][index], value)
+    d[x] += rt.zero_at(d[z], index)
+
+
+@adjoint(Literal("tuple"), Literal("list"))
+def display(z, *elts):
+    d[elts] += d[z]
+
+
 @adjoint(Attr("T"))
 def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(operator.floordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

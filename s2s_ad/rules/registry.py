@@ -25,6 +25,12 @@ class Method:
 
 
 @dataclass(frozen=True)
+class Literal:
+    """A tuple or list display: `(a, b)`, `[a, b]`."""
+    name: str
+
+
+@dataclass(frozen=True)
 class Attr:
     """An ndarray attribute read from a value: `x.T`."""
     name: str
@@ -127,6 +133,8 @@ def display_name(target) -> str:
         return f"ndarray.{target.name}()"
     if isinstance(target, Attr):
         return f"ndarray.{target.name}"
+    if isinstance(target, Literal):
+        return f"{target.name} display"
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__name__", repr(target))
     if isinstance(target, np.ufunc) or module.startswith("numpy"):
@@ -147,6 +155,8 @@ def check_signature(target, tpl: templates.Template) -> None:
         if len(required) != target.nin:
             raise RuleError(f"{where}: takes {len(required)} operand(s), "
                             f"the ufunc takes {target.nin}")
+        return
+    if isinstance(target, Literal):
         return
     if isinstance(target, (Method, Attr)):
         if not params or params[0].name != "self":
