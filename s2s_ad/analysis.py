@@ -193,7 +193,7 @@ def _recorded(body, prims, wrt, facts) -> None:
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
             reads, reads_result = _reverse_reads(stmt, prims, facts)
-            if target in live or target in reads:
+            if (target in live or target in reads) and not prims[id(stmt)].only_grows:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
             if reads_result:

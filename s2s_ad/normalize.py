@@ -186,6 +186,15 @@ class _Normalizer:
             return astutil.name(t)
         return atom
 
+    def _append(self, items: str, value) -> None:
+        """`items.append(v)` in place, recording where the item lands:
+        `k = len(items); items = append(items, v, k)`."""
+        item = self.atom(value)
+        position = self.namer.temp("at")
+        self.emit(astutil.assign(position, astutil.call("len", [astutil.name(items)])))
+        self.emit(astutil.assign(items, astutil.call(
+            f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)])))
+
     def s_AugAssign(self, stmt: gast.AugAssign) -> None:
         """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;
         `x[i] += v` reads, adds and stores back into `x`."""
@@ -223,6 +232,13 @@ class _Normalizer:
     def s_Expr(self, stmt: gast.Expr) -> None:
         if isinstance(stmt.value, gast.Constant):
             return                          # a docstring or a bare literal
+        call = stmt.value
+        if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+                and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
+                and call.func.value.id in self.locals and len(call.args) == 1 \
+                and not call.keywords:
+            self._append(call.func.value.id, call.args[0])
+            return
         value = self.rhs(stmt.value)
         if not isinstance(value, gast.Call) and not self._opaque(stmt.value):
             return                          # an expression without effect
@@ -263,36 +279,55 @@ class _Normalizer:
         self.emit(header)
 
     def _iteration(self, iterable):
-        """(a `for` header over a range, a function making the element read)."""
-        func = iterable.func if isinstance(iterable, gast.Call) else None
-        callee = self.src.resolve(func, self.locals) if func is not None else None
-        if callee is range and not iterable.keywords:
+        """(a `for` header over a range, a function making the element read,
+        or None when the loop target is the range's own counter)."""
+        callee = self._callee(iterable)
+        if callee is range:
             rng = astutil.call("range", [self.atom(a) for a in iterable.args])
             return astutil.for_("_", rng, []), None
-        if callee in (enumerate, zip, reversed) and not iterable.keywords:
-            return self._builtin_iteration(callee, iterable.args)
-        seq = self.atom(iterable)
-        if isinstance(iterable, gast.Call):
-            seq = self._materialize(seq)
         index = self.namer.fresh("k")
-        length = astutil.call("range", [astutil.call("len", [astutil.clone(seq)])])
-        return astutil.for_(index, length, []), lambda k: _subscript(seq, k)
+        if callee is reversed and len(iterable.args) == 1:
+            length, element = self._view(iterable.args[0])
+            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            rng = astutil.call("range", [last, astutil.const(-1), astutil.const(-1)])
+            return astutil.for_(index, rng, []), element
+        length, element = self._view(iterable)
+        return astutil.for_(index, astutil.call("range", [length]), []), element
 
-    def _builtin_iteration(self, callee, args):
-        seqs = [self.atom(a) for a in args]
-        index = self.namer.fresh("k")
+    def _callee(self, expr):
+        if isinstance(expr, gast.Call) and not expr.keywords:
+            return self.src.resolve(expr.func, self.locals)
+        return None
+
+    def _view(self, iterable):
+        """(length, k -> the k-th element) of an iterable, composing
+        `enumerate`, `zip` and `reversed` over indexable sequences."""
+        callee = self._callee(iterable)
         if callee is enumerate:
-            seq, start = seqs[0], (seqs[1] if len(seqs) > 1 else None)
-            counter = (lambda k: astutil.binop(astutil.name(k), gast.Add(), start)) \
+            length, element = self._view(iterable.args[0])
+            start = self.atom(iterable.args[1]) if len(iterable.args) > 1 else None
+            count = (lambda k: astutil.binop(astutil.name(k), gast.Add(), astutil.clone(start))) \
                 if start is not None else astutil.name
-            return (astutil.for_(index, _range_len([seq]), []),
-                    lambda k: astutil.tuple_([counter(k), _subscript(seq, k)]))
-        if callee is zip:
-            return (astutil.for_(index, _range_len(seqs), []),
-                    lambda k: astutil.tuple_([_subscript(s, k) for s in seqs]))
-        last = astutil.binop(astutil.call("len", [seqs[0]]), gast.Sub(), astutil.const(1))
-        rng = astutil.call("range", [self.atom(last), astutil.const(-1), astutil.const(-1)])
-        return astutil.for_(index, rng, []), lambda k: _subscript(seqs[0], k)
+            return length, lambda k: astutil.tuple_([count(k), element(k)])
+        if callee is zip and iterable.args:
+            views = [self._view(a) for a in iterable.args]
+            lengths = [v[0] for v in views]
+            length = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
+            return length, lambda k: astutil.tuple_([v[1](k) for v in views])
+        if callee is reversed and len(iterable.args) == 1:
+            length, element = self._view(iterable.args[0])
+            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            return length, lambda k: element(self._reversed_index(last, k))
+        seq = self.atom(iterable)
+        if isinstance(iterable, gast.Call) and callee is not range:
+            seq = self._materialize(seq)
+        return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
+
+    def _reversed_index(self, last, k: str) -> str:
+        t = self.namer.temp()
+        self.emit(astutil.assign(t, astutil.binop(astutil.clone(last), gast.Sub(),
+                                                  astutil.name(k))))
+        return t
 
     def _materialize(self, seq):
         t = self.namer.temp("seq")
@@ -442,12 +477,6 @@ def _stored_names(node) -> set[str]:
 def _subscript(seq, index: str):
     return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
                           ctx=gast.Load())
-
-
-def _range_len(seqs) -> gast.Call:
-    lengths = [astutil.call("len", [astutil.clone(s)]) for s in seqs]
-    bound = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
-    return astutil.call("range", [bound])
 
 
 def is_opaque(expr, src: Source, locals_: set[str]) -> bool:

@@ -35,7 +35,7 @@ BINOPS = {
 }
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 # primitives that update their first operand in place (and return it)
-INPLACE = {runtime.setitem: None, operator.iadd: gast.Add, operator.isub: gast.Sub,
+INPLACE = {runtime.setitem: None, runtime.append: None, operator.iadd: gast.Add, operator.isub: gast.Sub,
            operator.imul: gast.Mult, operator.itruediv: gast.Div, operator.ipow: gast.Pow,
            operator.imod: gast.Mod, operator.imatmul: gast.MatMult,
            operator.ifloordiv: gast.FloorDiv}
@@ -58,6 +58,11 @@ class Prim:
             return self.key in INPLACE
         except TypeError:
             return False
+
+    @property
+    def only_grows(self) -> bool:
+        """An append: it never destroys a value, so nothing is recorded."""
+        return self.key is runtime.append
 
     def variant(self, varied) -> tuple:
         """For a CALL: the callee's parameters bound to varied names."""

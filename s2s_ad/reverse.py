@@ -543,9 +543,13 @@ def _index_of(prim: Prim) -> list:
 
 def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
     """An in-place primitive printed as the statement the user wrote:
-    `x[i] = v` or `a += b`."""
+    `x[i] = v`, `a += b` or `items.append(v)`."""
     target = stmt.targets[0].id
     args = stmt.value.args
+    if prim.key is runtime.append:
+        return astutil.expr_stmt(astutil.call(gast.Attribute(
+            value=astutil.name(target), attr="append", ctx=gast.Load()),
+            [astutil.clone(args[1])]))
     if prim.key is runtime.setitem:
         slot = gast.Subscript(value=astutil.name(target),
                               slice=astutil.index_syntax(args[1]), ctx=gast.Store())

@@ -241,7 +241,10 @@ class Seq(list):
     def __add__(self, other):
         if isinstance(other, (int, float)) and other == 0:
             return self
-        return Seq(a + b for a, b in zip(self, other, strict=True))
+        out = Seq(a + b for a, b in zip(self, other))
+        # a list that grew by appends: the shorter adjoint is zero past its end
+        out.extend(self[len(out):] if len(self) > len(out) else other[len(out):])
+        return out
 
     __radd__ = __add__
 
@@ -277,7 +280,7 @@ def zeros_like(x):
 
 def unstack(g, axis=0):
     """The adjoint of `np.stack`: one slice of `g` per stacked array."""
-    return [np.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+    return Seq(np.take(g, i, axis=axis) for i in range(np.shape(g)[axis]))
 
 
 def unconcatenate(g, arrays, axis=0):
@@ -285,9 +288,9 @@ def unconcatenate(g, arrays, axis=0):
     if axis is None:
         sizes = [np.size(a) for a in arrays]
         pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
-        return [p.reshape(np.shape(a)) for p, a in zip(pieces, arrays)]
+        return Seq(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
     sizes = [np.shape(a)[axis] for a in arrays]
-    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return Seq(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
 
 
 def unsum(g, items):
@@ -295,7 +298,7 @@ def unsum(g, items):
     back to each item's shape; an array for an array, else a list."""
     if isinstance(items, np.ndarray):
         return unreduce(unbroadcast(g, items[0]), items, 0)
-    return [unbroadcast(g, item) for item in items]
+    return Seq(unbroadcast(g, item) for item in items)
 
 
 def digamma(x):
@@ -410,8 +413,8 @@ def _tie_share(mask, axis=None, dtype=np.float64):
 # -- shapes ------------------------------------------------------------------
 def _cut(g, arrays, shapes, axis):
     ends = np.cumsum([s[axis] for s in shapes])[:-1]
-    return [np.reshape(p, np.shape(a))
-            for p, a in zip(np.split(g, ends, axis=axis), arrays)]
+    return Seq(np.reshape(p, np.shape(a))
+               for p, a in zip(np.split(g, ends, axis=axis), arrays))
 
 
 def unhstack(g, tup):
@@ -926,3 +929,24 @@ def copy(x):
     if isinstance(x, (list, dict)):
         return type(x)(x)
     return x
+
+
+def append(items, item, position):
+    """`items.append(item)`, as an expression; `position` is the new item's
+    index (generated code prints the statement)."""
+    items.append(item)
+    return items
+
+
+def item_or_zeros(g, position, item):
+    """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
+    if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) and position < len(g):
+        return g[position]
+    return zeros_like(item)
+
+
+def head(g, position):
+    """A list's adjoint before the append at `position`: its first items."""
+    if isinstance(g, np.ndarray) and g.ndim:
+        return Seq(g[:position])
+    return Seq(g[:position]) if isinstance(g, (list, tuple)) else g

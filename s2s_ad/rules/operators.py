@@ -82,6 +82,12 @@ def setitem(z, x, index, value):
     d[x] += rt.zero_at(d[z], index)
 
 
+@adjoint(rt.append)
+def append(z, items, item, position):
+    d[item] += rt.item_or_zeros(d[z], position, item)
+    d[items] += rt.head(d[z], position)
+
+
 @adjoint(Literal("tuple"), Literal("list"))
 def display(z, *elts):
     d[elts] += d[z]
