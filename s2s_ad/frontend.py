@@ -6,7 +6,8 @@ Invariants of a `Source`:
 - Line numbers in `tree` are relative to `lines`; `locate` maps a node back to
   the real file, line and column, so every error points at the user's code.
 - `resolve` evaluates a dotted name that is not a local of the function,
-  against closure cells, then globals, then builtins, at compile time.
+  against closure cells, then globals, then builtins, at compile time; and
+  the names of functions that normalization lifted out of the body.
 """
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ class Source:
     indent: int               # columns removed by dedent
     globals: dict
     closure: dict = field(default_factory=dict)
+    # functions that normalization lifted out of the body (see lift.py)
+    lifted: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -92,6 +95,8 @@ class Source:
         head, *rest = path.split(".")
         if head in _RESERVED:
             obj = _RESERVED[head]
+        elif head in self.lifted:
+            obj = self.lifted[head]
         elif head in local_names:
             return _UNRESOLVED
         elif head in self.closure:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, jumps
+from . import astutil, jumps, lift
 from .errors import UnsupportedSyntaxError
 from .frontend import OPERATORS, RUNTIME, Source, is_resolved
 from .naming import Namer
@@ -96,6 +96,7 @@ class _Normalizer:
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
         self.while_tests: dict = {}     # id(While) -> statements recomputing its test
+        self.nested: dict = {}          # nested function name -> lift.Lifted
         self._out: list = []
         self._stmt = None
 
@@ -126,8 +127,24 @@ class _Normalizer:
         self.origin[id(stmt)] = user
         self._out.append(stmt)
 
+    def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
+        if stmt.decorator_list:
+            self._unsupported(stmt, "a decorated nested function")
+        self._lift(stmt, stmt.name)
+
+    def _lift(self, node, name: str) -> lift.Lifted:
+        """Lift a nested function out; calls to `name` go to the lifted one."""
+        lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals)
+        self.src.lifted[lifted.name] = lifted.func
+        self.nested[name] = lifted
+        return lifted
+
     def s_Assign(self, stmt: gast.Assign) -> None:
         targets = stmt.targets
+        if len(targets) == 1 and isinstance(targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.Lambda):
+            self._lift(stmt.value, targets[0].id)
+            return
         if len(targets) == 1 and isinstance(targets[0], gast.Name):
             self.emit(astutil.assign(targets[0].id, self.rhs(stmt.value)))
             return
@@ -412,6 +429,13 @@ class _Normalizer:
                 self._unsupported(arg, "`*args` in a call")
         if any(k.arg is None for k in expr.keywords):
             self._unsupported(expr, "`**kwargs` in a call")
+        keywords = list(expr.keywords)
+        lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
+            else self.nested.get(getattr(expr.func, "id", None))
+        if lifted is not None:          # call the lifted function, passing what it reads
+            keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in lifted.free]
+            expr = gast.Call(func=astutil.name(lifted.name), args=expr.args,
+                             keywords=keywords)
         callee = self.src.resolve(expr.func, self.locals)
         if is_resolved(callee):
             func = astutil.clone(expr.func)

@@ -115,6 +115,8 @@ class _Reverser:
                        + ([args.vararg] if args.vararg else [])}
         self._rt = self._import("rt", runtime)
         self._np = self._import("np", np)
+        for name, func in src.lifted.items():      # nested functions, lifted
+            self._import(name, func)
 
     # -- naming -----------------------------------------------------------
     def _import(self, preferred: str, obj) -> str:
