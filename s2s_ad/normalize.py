@@ -97,6 +97,9 @@ class _Normalizer:
         self.origin: dict = {}
         self.while_tests: dict = {}     # id(While) -> statements recomputing its test
         self.nested: dict = {}          # nested function name -> lift.Lifted
+        self.aliases: dict = {}         # name -> the set of names bound to its object
+        self.lengths: dict = {}         # name bound once to a display -> its length
+        self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None
 
@@ -104,6 +107,7 @@ class _Normalizer:
     def block(self, stmts: list) -> list:
         saved, self._out = self._out, []
         outer = self._stmt
+        self.depth += outer is not None
         for stmt in stmts:
             self._stmt = stmt
             handler = getattr(self, "s_" + type(stmt).__name__, None)
@@ -111,6 +115,7 @@ class _Normalizer:
                 self._unsupported(stmt, _describe(stmt))
             handler(stmt)
         self._stmt = outer
+        self.depth -= outer is not None
         out, self._out = self._out, saved
         return out
 
@@ -126,6 +131,49 @@ class _Normalizer:
         gast.copy_location(stmt, user)
         self.origin[id(stmt)] = user
         self._out.append(stmt)
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0].id
+            self._track_alias(target, stmt.value)
+            self.lengths.pop(target, None)
+            if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
+                    and _stored_count(self.src.tree, target) == 1:
+                self.lengths[target] = len(stmt.value.elts)
+
+    # -- aliases: names bound to one object, for in-place updates ----------
+    def _track_alias(self, target: str, value) -> None:
+        group = self.aliases.pop(target, None)
+        if group is not None:
+            group.discard(target)
+        if isinstance(value, gast.Name) and value.id != target:
+            group = self.aliases.setdefault(value.id, {value.id})
+            group.add(target)
+            self.aliases[target] = group
+        elif _updates_in_place(value, target):
+            if group is not None:       # an in-place update keeps the object
+                group.add(target)
+                self.aliases[target] = group
+
+    def _realias(self, name: str, always: bool) -> None:
+        """After an in-place update of `name`, rebind its aliases to it, so
+        the analyses see them change too (a no-op for the primal)."""
+        for other in sorted(self.aliases.get(name, {name}) - {name}):
+            if always:
+                self.emit(astutil.assign(other, astutil.name(name)))
+                continue
+            same = self.namer.temp("same")
+            self.emit(astutil.assign(same, gast.Compare(
+                left=astutil.name(other), ops=[gast.Is()], comparators=[astutil.name(name)])))
+            rebind = astutil.assign(other, astutil.name(name))
+            gast.copy_location(rebind, self._stmt)
+            self.origin[id(rebind)] = self._stmt
+            self.emit(astutil.if_(astutil.name(same), [rebind]))
+
+    def _forget_aliases(self, stmt) -> None:
+        """Names a compound statement may rebind lose their alias facts."""
+        for name in _stored_names(stmt):
+            group = self.aliases.pop(name, None)
+            if group is not None:
+                group.discard(name)
 
     def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
         if stmt.decorator_list:
@@ -174,6 +222,7 @@ class _Normalizer:
         """`x[index] = value` in place: `x = setitem(x, index, value)`."""
         self.emit(astutil.assign(base, astutil.call(
             f"{RUNTIME}.setitem", [astutil.name(base), index, value])))
+        self._realias(base, always=True)
 
     def _unpack(self, target, value) -> None:
         elts = target.elts
@@ -234,6 +283,7 @@ class _Normalizer:
         rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(target.id), value]) \
             if func else astutil.binop(astutil.name(target.id), stmt.op, value)
         self.emit(astutil.assign(target.id, rhs))
+        self._realias(target.id, always=False)
 
     def s_AnnAssign(self, stmt: gast.AnnAssign) -> None:
         if stmt.value is not None:
@@ -265,6 +315,7 @@ class _Normalizer:
         pass
 
     def s_If(self, stmt: gast.If) -> None:
+        self._forget_aliases(stmt)
         test = self.atom(stmt.test)
         if isinstance(test, gast.Name) and test.id in _stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
@@ -280,6 +331,7 @@ class _Normalizer:
         sweep can run it backward and element reads are ordinary subscripts.
         The range is evaluated once into a variable if the body rebinds a name
         it reads (the reverse sweep evaluates the header again)."""
+        self._forget_aliases(stmt)
         header, element = self._iteration(stmt.iter)
         if _stored_names(stmt) & set(astutil.load_names(header.iter)):
             t = self.namer.temp("range")
@@ -360,6 +412,7 @@ class _Normalizer:
         """`while test:` computes the test into one variable before the loop and
         again at the end of the body (a `continue` is lowered to a flag later,
         so the recomputation is always reached)."""
+        self._forget_aliases(stmt)
         cond = self.namer.fresh("cond")
 
         def recompute():
@@ -424,9 +477,8 @@ class _Normalizer:
         return gast.UnaryOp(op=expr.op, operand=self.atom(expr.operand))
 
     def e_Call(self, expr):
-        for arg in expr.args:
-            if isinstance(arg, gast.Starred):
-                self._unsupported(arg, "`*args` in a call")
+        expr = gast.copy_location(gast.Call(func=expr.func, args=self._unstar(expr.args),
+                                            keywords=expr.keywords), expr)
         if any(k.arg is None for k in expr.keywords):
             self._unsupported(expr, "`**kwargs` in a call")
         keywords = list(expr.keywords)
@@ -434,8 +486,8 @@ class _Normalizer:
             else self.nested.get(getattr(expr.func, "id", None))
         if lifted is not None:          # call the lifted function, passing what it reads
             keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in lifted.free]
-            expr = gast.Call(func=astutil.name(lifted.name), args=expr.args,
-                             keywords=keywords)
+            expr = gast.copy_location(gast.Call(func=astutil.name(lifted.name),
+                                                args=expr.args, keywords=keywords), expr)
         callee = self.src.resolve(expr.func, self.locals)
         if is_resolved(callee):
             func = astutil.clone(expr.func)
@@ -447,6 +499,23 @@ class _Normalizer:
         args = [self._argument(a) for a in expr.args]
         kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]
         return astutil.call(func, args, kws)
+
+    def _unstar(self, args: list) -> list:
+        """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`."""
+        out = []
+        for arg in args:
+            if not isinstance(arg, gast.Starred):
+                out.append(arg)
+            elif isinstance(arg.value, (gast.Tuple, gast.List)):
+                out.extend(arg.value.elts)
+            elif isinstance(arg.value, gast.Name) and arg.value.id in self.lengths:
+                out.extend(gast.Subscript(value=astutil.name(arg.value.id),
+                                          slice=astutil.const(i), ctx=gast.Load())
+                           for i in range(self.lengths[arg.value.id]))
+            else:
+                self._unsupported(arg, "`*args` in a call, from a sequence whose "
+                                  "length is not known where the function is compiled")
+        return out
 
     def _argument(self, expr):
         """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`)."""
@@ -491,6 +560,19 @@ class _Normalizer:
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
+
+
+def _updates_in_place(value, target: str) -> bool:
+    """`x = setitem(x, ...)` or `x = iadd(x, ...)`: the object stays."""
+    return (isinstance(value, gast.Call) and value.args
+            and isinstance(value.args[0], gast.Name) and value.args[0].id == target
+            and isinstance(value.func, gast.Attribute)
+            and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
+
+
+def _stored_count(tree, name: str) -> int:
+    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
+               for n in gast.walk(tree))
 
 
 def _stored_names(node) -> set[str]:
