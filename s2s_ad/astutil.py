@@ -7,7 +7,6 @@ between two places in a tree.
 """
 from __future__ import annotations
 
-import copy
 from typing import Iterable, Iterator
 
 import gast
@@ -116,8 +115,20 @@ def module(body: list) -> gast.Module:
     return gast.Module(body=body, type_ignores=[])
 
 
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 def clone(node):
-    return copy.deepcopy(node)
+    """A deep copy of an AST (several times faster than `copy.deepcopy`)."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{f: clone(getattr(node, f, None)) for f in node._fields})
+    for attr in _LOCATION:
+        if hasattr(node, attr):
+            setattr(new, attr, getattr(node, attr))
+    return new
 
 
 def load_names(node) -> Iterator[str]:

@@ -3,10 +3,10 @@
 - `propagate`: a generated name assigned once, at the top level, to a number
   or to another name that is itself never reassigned, is replaced by its
   value.  User-visible names (`protected`) are never propagated away.
-- `fold`: arithmetic on numeric literals, and the identities `e * 1`,
-  `1 * e`, `e / 1`, `e ** 1`, `--e`.  An identity is not applied where it
-  would make a whole right-hand side a bare name, so an adjoint never
-  becomes an alias of a primal array the caller owns.
+- `fold`: arithmetic on numeric literals, the identities `e * 1`, `1 * e`,
+  `e / 1`, `e ** 1`, `--e`, and `a + -b` -> `a - b`.  An identity is not
+  applied where it would make a right-hand side a bare parameter or an
+  array updated in place, so an adjoint never aliases the caller's array.
 - `dead_code`: assignments whose target is never read, when the right-hand
   side is pure (no call, or a call into NumPy, math or the runtime); then
   blocks left empty.
@@ -45,6 +45,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
 def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     counts = _store_counts(fdef)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    values: dict = {}
     for stmt in list(fdef.body):
         if not _is_simple_assign(stmt):
             continue
@@ -54,12 +55,14 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
         if isinstance(value, gast.Name):
             if counts.get(value.id, 0) + (value.id in params) != 1:
                 continue
+            value = values.get(value.id, value)     # follow a chain of copies
         elif not astutil.is_number(value):
             continue
+        values[target] = value
         fdef.body.remove(stmt)
-        _replace_loads(fdef, target, value)
-        return True
-    return False
+    if values:
+        _replace_loads(fdef, values)
+    return bool(values)
 
 
 def _is_simple_assign(stmt) -> bool:
@@ -75,18 +78,18 @@ def _store_counts(fdef) -> dict[str, int]:
     return counts
 
 
-def _replace_loads(tree, ident: str, value) -> None:
+def _replace_loads(tree, values: dict) -> None:
     class Sub(gast.NodeTransformer):
         def visit_Name(self, node):
-            if node.id == ident and isinstance(node.ctx, gast.Load):
-                return astutil.clone(value)
+            if node.id in values and isinstance(node.ctx, gast.Load):
+                return astutil.clone(values[node.id])
             return node
     Sub().visit(tree)
 
 
 # -- folding -----------------------------------------------------------------
 def fold(fdef: gast.FunctionDef) -> bool:
-    folder = _Folder()
+    folder = _Folder(_alias_unsafe(fdef))
     for node in gast.walk(fdef):
         for field in ("value", "test", "iter"):
             child = getattr(node, field, None)
@@ -95,9 +98,26 @@ def fold(fdef: gast.FunctionDef) -> bool:
     return folder.changed
 
 
+def _alias_unsafe(fdef) -> set[str]:
+    """Names an adjoint must not alias: the caller's arguments (a returned
+    gradient could be one) and arrays updated in place."""
+    args = fdef.args
+    unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            unsafe.add(node.target.id)
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and isinstance(node.value, gast.Name):
+            unsafe.add(node.value.id)
+    return unsafe
+
+
 class _Folder(gast.NodeTransformer):
     changed = False
     root = None
+
+    def __init__(self, unsafe: set[str]):
+        self.unsafe = unsafe
 
     def top(self, expr):
         self.root = expr
@@ -130,12 +150,18 @@ class _Folder(gast.NodeTransformer):
             self.changed = True     # a + -b  ->  a - b
             op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
             return astutil.binop(left, op, right.operand)
-        if node is self.root:
-            return node             # keep a fresh value rather than an alias
+        if op in (gast.Mult, gast.Div) and isinstance(left, gast.UnaryOp) \
+                and isinstance(left.op, gast.USub):
+            self.changed = True     # (-a) * b  ->  -(a * b), for `c + -(...)`
+            return gast.UnaryOp(op=gast.USub(), operand=astutil.binop(
+                left.operand, node.op, right))
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
+            kept = left if one else right
+            if node is self.root and isinstance(kept, gast.Name) and kept.id in self.unsafe:
+                return node         # keep a fresh value rather than an alias
             self.changed = True
-            return left if one else right
+            return kept
         if _is_minus_one(right) and op is gast.Mult:
             self.changed = True
             return gast.UnaryOp(op=gast.USub(), operand=left)
