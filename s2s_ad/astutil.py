@@ -196,3 +196,25 @@ def index_syntax(value: gast.expr) -> gast.expr:
     if isinstance(value, gast.Tuple):
         return tuple_([index_syntax(e) for e in value.elts])
     return clone(value)
+
+
+def stored_names(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
+
+
+def describe(node) -> str:
+    """How an error message names a construct: "a lambda", "a for loop"."""
+    names = {
+        gast.Lambda: "a lambda", gast.ListComp: "a list comprehension",
+        gast.SetComp: "a set comprehension", gast.DictComp: "a dict comprehension",
+        gast.GeneratorExp: "a generator expression", gast.Dict: "a dict literal",
+        gast.Set: "a set literal", gast.NamedExpr: "an assignment expression (:=)",
+        gast.Starred: "a starred expression", gast.IfExp: "a conditional expression",
+        gast.FunctionDef: "a nested function definition",
+        gast.If: "an if statement", gast.For: "a for loop",
+        gast.While: "a while loop", gast.Break: "break", gast.Continue: "continue",
+        gast.Raise: "a raise statement", gast.Subscript: "a subscript",
+        gast.Attribute: "an attribute",
+    }
+    return names.get(type(node), f"a {type(node).__name__} construct")

@@ -39,14 +39,13 @@ import gast
 
 from . import astutil, jumps, lift
 from .errors import UnsupportedSyntaxError
-from .frontend import OPERATORS, RUNTIME, Source, is_resolved
+from .frontend import Source, is_resolved
 from .naming import Namer
+from .normalize_inplace import InPlaceForms
+from .normalize_loops import LoopForms
 from .rules import registry, stop_gradient_like
 
 _OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
-_INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
-            gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
-            gast.FloorDiv: "ifloordiv"}
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
 
@@ -91,7 +90,7 @@ def normalize(src: Source) -> Normalized:
     return Normalized(out, norm.origin, locals_, namer)
 
 
-class _Normalizer:
+class _Normalizer(LoopForms, InPlaceForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
@@ -112,7 +111,7 @@ class _Normalizer:
             self._stmt = stmt
             handler = getattr(self, "s_" + type(stmt).__name__, None)
             if handler is None:
-                self._unsupported(stmt, _describe(stmt))
+                self._unsupported(stmt, astutil.describe(stmt))
             handler(stmt)
         self._stmt = outer
         self.depth -= outer is not None
@@ -138,42 +137,6 @@ class _Normalizer:
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
                     and _stored_count(self.src.tree, target) == 1:
                 self.lengths[target] = len(stmt.value.elts)
-
-    # -- aliases: names bound to one object, for in-place updates ----------
-    def _track_alias(self, target: str, value) -> None:
-        group = self.aliases.pop(target, None)
-        if group is not None:
-            group.discard(target)
-        if isinstance(value, gast.Name) and value.id != target:
-            group = self.aliases.setdefault(value.id, {value.id})
-            group.add(target)
-            self.aliases[target] = group
-        elif _updates_in_place(value, target):
-            if group is not None:       # an in-place update keeps the object
-                group.add(target)
-                self.aliases[target] = group
-
-    def _realias(self, name: str, always: bool) -> None:
-        """After an in-place update of `name`, rebind its aliases to it, so
-        the analyses see them change too (a no-op for the primal)."""
-        for other in sorted(self.aliases.get(name, {name}) - {name}):
-            if always:
-                self.emit(astutil.assign(other, astutil.name(name)))
-                continue
-            same = self.namer.temp("same")
-            self.emit(astutil.assign(same, gast.Compare(
-                left=astutil.name(other), ops=[gast.Is()], comparators=[astutil.name(name)])))
-            rebind = astutil.assign(other, astutil.name(name))
-            gast.copy_location(rebind, self._stmt)
-            self.origin[id(rebind)] = self._stmt
-            self.emit(astutil.if_(astutil.name(same), [rebind]))
-
-    def _forget_aliases(self, stmt) -> None:
-        """Names a compound statement may rebind lose their alias facts."""
-        for name in _stored_names(stmt):
-            group = self.aliases.pop(name, None)
-            if group is not None:
-                group.discard(name)
 
     def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
         if stmt.decorator_list:
@@ -209,20 +172,7 @@ class _Normalizer:
             base, index = self._subscript_target(target)
             self._setitem(base, index, self.atom(value))
         else:
-            self._unsupported(target, "assignment to " + _describe(target))
-
-    def _subscript_target(self, target) -> tuple[str, gast.expr]:
-        """`x[i, 1:3]` as an assignment target: (x, the index as a value)."""
-        if not isinstance(target.value, gast.Name):
-            self._unsupported(target, "assignment into " + _describe(target.value)
-                              + " (only `name[index] = value` is supported)")
-        return target.value.id, astutil.index_value(self._index(target.slice))
-
-    def _setitem(self, base: str, index, value) -> None:
-        """`x[index] = value` in place: `x = setitem(x, index, value)`."""
-        self.emit(astutil.assign(base, astutil.call(
-            f"{RUNTIME}.setitem", [astutil.name(base), index, value])))
-        self._realias(base, always=True)
+            self._unsupported(target, "assignment to " + astutil.describe(target))
 
     def _unpack(self, target, value) -> None:
         elts = target.elts
@@ -251,39 +201,6 @@ class _Normalizer:
             self.emit(astutil.assign(t, atom))
             return astutil.name(t)
         return atom
-
-    def _append(self, items: str, value) -> None:
-        """`items.append(v)` in place, recording where the item lands:
-        `k = len(items); items = append(items, v, k)`."""
-        item = self.atom(value)
-        position = self.namer.temp("at")
-        self.emit(astutil.assign(position, astutil.call("len", [astutil.name(items)])))
-        self.emit(astutil.assign(items, astutil.call(
-            f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)])))
-
-    def s_AugAssign(self, stmt: gast.AugAssign) -> None:
-        """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;
-        `x[i] += v` reads, adds and stores back into `x`."""
-        target = stmt.target
-        if isinstance(target, gast.Subscript):
-            base, index = self._subscript_target(target)
-            old = self.namer.temp()
-            self.emit(astutil.assign(old, gast.Subscript(
-                value=astutil.name(base), slice=astutil.index_syntax(index),
-                ctx=gast.Load())))
-            new = self.namer.temp()
-            self.emit(astutil.assign(new, astutil.binop(
-                astutil.name(old), stmt.op, self.atom(stmt.value))))
-            self._setitem(base, index, astutil.name(new))
-            return
-        if not isinstance(target, gast.Name):
-            self._unsupported(stmt, "augmented assignment to " + _describe(target))
-        value = self.atom(stmt.value)
-        func = _INPLACE.get(type(stmt.op))
-        rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(target.id), value]) \
-            if func else astutil.binop(astutil.name(target.id), stmt.op, value)
-        self.emit(astutil.assign(target.id, rhs))
-        self._realias(target.id, always=False)
 
     def s_AnnAssign(self, stmt: gast.AnnAssign) -> None:
         if stmt.value is not None:
@@ -317,7 +234,7 @@ class _Normalizer:
     def s_If(self, stmt: gast.If) -> None:
         self._forget_aliases(stmt)
         test = self.atom(stmt.test)
-        if isinstance(test, gast.Name) and test.id in _stored_names(stmt):
+        if isinstance(test, gast.Name) and test.id in astutil.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
 
@@ -325,109 +242,6 @@ class _Normalizer:
         t = self.namer.temp()
         self.emit(astutil.assign(t, atom))
         return astutil.name(t)
-
-    def s_For(self, stmt: gast.For) -> None:
-        """`for x in X:` becomes an index loop over a range, so that the reverse
-        sweep can run it backward and element reads are ordinary subscripts.
-        The range is evaluated once into a variable if the body rebinds a name
-        it reads (the reverse sweep evaluates the header again)."""
-        self._forget_aliases(stmt)
-        header, element = self._iteration(stmt.iter)
-        if _stored_names(stmt) & set(astutil.load_names(header.iter)):
-            t = self.namer.temp("range")
-            self.emit(astutil.assign(t, header.iter))
-            header.iter = astutil.name(t)
-        index = header.target.id
-        body = self.capture(lambda: self._assign_target(stmt.target, element(index))) \
-            if element else []
-        if element is None:
-            self._check_loop_target(stmt.target)
-            header.target = astutil.name(stmt.target.id, store=True)
-        header.body = body + self.block(stmt.body)
-        header.orelse = self.block(stmt.orelse)
-        self.emit(header)
-
-    def _iteration(self, iterable):
-        """(a `for` header over a range, a function making the element read,
-        or None when the loop target is the range's own counter)."""
-        callee = self._callee(iterable)
-        if callee is range:
-            rng = astutil.call("range", [self.atom(a) for a in iterable.args])
-            return astutil.for_("_", rng, []), None
-        index = self.namer.fresh("k")
-        if callee is reversed and len(iterable.args) == 1:
-            length, element = self._view(iterable.args[0])
-            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
-            rng = astutil.call("range", [last, astutil.const(-1), astutil.const(-1)])
-            return astutil.for_(index, rng, []), element
-        length, element = self._view(iterable)
-        return astutil.for_(index, astutil.call("range", [length]), []), element
-
-    def _callee(self, expr):
-        if isinstance(expr, gast.Call) and not expr.keywords:
-            return self.src.resolve(expr.func, self.locals)
-        return None
-
-    def _view(self, iterable):
-        """(length, k -> the k-th element) of an iterable, composing
-        `enumerate`, `zip` and `reversed` over indexable sequences."""
-        callee = self._callee(iterable)
-        if callee is enumerate:
-            length, element = self._view(iterable.args[0])
-            start = self.atom(iterable.args[1]) if len(iterable.args) > 1 else None
-            count = (lambda k: astutil.binop(astutil.name(k), gast.Add(), astutil.clone(start))) \
-                if start is not None else astutil.name
-            return length, lambda k: astutil.tuple_([count(k), element(k)])
-        if callee is zip and iterable.args:
-            views = [self._view(a) for a in iterable.args]
-            lengths = [v[0] for v in views]
-            length = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
-            return length, lambda k: astutil.tuple_([v[1](k) for v in views])
-        if callee is reversed and len(iterable.args) == 1:
-            length, element = self._view(iterable.args[0])
-            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
-            return length, lambda k: element(self._reversed_index(last, k))
-        seq = self.atom(iterable)
-        if isinstance(iterable, gast.Call) and callee is not range:
-            seq = self._materialize(seq)
-        return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
-
-    def _reversed_index(self, last, k: str) -> str:
-        t = self.namer.temp()
-        self.emit(astutil.assign(t, astutil.binop(astutil.clone(last), gast.Sub(),
-                                                  astutil.name(k))))
-        return t
-
-    def _materialize(self, seq):
-        t = self.namer.temp("seq")
-        self.emit(astutil.assign(t, astutil.call("list", [seq])))
-        return astutil.name(t)
-
-    def _check_loop_target(self, target) -> None:
-        if not isinstance(target, gast.Name):
-            self._unsupported(target, "a loop target that is not a plain name "
-                              "when looping over range(...)")
-
-    def s_While(self, stmt: gast.While) -> None:
-        """`while test:` computes the test into one variable before the loop and
-        again at the end of the body (a `continue` is lowered to a flag later,
-        so the recomputation is always reached)."""
-        self._forget_aliases(stmt)
-        cond = self.namer.fresh("cond")
-
-        def recompute():
-            self.emit(astutil.assign(cond, self.rhs(stmt.test)))
-        recompute()
-        loop = gast.While(test=astutil.name(cond), body=self.block(stmt.body),
-                          orelse=self.block(stmt.orelse))
-        self.while_tests[id(loop)] = self.capture(recompute)
-        self.emit(loop)
-
-    def s_Break(self, stmt) -> None:
-        self.emit(gast.Break())
-
-    def s_Continue(self, stmt) -> None:
-        self.emit(gast.Continue())
 
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(gast.Assert(test=astutil.clone(stmt.test),
@@ -464,7 +278,7 @@ class _Normalizer:
             return astutil.clone(expr)
         handler = getattr(self, "e_" + type(expr).__name__, None)
         if handler is None:
-            self._unsupported(expr, _describe(expr))
+            self._unsupported(expr, astutil.describe(expr))
         return handler(expr)
 
     def _opaque(self, expr) -> bool:
@@ -562,27 +376,9 @@ class _Normalizer:
                  "`stop_gradient(...)` if no gradient should flow through it")
 
 
-def _updates_in_place(value, target: str) -> bool:
-    """`x = setitem(x, ...)` or `x = iadd(x, ...)`: the object stays."""
-    return (isinstance(value, gast.Call) and value.args
-            and isinstance(value.args[0], gast.Name) and value.args[0].id == target
-            and isinstance(value.func, gast.Attribute)
-            and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
-
-
 def _stored_count(tree, name: str) -> int:
     return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
                for n in gast.walk(tree))
-
-
-def _stored_names(node) -> set[str]:
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
-
-
-def _subscript(seq, index: str):
-    return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
-                          ctx=gast.Load())
 
 
 def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
@@ -611,19 +407,3 @@ def _stem(expr) -> str:
         if isinstance(expr.func, gast.Attribute):
             return expr.func.attr
     return "t"
-
-
-def _describe(node) -> str:
-    names = {
-        gast.Lambda: "a lambda", gast.ListComp: "a list comprehension",
-        gast.SetComp: "a set comprehension", gast.DictComp: "a dict comprehension",
-        gast.GeneratorExp: "a generator expression", gast.Dict: "a dict literal",
-        gast.Set: "a set literal", gast.NamedExpr: "an assignment expression (:=)",
-        gast.Starred: "a starred expression", gast.IfExp: "a conditional expression",
-        gast.FunctionDef: "a nested function definition",
-        gast.If: "an if statement", gast.For: "a for loop",
-        gast.While: "a while loop", gast.Break: "break", gast.Continue: "continue",
-        gast.Raise: "a raise statement", gast.Subscript: "a subscript",
-        gast.Attribute: "an attribute",
-    }
-    return names.get(type(node), f"a {type(node).__name__} construct")

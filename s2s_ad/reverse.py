@@ -19,9 +19,6 @@ code never updates an array in place (`dx = dx + e`), so adjoints may alias.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 import gast
 import numpy as np
 
@@ -30,40 +27,12 @@ from .analysis import Facts
 from .errors import RuleError
 from .frontend import Source
 from .normalize import Normalized
-from .primitives import CALL, COPY, INPLACE, RULE, UNKNOWN, Prim
+from .primitives import COPY, RULE, UNKNOWN, Prim
 from .pairs import SPLIT
+from .reverse_boundary import Adjoint, Boundary, PairRef, Request
+from .reverse_forward import ForwardSweep, index_of, param_copies
 
-
-@dataclass
-class Request:
-    """What to generate: which parameters, which output, what to return."""
-
-    wrt: list[str]
-    mode: str = "grad"          # "grad", "value_and_grad", "vjp" or "pair"
-    has_aux: bool = False
-    seed: str | None = None     # name of the cotangent parameter (vjp, pair)
-    single: bool = True         # return one gradient, not a tuple
-    # (callee, variant, location) -> PairRef: the adjoint pair of a user
-    # function called with the parameters `variant` varied
-    pairs: Callable | None = None
-
-
-@dataclass(frozen=True)
-class PairRef:
-    """A callee's generated forward/backward functions, for a caller to use.
-
-    `objects` is None while the pair itself is being compiled (recursion):
-    the names then refer to the defs compiled alongside."""
-    fwd: str
-    bwd: str
-    objects: tuple | None = None
-
-
-@dataclass
-class Adjoint:
-    tree: gast.FunctionDef
-    imports: dict = field(default_factory=dict)   # name -> object
-    seed_param: str | None = None                 # pair mode: the cotangent
+__all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
 
 
 def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
@@ -95,7 +64,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     return Adjoint(fdef, gen.imports, gen.seed_param)
 
 
-class _Reverser:
+class _Reverser(ForwardSweep, Boundary):
     def __init__(self, norm: Normalized, src: Source, prims, facts: Facts, req: Request):
         self.norm, self.src, self.prims, self.facts = norm, src, prims, facts
         self.req = req
@@ -135,193 +104,6 @@ class _Reverser:
         if primal not in self.adj:
             self.adj[primal] = self.namer.fresh("d" + primal)
         return self.adj[primal]
-
-    # -- forward sweep ----------------------------------------------------
-    def forward(self, body: list) -> list:
-        out = []
-        for stmt in body:
-            if isinstance(stmt, gast.Assign):
-                out.extend(self._record(stmt))
-                out.extend(self._forward_assign(stmt))
-            elif isinstance(stmt, gast.If):
-                out.append(astutil.if_(astutil.clone(stmt.test),
-                                       self.forward(stmt.body),
-                                       self.forward(stmt.orelse)))
-            elif isinstance(stmt, (gast.For, gast.While)):
-                out.extend(self._forward_loop(stmt))
-            else:
-                out.append(astutil.clone(stmt))
-        return out
-
-    def _forward_assign(self, stmt) -> list:
-        """The statement itself, or for an active call of a user function,
-        `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
-        prim = self.prims[id(stmt)]
-        if prim.inplace:
-            return [_inplace_statement(stmt, prim)]
-        if prim.kind != CALL or id(stmt) not in self.facts.active:
-            return [astutil.clone(stmt)]
-        variant = prim.variant(self.facts.varied_before[id(stmt)])
-        ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
-        fwd, bwd = ref.fwd, ref.bwd
-        if ref.objects is not None:
-            fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
-        saved = self.namer.fresh(prim.key.__name__ + "_saved")
-        self.calls[id(stmt)] = (saved, bwd, variant)
-        call = astutil.clone(stmt.value)
-        call.func = astutil.name(fwd)
-        target = gast.Tuple(elts=[astutil.name(stmt.targets[0].id, store=True),
-                                  astutil.name(saved, store=True)], ctx=gast.Store())
-        out = [astutil.assign(target, call)]
-        if self.depth:
-            out.append(self._push(saved))
-        return out
-
-    def _push(self, value) -> gast.stmt:
-        value = astutil.name(value) if isinstance(value, str) else value
-        return astutil.expr_stmt(astutil.call(
-            gast.Attribute(value=astutil.name(self._tape()), attr="append",
-                           ctx=gast.Load()), [value]))
-
-    def _record(self, stmt) -> list:
-        if id(stmt) not in self.facts.recorded:
-            return []
-        target = stmt.targets[0].id
-        prim = self.prims[id(stmt)]
-        value = astutil.name(target)
-        if prim.inplace:        # the old value is destroyed in place: copy it
-            value = astutil.call(f"{self._rt}.snapshot", [value] + _index_of(prim))
-        if self.depth == 0:
-            save = self.namer.fresh(target + "_old")
-            self.saves[id(stmt)] = save
-            return [astutil.assign(save, value)]
-        if target not in self.params:
-            self.unbound.add(target)
-        return [self._push(value)]
-
-    def _tape(self) -> str:
-        if self.tape is None:
-            self.tape = self.namer.fresh("tape")
-        return self.tape
-
-    def _forward_loop(self, loop) -> list:
-        self.depth += 1
-        body = self.forward(loop.body)
-        self.depth -= 1
-        pre = []
-        if self._needs_counter(loop):
-            counter = self.namer.fresh("trips")
-            self.counters[id(loop)] = counter
-            pre.append(astutil.assign(counter, astutil.const(0)))
-            body.insert(0, astutil.assign(counter, astutil.binop(
-                astutil.name(counter), gast.Add(), astutil.const(1))))
-        if isinstance(loop, gast.For):
-            new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
-        else:
-            new = gast.While(test=astutil.clone(loop.test), body=body, orelse=[])
-        return pre + [new]
-
-    def _needs_counter(self, loop) -> bool:
-        if not self._loop_reversed(loop):
-            return False
-        return isinstance(loop, gast.While) or _has_break(loop.body)
-
-    def _loop_reversed(self, loop) -> bool:
-        """A loop is reversed iff its body has active or recorded statements."""
-        for stmt in gast.walk(loop):
-            if id(stmt) in self.facts.active or id(stmt) in self.facts.recorded:
-                return True
-        return False
-
-    # -- seed and results ---------------------------------------------------
-    def seed(self, output, req: Request, src: Source) -> list:
-        if req.mode == "pair":
-            return self._pair_seed(output)
-        if not isinstance(output, gast.Name):
-            return []
-        out = []
-        checked = self._scalar_witness(output.id, req)
-        if req.mode != "vjp" and checked is not None:
-            check = astutil.call(f"{self._rt}.check_scalar",
-                                 [astutil.name(checked), astutil.const(src.name)])
-            test = gast.Compare(left=astutil.call("type", [astutil.name(checked)]),
-                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
-            out.append(astutil.if_(test, [astutil.expr_stmt(check)]))
-        if output.id in self.facts.varied_out:
-            seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
-            out.append(astutil.assign(self.adjoint_name(output.id), seed))
-            self.live.add(output.id)
-        return out
-
-    def _pair_seed(self, output) -> list:
-        """The backward half's cotangent parameter: the output's adjoint
-        variable itself, or for a returned tuple one item per element."""
-        if isinstance(output, gast.Name) and output.id in self.facts.varied_out:
-            self.seed_param = self.adjoint_name(output.id)
-            self.live.add(output.id)
-            return []
-        self.seed_param = self.namer.fresh("dresult")
-        if not isinstance(output, gast.Tuple):
-            return []
-        out = []
-        for i, elt in enumerate(output.elts):
-            if isinstance(elt, gast.Name) and elt.id in self.facts.varied_out:
-                item = gast.Subscript(value=astutil.name(self.seed_param),
-                                      slice=astutil.const(i), ctx=gast.Load())
-                d = self.adjoint_name(elt.id)
-                value = astutil.binop(astutil.name(d), gast.Add(), item) \
-                    if elt.id in self.live else item
-                out.append(astutil.assign(d, value))
-                self.live.add(elt.id)
-        return out
-
-    def _scalar_witness(self, output: str, req: Request) -> str | None:
-        """The variable whose scalar-ness decides the output's: the output
-        itself, or a parameter proven to have the output's shape (checking
-        it lets the forward sweep drop a primal that only fed the check),
-        or None when the output is a literal number."""
-        cls = self.facts.shape_out.get(output)
-        if cls == "scalar":
-            return None
-        if cls in self.params and req.mode == "grad":
-            return cls
-        return output
-
-    def returns(self, output, aux, req: Request) -> list:
-        if req.mode == "pair":      # raw adjoints, one per varied parameter
-            return [astutil.ret(astutil.tuple_(
-                astutil.name(self.adjoint_name(p)) if p in self.live else
-                astutil.call(f"{self._rt}.zeros_like", [astutil.name(p)])
-                for p in req.wrt))]
-        grads, fixes = [], []
-        for p in req.wrt:
-            if p in self.live:
-                d = self.adjoint_name(p)
-                fixes.append(self._like_check(d, p))
-                grads.append(astutil.name(d))
-            else:
-                grads.append(astutil.call(f"{self._rt}.like", [
-                    astutil.const(0.0), astutil.name(p), astutil.const(p)]))
-        result = grads[0] if req.single else astutil.tuple_(grads)
-        value = astutil.clone(output)
-        if aux is not None:
-            value = astutil.tuple_([value, astutil.clone(aux)])
-        if req.mode == "value_and_grad":
-            result = astutil.tuple_([value, result])
-        elif aux is not None:
-            result = astutil.tuple_([result, astutil.clone(aux)])
-        return fixes + [astutil.ret(result)]
-
-    def _like_check(self, d: str, p: str) -> gast.stmt:
-        """`dx` takes `x`'s type, shape and dtype: a cheap test for the
-        common float case, the helper (which also rejects ints) otherwise."""
-        def not_float(n):
-            return gast.Compare(left=astutil.call("type", [astutil.name(n)]),
-                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
-        test = gast.BoolOp(op=gast.Or(), values=[not_float(d), not_float(p)])
-        fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
-            astutil.name(d), astutil.name(p), astutil.const(p)]))
-        return astutil.if_(test, [fix])
 
     # -- reverse sweep ----------------------------------------------------
     def backward(self, body: list) -> list:
@@ -369,7 +151,7 @@ class _Reverser:
             value = astutil.name(old) if old else self._pop()
             if prim.inplace:    # put the old values back where they were
                 value = astutil.call(f"{self._rt}.restore", [
-                    astutil.name(target), value] + _index_of(prim))
+                    astutil.name(target), value] + index_of(prim))
             code.append(astutil.assign(target, value))
         return code
 
@@ -537,56 +319,6 @@ class _Reverser:
         return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
 
 
-def _index_of(prim: Prim) -> list:
-    """The index operand of a `setitem`, as a list (empty for `a += b`)."""
-    index = prim.binding.get("index")
-    return [astutil.clone(index)] if index is not None and prim.key is runtime.setitem else []
-
-
-def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
-    """An in-place primitive printed as the statement the user wrote:
-    `x[i] = v`, `a += b` or `items.append(v)`."""
-    target = stmt.targets[0].id
-    args = stmt.value.args
-    if prim.key is runtime.append:
-        return astutil.expr_stmt(astutil.call(gast.Attribute(
-            value=astutil.name(target), attr="append", ctx=gast.Load()),
-            [astutil.clone(args[1])]))
-    if prim.key is runtime.setitem:
-        slot = gast.Subscript(value=astutil.name(target),
-                              slice=astutil.index_syntax(args[1]), ctx=gast.Store())
-        return astutil.assign(slot, astutil.clone(args[2]))
-    op = INPLACE[prim.key]()
-    return gast.AugAssign(target=astutil.name(target, store=True), op=op,
-                          value=astutil.clone(args[1]))
-
-
-def param_copies(body, prims, params) -> list[str]:
-    """Parameters that an in-place update may reach (directly or through
-    plain copies): the derived function copies them so that the caller's
-    arrays are never mutated."""
-    alias = {p: p for p in params}
-    reached = set()
-    for stmt in _walk_assign(body):
-        prim = prims[id(stmt)]
-        target = stmt.targets[0].id
-        if prim.kind == COPY and prim.operands[0] in alias:
-            alias[target] = alias[prim.operands[0]]
-        elif prim.inplace and target in alias:
-            reached.add(alias[target])
-        elif target in alias and target not in params:
-            del alias[target]
-    return sorted(reached)
-
-
-def _walk_assign(body):
-    for stmt in body:
-        if isinstance(stmt, gast.Assign):
-            yield stmt
-        for child in ("body", "orelse"):
-            yield from _walk_assign(getattr(stmt, child, []) or [])
-
-
 def _flat(primals):
     for p in primals:
         if isinstance(p, tuple):
@@ -601,15 +333,6 @@ def _rename(node, old: str, new: str):
         if isinstance(sub, gast.Name) and sub.id == old:
             sub.id = new
     return node
-
-
-def _has_break(body) -> bool:
-    for stmt in body:
-        if isinstance(stmt, gast.Break):
-            return True
-        if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
-            return True
-    return False
 
 
 def _header(stmt) -> str:

@@ -1,0 +1,126 @@
+"""Loops in A-normal form: `for` over ranges and sequences, `while`.
+
+A mixin of the normalizer (see normalize.py for the grammar).  A `for` loop
+becomes an index loop over a range so that the reverse sweep can run it
+backward and element reads are ordinary subscripts; `enumerate`, `zip` and
+`reversed` compose over indexable sequences.  A `while` loop computes its
+test into one variable before the loop and again at the end of the body.
+"""
+from __future__ import annotations
+
+import gast
+
+from . import astutil
+
+
+class LoopForms:
+    """Statement handlers for loops; relies on the normalizer's `atom`,
+    `block`, `capture`, `emit`, `namer`, `src` and `locals`."""
+
+    def s_For(self, stmt: gast.For) -> None:
+        """`for x in X:` becomes an index loop over a range, so that the reverse
+        sweep can run it backward and element reads are ordinary subscripts.
+        The range is evaluated once into a variable if the body rebinds a name
+        it reads (the reverse sweep evaluates the header again)."""
+        self._forget_aliases(stmt)
+        header, element = self._iteration(stmt.iter)
+        if astutil.stored_names(stmt) & set(astutil.load_names(header.iter)):
+            t = self.namer.temp("range")
+            self.emit(astutil.assign(t, header.iter))
+            header.iter = astutil.name(t)
+        index = header.target.id
+        body = self.capture(lambda: self._assign_target(stmt.target, element(index))) \
+            if element else []
+        if element is None:
+            self._check_loop_target(stmt.target)
+            header.target = astutil.name(stmt.target.id, store=True)
+        header.body = body + self.block(stmt.body)
+        header.orelse = self.block(stmt.orelse)
+        self.emit(header)
+
+    def _iteration(self, iterable):
+        """(a `for` header over a range, a function making the element read,
+        or None when the loop target is the range's own counter)."""
+        callee = self._callee(iterable)
+        if callee is range:
+            rng = astutil.call("range", [self.atom(a) for a in iterable.args])
+            return astutil.for_("_", rng, []), None
+        index = self.namer.fresh("k")
+        if callee is reversed and len(iterable.args) == 1:
+            length, element = self._view(iterable.args[0])
+            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            rng = astutil.call("range", [last, astutil.const(-1), astutil.const(-1)])
+            return astutil.for_(index, rng, []), element
+        length, element = self._view(iterable)
+        return astutil.for_(index, astutil.call("range", [length]), []), element
+
+    def _callee(self, expr):
+        if isinstance(expr, gast.Call) and not expr.keywords:
+            return self.src.resolve(expr.func, self.locals)
+        return None
+
+    def _view(self, iterable):
+        """(length, k -> the k-th element) of an iterable, composing
+        `enumerate`, `zip` and `reversed` over indexable sequences."""
+        callee = self._callee(iterable)
+        if callee is enumerate:
+            length, element = self._view(iterable.args[0])
+            start = self.atom(iterable.args[1]) if len(iterable.args) > 1 else None
+            count = (lambda k: astutil.binop(astutil.name(k), gast.Add(), astutil.clone(start))) \
+                if start is not None else astutil.name
+            return length, lambda k: astutil.tuple_([count(k), element(k)])
+        if callee is zip and iterable.args:
+            views = [self._view(a) for a in iterable.args]
+            lengths = [v[0] for v in views]
+            length = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
+            return length, lambda k: astutil.tuple_([v[1](k) for v in views])
+        if callee is reversed and len(iterable.args) == 1:
+            length, element = self._view(iterable.args[0])
+            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            return length, lambda k: element(self._reversed_index(last, k))
+        seq = self.atom(iterable)
+        if isinstance(iterable, gast.Call) and callee is not range:
+            seq = self._materialize(seq)
+        return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
+
+    def _reversed_index(self, last, k: str) -> str:
+        t = self.namer.temp()
+        self.emit(astutil.assign(t, astutil.binop(astutil.clone(last), gast.Sub(),
+                                                  astutil.name(k))))
+        return t
+
+    def _materialize(self, seq):
+        t = self.namer.temp("seq")
+        self.emit(astutil.assign(t, astutil.call("list", [seq])))
+        return astutil.name(t)
+
+    def _check_loop_target(self, target) -> None:
+        if not isinstance(target, gast.Name):
+            self._unsupported(target, "a loop target that is not a plain name "
+                              "when looping over range(...)")
+
+    def s_While(self, stmt: gast.While) -> None:
+        """`while test:` computes the test into one variable before the loop and
+        again at the end of the body (a `continue` is lowered to a flag later,
+        so the recomputation is always reached)."""
+        self._forget_aliases(stmt)
+        cond = self.namer.fresh("cond")
+
+        def recompute():
+            self.emit(astutil.assign(cond, self.rhs(stmt.test)))
+        recompute()
+        loop = gast.While(test=astutil.name(cond), body=self.block(stmt.body),
+                          orelse=self.block(stmt.orelse))
+        self.while_tests[id(loop)] = self.capture(recompute)
+        self.emit(loop)
+
+    def s_Break(self, stmt) -> None:
+        self.emit(gast.Break())
+
+    def s_Continue(self, stmt) -> None:
+        self.emit(gast.Continue())
+
+
+def _subscript(seq, index: str):
+    return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
+                          ctx=gast.Load())

@@ -1,0 +1,144 @@
+"""The boundary of an adjoint function (a mixin of reverse._Reverser):
+the check that the output is a scalar, the seed of its adjoint, and the
+returned gradients, each given its argument's type, shape and dtype.
+
+In "pair" mode (a callee's forward/backward functions) there is no check,
+the seed is the backward function's parameter, and the adjoints are
+returned raw, one per varied parameter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gast
+
+from . import astutil
+from .frontend import Source
+
+
+@dataclass
+class Request:
+    """What to generate: which parameters, which output, what to return."""
+
+    wrt: list[str]
+    mode: str = "grad"          # "grad", "value_and_grad", "vjp" or "pair"
+    has_aux: bool = False
+    seed: str | None = None     # name of the cotangent parameter (vjp, pair)
+    single: bool = True         # return one gradient, not a tuple
+    # (callee, variant, location) -> PairRef: the adjoint pair of a user
+    # function called with the parameters `variant` varied
+    pairs: Callable | None = None
+
+
+@dataclass(frozen=True)
+class PairRef:
+    """A callee's generated forward/backward functions, for a caller to use.
+
+    `objects` is None while the pair itself is being compiled (recursion):
+    the names then refer to the defs compiled alongside."""
+    fwd: str
+    bwd: str
+    objects: tuple | None = None
+
+
+@dataclass
+class Adjoint:
+    tree: gast.FunctionDef
+    imports: dict = field(default_factory=dict)   # name -> object
+    seed_param: str | None = None                 # pair mode: the cotangent
+
+
+
+class Boundary:
+    """Relies on the reverser's `facts`, `live`, `params`, `namer`,
+    `adjoint_name` and `_rt`."""
+
+    def seed(self, output, req: Request, src: Source) -> list:
+        if req.mode == "pair":
+            return self._pair_seed(output)
+        if not isinstance(output, gast.Name):
+            return []
+        out = []
+        checked = self._scalar_witness(output.id, req)
+        if req.mode != "vjp" and checked is not None:
+            check = astutil.call(f"{self._rt}.check_scalar",
+                                 [astutil.name(checked), astutil.const(src.name)])
+            test = gast.Compare(left=astutil.call("type", [astutil.name(checked)]),
+                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
+            out.append(astutil.if_(test, [astutil.expr_stmt(check)]))
+        if output.id in self.facts.varied_out:
+            seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
+            out.append(astutil.assign(self.adjoint_name(output.id), seed))
+            self.live.add(output.id)
+        return out
+
+    def _pair_seed(self, output) -> list:
+        """The backward half's cotangent parameter: the output's adjoint
+        variable itself, or for a returned tuple one item per element."""
+        if isinstance(output, gast.Name) and output.id in self.facts.varied_out:
+            self.seed_param = self.adjoint_name(output.id)
+            self.live.add(output.id)
+            return []
+        self.seed_param = self.namer.fresh("dresult")
+        if not isinstance(output, gast.Tuple):
+            return []
+        out = []
+        for i, elt in enumerate(output.elts):
+            if isinstance(elt, gast.Name) and elt.id in self.facts.varied_out:
+                item = gast.Subscript(value=astutil.name(self.seed_param),
+                                      slice=astutil.const(i), ctx=gast.Load())
+                d = self.adjoint_name(elt.id)
+                value = astutil.binop(astutil.name(d), gast.Add(), item) \
+                    if elt.id in self.live else item
+                out.append(astutil.assign(d, value))
+                self.live.add(elt.id)
+        return out
+
+    def _scalar_witness(self, output: str, req: Request) -> str | None:
+        """The variable whose scalar-ness decides the output's: the output
+        itself, or a parameter proven to have the output's shape (checking
+        it lets the forward sweep drop a primal that only fed the check),
+        or None when the output is a literal number."""
+        cls = self.facts.shape_out.get(output)
+        if cls == "scalar":
+            return None
+        if cls in self.params and req.mode == "grad":
+            return cls
+        return output
+
+    def returns(self, output, aux, req: Request) -> list:
+        if req.mode == "pair":      # raw adjoints, one per varied parameter
+            return [astutil.ret(astutil.tuple_(
+                astutil.name(self.adjoint_name(p)) if p in self.live else
+                astutil.call(f"{self._rt}.zeros_like", [astutil.name(p)])
+                for p in req.wrt))]
+        grads, fixes = [], []
+        for p in req.wrt:
+            if p in self.live:
+                d = self.adjoint_name(p)
+                fixes.append(self._like_check(d, p))
+                grads.append(astutil.name(d))
+            else:
+                grads.append(astutil.call(f"{self._rt}.like", [
+                    astutil.const(0.0), astutil.name(p), astutil.const(p)]))
+        result = grads[0] if req.single else astutil.tuple_(grads)
+        value = astutil.clone(output)
+        if aux is not None:
+            value = astutil.tuple_([value, astutil.clone(aux)])
+        if req.mode == "value_and_grad":
+            result = astutil.tuple_([value, result])
+        elif aux is not None:
+            result = astutil.tuple_([result, astutil.clone(aux)])
+        return fixes + [astutil.ret(result)]
+
+    def _like_check(self, d: str, p: str) -> gast.stmt:
+        """`dx` takes `x`'s type, shape and dtype: a cheap test for the
+        common float case, the helper (which also rejects ints) otherwise."""
+        def not_float(n):
+            return gast.Compare(left=astutil.call("type", [astutil.name(n)]),
+                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
+        test = gast.BoolOp(op=gast.Or(), values=[not_float(d), not_float(p)])
+        fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
+            astutil.name(d), astutil.name(p), astutil.const(p)]))
+        return astutil.if_(test, [fix])

@@ -1,0 +1,177 @@
+"""The forward sweep of an adjoint function (a mixin of reverse._Reverser).
+
+The primal's statements, in order, plus what the reverse sweep needs:
+- before an assignment in `Facts.recorded`, its target's old value is saved
+  (straight-line code: a local `x_old`; inside loops: pushed on the tape),
+  copied first when the assignment updates in place;
+- an active call of a user function calls its generated forward function
+  and keeps the saved state it returns (taped inside loops);
+- loops whose trip count the header does not give get a counter;
+- in-place primitives are printed as the statements the user wrote.
+"""
+from __future__ import annotations
+
+import gast
+
+from . import astutil, runtime
+from .primitives import CALL, COPY, INPLACE, Prim
+
+
+class ForwardSweep:
+    """Relies on the reverser's `prims`, `facts`, `namer`, `depth`, `saves`,
+    `counters`, `unbound`, `calls`, `req`, `src`, `params` and `_import`."""
+
+    def forward(self, body: list) -> list:
+        out = []
+        for stmt in body:
+            if isinstance(stmt, gast.Assign):
+                out.extend(self._record(stmt))
+                out.extend(self._forward_assign(stmt))
+            elif isinstance(stmt, gast.If):
+                out.append(astutil.if_(astutil.clone(stmt.test),
+                                       self.forward(stmt.body),
+                                       self.forward(stmt.orelse)))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                out.extend(self._forward_loop(stmt))
+            else:
+                out.append(astutil.clone(stmt))
+        return out
+
+    def _forward_assign(self, stmt) -> list:
+        """The statement itself, or for an active call of a user function,
+        `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
+        prim = self.prims[id(stmt)]
+        if prim.inplace:
+            return [_inplace_statement(stmt, prim)]
+        if prim.kind != CALL or id(stmt) not in self.facts.active:
+            return [astutil.clone(stmt)]
+        variant = prim.variant(self.facts.varied_before[id(stmt)])
+        ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
+        fwd, bwd = ref.fwd, ref.bwd
+        if ref.objects is not None:
+            fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
+        saved = self.namer.fresh(prim.key.__name__ + "_saved")
+        self.calls[id(stmt)] = (saved, bwd, variant)
+        call = astutil.clone(stmt.value)
+        call.func = astutil.name(fwd)
+        target = gast.Tuple(elts=[astutil.name(stmt.targets[0].id, store=True),
+                                  astutil.name(saved, store=True)], ctx=gast.Store())
+        out = [astutil.assign(target, call)]
+        if self.depth:
+            out.append(self._push(saved))
+        return out
+
+    def _push(self, value) -> gast.stmt:
+        value = astutil.name(value) if isinstance(value, str) else value
+        return astutil.expr_stmt(astutil.call(
+            gast.Attribute(value=astutil.name(self._tape()), attr="append",
+                           ctx=gast.Load()), [value]))
+
+    def _record(self, stmt) -> list:
+        if id(stmt) not in self.facts.recorded:
+            return []
+        target = stmt.targets[0].id
+        prim = self.prims[id(stmt)]
+        value = astutil.name(target)
+        if prim.inplace:        # the old value is destroyed in place: copy it
+            value = astutil.call(f"{self._rt}.snapshot", [value] + index_of(prim))
+        if self.depth == 0:
+            save = self.namer.fresh(target + "_old")
+            self.saves[id(stmt)] = save
+            return [astutil.assign(save, value)]
+        if target not in self.params:
+            self.unbound.add(target)
+        return [self._push(value)]
+
+    def _tape(self) -> str:
+        if self.tape is None:
+            self.tape = self.namer.fresh("tape")
+        return self.tape
+
+    def _forward_loop(self, loop) -> list:
+        self.depth += 1
+        body = self.forward(loop.body)
+        self.depth -= 1
+        pre = []
+        if self._needs_counter(loop):
+            counter = self.namer.fresh("trips")
+            self.counters[id(loop)] = counter
+            pre.append(astutil.assign(counter, astutil.const(0)))
+            body.insert(0, astutil.assign(counter, astutil.binop(
+                astutil.name(counter), gast.Add(), astutil.const(1))))
+        if isinstance(loop, gast.For):
+            new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
+        else:
+            new = gast.While(test=astutil.clone(loop.test), body=body, orelse=[])
+        return pre + [new]
+
+    def _needs_counter(self, loop) -> bool:
+        if not self._loop_reversed(loop):
+            return False
+        return isinstance(loop, gast.While) or _has_break(loop.body)
+
+    def _loop_reversed(self, loop) -> bool:
+        """A loop is reversed iff its body has active or recorded statements."""
+        for stmt in gast.walk(loop):
+            if id(stmt) in self.facts.active or id(stmt) in self.facts.recorded:
+                return True
+        return False
+
+
+def index_of(prim: Prim) -> list:
+    """The index operand of a `setitem`, as a list (empty for `a += b`)."""
+    index = prim.binding.get("index")
+    return [astutil.clone(index)] if index is not None and prim.key is runtime.setitem else []
+
+
+def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
+    """An in-place primitive printed as the statement the user wrote:
+    `x[i] = v`, `a += b` or `items.append(v)`."""
+    target = stmt.targets[0].id
+    args = stmt.value.args
+    if prim.key is runtime.append:
+        return astutil.expr_stmt(astutil.call(gast.Attribute(
+            value=astutil.name(target), attr="append", ctx=gast.Load()),
+            [astutil.clone(args[1])]))
+    if prim.key is runtime.setitem:
+        slot = gast.Subscript(value=astutil.name(target),
+                              slice=astutil.index_syntax(args[1]), ctx=gast.Store())
+        return astutil.assign(slot, astutil.clone(args[2]))
+    op = INPLACE[prim.key]()
+    return gast.AugAssign(target=astutil.name(target, store=True), op=op,
+                          value=astutil.clone(args[1]))
+
+
+def param_copies(body, prims, params) -> list[str]:
+    """Parameters that an in-place update may reach (directly or through
+    plain copies): the derived function copies them so that the caller's
+    arrays are never mutated."""
+    alias = {p: p for p in params}
+    reached = set()
+    for stmt in _walk_assign(body):
+        prim = prims[id(stmt)]
+        target = stmt.targets[0].id
+        if prim.kind == COPY and prim.operands[0] in alias:
+            alias[target] = alias[prim.operands[0]]
+        elif prim.inplace and target in alias:
+            reached.add(alias[target])
+        elif target in alias and target not in params:
+            del alias[target]
+    return sorted(reached)
+
+
+def _walk_assign(body):
+    for stmt in body:
+        if isinstance(stmt, gast.Assign):
+            yield stmt
+        for child in ("body", "orelse"):
+            yield from _walk_assign(getattr(stmt, child, []) or [])
+
+
+def _has_break(body) -> bool:
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
+            return True
+    return False
