@@ -237,8 +237,12 @@ class _Reverser(ForwardSweep, Boundary):
     def _contribute(self, stmt, prim, primal, value, value_name) -> gast.stmt:
         if prim.kind == RULE and prim.rule.elementwise and \
                 primal not in self.facts.same_shape.get(id(stmt), ()):
+            negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
+            inner = value.operand if negated else value     # sum first, negate less
             value = astutil.call(f"{self._rt}.unbroadcast",
-                                 [value, astutil.name(value_name)])
+                                 [inner, astutil.name(value_name)])
+            if negated:
+                value = gast.UnaryOp(op=gast.USub(), operand=value)
         d = self.adjoint_name(primal)
         if primal in self.live:
             value = astutil.binop(astutil.name(d), gast.Add(), value)

@@ -1,0 +1,184 @@
+"""Helpers that generated code calls; the only part of s2s_ad it imports.
+
+Generated code uses plain arithmetic wherever that suffices; these helpers
+cover what needs a run-time look at shapes or types.  Every helper returns a
+fresh object or an immutable scalar: none mutates its arguments, so adjoints
+may alias each other safely as long as generated code never updates in
+place (it does not).  Depends on NumPy only.  (`setitem`, `append` and
+`restore` are the exceptions by design: they are the primal's own in-place
+updates, spelled as expressions, and their undoing.)
+
+Generated code and rule templates reach every helper as `rt.<name>`, with
+`rt` this package: it defines the helpers any generated function may call
+(entry and exit: `like`, `check_scalar`; in-place updates and lists:
+`setitem`, `zero_at`, `snapshot`, `restore`, `copy`, `append`,
+`item_or_zeros`, `head`) and re-exports, by explicit name, every public
+helper of its submodules:
+
+    core.py         the adjoint values: unbroadcast, unreduce, Seq, Tree,
+                    zeros_like, unindex, and the shared private utilities
+    reductions.py   max/min masks, prod, cumprod, median/average, sum
+    shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
+    products.py     @, dot, tensordot, inner, kron, einsum
+    linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
+    special.py      digamma
+
+Submodules import `.core` (and `linalg` imports `.reductions`), never this
+package, so there is no import cycle.  `setitem` and `append` stay in this
+file: they are rule targets, named `s2s_ad.runtime.<name>` by `s2s-ad rules`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputTypeError, NonScalarOutputError
+# every public helper of the submodules, re-exported for `rt.<name>`
+# (`_ndarray` is for `like`)
+from .core import (Seq, Tree, _ndarray, unbroadcast, unindex, unreduce,
+                   zeros_like)
+from .reductions import (average_weights, cumprod_adjoint, median_weights,
+                         prod_others, reduced_mask, unsum)
+from .shapes import (uncast, uncolumn_stack, unconcatenate, undiag, undiagonal,
+                     undstack, unhstack, unpad, unrepeat, unsplit, unstack,
+                     untake, untake_along_axis, untile, unvstack)
+from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
+                       inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
+                       tensordot_lhs, tensordot_rhs)
+from .linalg import (cholesky_adjoint, eigh_adjoint, eigvalsh_adjoint,
+                     field_adjoint, matrix_power_adjoint, norm_adjoint,
+                     pinv_adjoint, qr_adjoint, svd_adjoint, svdvals_adjoint)
+from .special import digamma
+
+
+def stop_gradient(x):
+    """The identity at run time; for s2s_ad, `x` carries no gradient."""
+    return x
+
+
+def check_scalar(value, fname: str):
+    """Raise `NonScalarOutputError` unless `value` is a real scalar."""
+    if isinstance(value, (float, int, np.number)) or np.ndim(value) == 0:
+        return value
+    raise NonScalarOutputError(
+        f"grad of {fname!r}: the function returned a value of shape "
+        f"{np.shape(value)}, but grad needs a scalar output",
+        hint="use s2s_ad.vjp for non-scalar outputs, or reduce the output "
+             "(e.g. np.sum) inside the function")
+
+
+def like(g, x, pname: str):
+    """Give the gradient `g` the type, shape and dtype of the argument `x`
+    (item by item for a list, tuple or dict: the gradient is a pytree)."""
+    if isinstance(x, (list, tuple, dict)):
+        return _like_tree(g, x, pname)
+    if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) and \
+            not isinstance(x, float):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is an "
+            f"integer or boolean ({type(x).__name__}); s2s_ad never "
+            "differentiates int or bool values",
+            hint="pass a float (e.g. 3.0) or a float array")
+    if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
+            and g.shape == x.shape and x.dtype.kind in "fc":
+        return g                                  # already right
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "fc":
+            raise InputTypeError(
+                f"cannot differentiate with respect to {pname!r}: its dtype "
+                f"is {x.dtype}", hint="pass a float array, e.g. x.astype(float)")
+        out = np.empty(x.shape, dtype=x.dtype)
+        out[...] = g
+        return out
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if isinstance(x, complex):
+        return complex(g)
+    return float(g)
+
+
+def _like_tree(g, x, pname):
+    if isinstance(x, dict):
+        return {k: like(_part(g, k), v, f"{pname}[{k!r}]") for k, v in x.items()}
+    items = [like(_part(g, i), v, f"{pname}[{i}]") for i, v in enumerate(x)]
+    return type(x)(items) if isinstance(x, list) or type(x) is tuple else type(x)(*items)
+
+
+def _part(g, key):
+    if isinstance(g, (list, tuple, dict)):
+        return g[key]
+    return 0.0          # a zero adjoint for the whole structure
+
+
+def setitem(x, index, value):
+    """`x[index] = value`, as an expression (generated code prints the
+    statement); returns `x` itself, mutated, as NumPy would leave it."""
+    x[index] = value
+    return x
+
+
+def zero_at(g, index):
+    """A copy of the adjoint `g` with zeros at `index` (the slots that a
+    `x[index] = v` overwrote carry no gradient back to the old `x`)."""
+    if isinstance(g, (list, tuple)):
+        out = Seq(g)
+        if isinstance(index, slice):
+            for j in range(*index.indices(len(out))):
+                out[j] = zeros_like(out[j])
+        else:
+            out[index] = zeros_like(out[index])
+        return out
+    if isinstance(g, dict):
+        out = Tree(g)
+        out[index] = zeros_like(out[index])
+        return out
+    out = np.array(g)                   # a copy: adjoints are never updated in place
+    out[index] = 0
+    return out
+
+
+def snapshot(x, index=None):
+    """The value an in-place update is about to destroy, copied."""
+    part = x if index is None else x[index]
+    return part.copy() if isinstance(part, np.ndarray) else part
+
+
+def restore(x, saved, index=None):
+    """Undo an in-place update: put `saved` back into `x` (in place for
+    arrays and lists, so that aliases see the old values again)."""
+    if index is not None:
+        x[index] = saved
+        return x
+    if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
+        x[...] = saved
+        return x
+    return saved
+
+
+def copy(x):
+    """A copy of an argument that the function updates in place."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, (list, dict)):
+        return type(x)(x)
+    return x
+
+
+def append(items, item, position):
+    """`items.append(item)`, as an expression; `position` is the new item's
+    index (generated code prints the statement)."""
+    items.append(item)
+    return items
+
+
+def item_or_zeros(g, position, item):
+    """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
+    if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) and position < len(g):
+        return g[position]
+    return zeros_like(item)
+
+
+def head(g, position):
+    """A list's adjoint before the append at `position`: its first items."""
+    if isinstance(g, np.ndarray) and g.ndim:
+        return Seq(g[:position])
+    return Seq(g[:position]) if isinstance(g, (list, tuple)) else g

@@ -1,0 +1,140 @@
+"""The adjoint values themselves, and the small utilities every part of the
+runtime shares.
+
+`unbroadcast` and `unreduce` move an adjoint between shapes; `Seq` and `Tree`
+are the adjoints of lists/tuples and dicts (`+` adds item by item);
+`zeros_like` builds a zero adjoint of any structure; `unindex` scatters the
+adjoint of an indexing back.  The private helpers (`_axes`, `_float_dtype`,
+`_as_float`, `_ndarray`) are imported by the sibling modules.
+
+Invariants: every helper returns a fresh object or an immutable scalar and
+none mutates its arguments (`unbroadcast` may return `g` itself when no
+summing is needed; adjoints are never updated in place, so that is safe).
+This module imports NumPy only, never the package or a sibling: it is the
+root of the runtime's import graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+_ndarray = np.ndarray
+
+
+def unbroadcast(g, like):
+    """Sum `g` down to the shape of `like` (undo NumPy broadcasting)."""
+    if type(like) is float:                                 # scalar code
+        return g if type(g) is float else float(np.sum(g))
+    if type(g) is _ndarray and type(like) is _ndarray:     # array code
+        shape = like.shape
+        if g.shape == shape:
+            return g
+        if not shape:
+            return g.sum()
+    else:
+        shape = np.shape(like)
+        if np.shape(g) == shape:
+            return g
+    g = np.asarray(g)
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g if shape else g[()]
+
+
+def unreduce(g, like, axis=None, keepdims=False):
+    """Spread the adjoint of a reduction over `axis` back to `like`'s shape."""
+    shape = np.shape(like)
+    dtype = np.result_type(g, _float_dtype(like))    # a Python float stays weak
+    g = np.asarray(g)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _axes(axis, len(shape)))
+    out = np.empty(shape, dtype=dtype)
+    out[...] = g
+    return out if shape else out[()]
+
+
+def _axes(axis, ndim):
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(a % ndim for a in axes)
+
+
+def _float_dtype(x):
+    dtype = np.result_type(x)
+    return dtype if dtype.kind in "fc" else np.float64
+
+
+def _as_float(g, *likes):
+    """`g` as an array of the float dtype the gradients of `likes` have."""
+    return np.asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
+
+
+def unindex(g, like, index):
+    """The adjoint of `like[index]`: `g` scattered into zeros (repeats add).
+
+    For a list, tuple or dict `like` it is a `Seq` or `Tree` of zeros
+    shaped like its items, with `g` at `index`.
+    """
+    if isinstance(like, (list, tuple)):
+        out = Seq(zeros_like(item) for item in like)
+        if isinstance(index, slice):
+            for j, part in zip(range(*index.indices(len(like))), g):
+                out[j] = out[j] + part
+        else:
+            out[index] = out[index] + g
+        return out
+    if isinstance(like, dict):
+        out = Tree((k, zeros_like(v)) for k, v in like.items())
+        out[index] = out[index] + g
+        return out
+    out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
+    np.add.at(out, index, g)
+    return out if out.shape else out[()]
+
+
+class Seq(list):
+    """The adjoint of a tuple or list: `+` adds item by item (NumPy defers)."""
+
+    __array_ufunc__ = None
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        out = Seq(a + b for a, b in zip(self, other))
+        # a list that grew by appends: the shorter adjoint is zero past its end
+        out.extend(self[len(out):] if len(self) > len(out) else other[len(out):])
+        return out
+
+    __radd__ = __add__
+
+
+class Tree(dict):
+    """The adjoint of a dict: `+` adds value by value (NumPy defers)."""
+
+    __array_ufunc__ = None
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        out = Tree(self)
+        for k, v in other.items():
+            out[k] = out[k] + v if k in out else v
+        return out
+
+    __radd__ = __add__
+
+
+def zeros_like(x):
+    """A zero adjoint for `x`: the same structure, shapes and float dtype."""
+    if type(x) is float:
+        return 0.0
+    if isinstance(x, (list, tuple)):
+        return Seq(zeros_like(item) for item in x)
+    if isinstance(x, dict):
+        return Tree((k, zeros_like(v)) for k, v in x.items())
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=_float_dtype(x))
+    return _float_dtype(x).type(0) if isinstance(x, np.generic) else 0.0

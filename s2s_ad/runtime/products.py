@@ -1,0 +1,230 @@
+"""Run-time helpers for the adjoints of products and contractions
+(rules/operators.py, rules/linalg.py): `@`, `np.dot`, `np.tensordot`,
+`np.inner`, `np.kron` and `np.einsum`.
+
+`X_lhs(g, a, b)` / `X_rhs(g, a, b)` return the adjoint of `a` / `b` in
+`X(a, b)`, shaped like that operand (NumPy's 1-D promotion and batch
+broadcasting undone).  `einsum_adjoints` returns a `LazyParts`: one adjoint
+per operand, each computed only when read.
+
+Invariants: every helper returns a fresh object and none mutates its
+arguments (a `LazyParts` only caches the items it computed).  Imports NumPy
+and `.core` only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import _as_float, _ndarray, unbroadcast
+
+
+def _ndim(x) -> int:
+    return x.ndim if type(x) is _ndarray else np.ndim(x)
+
+
+def matmul_lhs(g, a, b):
+    """The adjoint of `a` in `a @ b` (1-D operands as NumPy promotes them)."""
+    a_nd, b_nd = _ndim(a), _ndim(b)
+    if a_nd == 2 and b_nd == 2:
+        return g @ b.T
+    if a_nd == 2 and b_nd == 1:
+        return np.outer(g, b)
+    if b_nd == 1:
+        ga = np.multiply.outer(g, b) if a_nd > 1 else g * b
+    else:
+        ga = (g[..., None, :] if a_nd == 1 else g) @ np.swapaxes(b, -1, -2)
+        ga = ga[..., 0, :] if a_nd == 1 else ga
+    return unbroadcast(ga, a)
+
+
+def matmul_rhs(g, a, b):
+    """The adjoint of `b` in `a @ b`."""
+    a_nd, b_nd = _ndim(a), _ndim(b)
+    if a_nd == 2 and b_nd == 2:
+        return a.T @ g
+    if a_nd == 2 and b_nd == 1:
+        return g @ a
+    if a_nd == 1:
+        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * a
+    else:
+        gb = np.swapaxes(a, -1, -2) @ (g[..., None] if b_nd == 1 else g)
+        gb = gb[..., 0] if b_nd == 1 else gb
+    return unbroadcast(gb, b)
+
+
+def dot_lhs(g, a, b):
+    """The adjoint of `a` in `np.dot(a, b)`."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    if np.ndim(b) <= 2:
+        return matmul_lhs(g, a, b)
+    # dot contracts a's last axis with b's second-to-last
+    axes_g = tuple(range(np.ndim(a) - 1, np.ndim(g)))
+    b_axes = tuple(i for i in range(np.ndim(b)) if i != np.ndim(b) - 2)
+    return np.tensordot(g, b, axes=(axes_g, b_axes))
+
+
+def dot_rhs(g, a, b):
+    """The adjoint of `b` in `np.dot(a, b)`."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    if np.ndim(b) <= 2:
+        return matmul_rhs(g, a, b)
+    lead = np.ndim(a) - 1
+    ga = np.tensordot(a, g, axes=(tuple(range(lead)), tuple(range(lead))))
+    return np.moveaxis(ga, 0, -2)
+
+
+def _tensordot_axes(axes, a_nd, b_nd):
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        return list(range(a_nd - n, a_nd)), list(range(n))
+    ax_a, ax_b = axes
+    ax_a = [ax_a] if np.ndim(ax_a) == 0 else list(ax_a)
+    ax_b = [ax_b] if np.ndim(ax_b) == 0 else list(ax_b)
+    return [int(i) % a_nd for i in ax_a], [int(i) % b_nd for i in ax_b]
+
+
+def tensordot_lhs(g, a, b, axes=2):
+    """The adjoint of `a` in `np.tensordot(a, b, axes)`."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    ax_a, ax_b = _tensordot_axes(axes, a_nd, b_nd)
+    free_a = [i for i in range(a_nd) if i not in ax_a]
+    free_b = [i for i in range(b_nd) if i not in ax_b]
+    g = _as_float(g, a, b)
+    t = np.tensordot(g, b, axes=(list(range(len(free_a), g.ndim)), free_b))
+    order = sorted(ax_b)             # b's contracted axes, as t holds them
+    perm = [0] * a_nd
+    for i, ax in enumerate(free_a):
+        perm[ax] = i
+    for ax, bx in zip(ax_a, ax_b):
+        perm[ax] = len(free_a) + order.index(bx)
+    return np.transpose(t, perm)
+
+
+def tensordot_rhs(g, a, b, axes=2):
+    """The adjoint of `b` in `np.tensordot(a, b, axes)`."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    ax_a, ax_b = _tensordot_axes(axes, a_nd, b_nd)
+    free_a = [i for i in range(a_nd) if i not in ax_a]
+    free_b = [i for i in range(b_nd) if i not in ax_b]
+    g = _as_float(g, a, b)
+    t = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    order = sorted(ax_a)             # a's contracted axes, as t holds them
+    perm = [0] * b_nd
+    for i, bx in enumerate(free_b):
+        perm[bx] = len(ax_a) + i
+    for ax, bx in zip(ax_a, ax_b):
+        perm[bx] = order.index(ax)
+    return np.transpose(t, perm)
+
+
+def inner_lhs(g, a, b):
+    """The adjoint of `a` in `np.inner(a, b)` (last axes contracted)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * np.asarray(b), a)
+    return tensordot_lhs(g, a, b, ([-1], [-1]))
+
+
+def inner_rhs(g, a, b):
+    """The adjoint of `b` in `np.inner(a, b)`."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * np.asarray(a), b)
+    return tensordot_rhs(g, a, b, ([-1], [-1]))
+
+
+def _kron_grid(g, a, b):
+    """`g` of `np.kron(a, b)` reshaped to a's dimensions then b's."""
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    grid = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    return np.transpose(grid, list(range(0, 2 * nd, 2)) + list(range(1, 2 * nd, 2))), sa, sb
+
+
+def kron_lhs(g, a, b):
+    """The adjoint of `a` in `np.kron(a, b)`."""
+    grid, sa, sb = _kron_grid(_as_float(g, a, b), a, b)
+    return np.tensordot(grid, np.reshape(b, sb), axes=len(sb)).reshape(np.shape(a))
+
+
+def kron_rhs(g, a, b):
+    """The adjoint of `b` in `np.kron(a, b)`."""
+    grid, sa, sb = _kron_grid(_as_float(g, a, b), a, b)
+    return np.tensordot(np.reshape(a, sa), grid, axes=len(sa)).reshape(np.shape(b))
+
+
+class LazyParts:
+    """A sequence whose item i is computed when first read (for rules that
+    contribute to several operands of which only some need a gradient)."""
+
+    def __init__(self, item, n):
+        self._item, self._n, self._done = item, n, {}
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if i not in self._done:
+            self._done[i] = self._item(i)
+        return self._done[i]
+
+
+def einsum_adjoints(g, operands):
+    """The adjoints of `np.einsum(*operands)`, one per item of `operands`
+    (None for the subscripts string), each computed when read.
+
+    Supports explicit (`->`) and implicit output, `...`, repeated labels
+    (diagonals) and labels summed within one operand only.
+    """
+    subscripts, arrays = operands[0], operands[1:]
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("s2s_ad: np.einsum needs the subscripts-string form")
+    inputs, output = _einsum_labels(subscripts, [np.shape(x) for x in arrays])
+    g = _as_float(g, *arrays)
+
+    def item(i):
+        return None if i == 0 else _einsum_adjoint(g, inputs, output, arrays, i - 1)
+    return LazyParts(item, len(operands))
+
+
+def _einsum_labels(subscripts, shapes):
+    """Input and output labels with `...` spelled out and the output explicit."""
+    spec = subscripts.replace(" ", "")
+    lhs, arrow, out = spec.partition("->")
+    ins = lhs.split(",")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in spec]
+    n_ell = max([len(shape) - (len(s) - 3) for s, shape in zip(ins, shapes)
+                 if "..." in s] + [0])
+    ell = "".join(spare[:n_ell])
+    spelled = []
+    for s, shape in zip(ins, shapes):
+        if "..." in s:
+            s = s.replace("...", ell[n_ell - (len(shape) - (len(s) - 3)):])
+        spelled.append(s)
+    if not arrow:
+        plain = "".join(ins).replace("...", "")
+        out = ell + "".join(sorted(c for c in set(plain) if plain.count(c) == 1))
+    else:
+        out = out.replace("...", ell)
+    return spelled, out
+
+
+def _einsum_adjoint(g, inputs, output, arrays, k):
+    labels, shape = inputs[k], np.shape(arrays[k])
+    size = dict(zip(labels, shape))
+    others = [j for j in range(len(arrays)) if j != k]
+    seen = set(output).union(*(inputs[j] for j in others))
+    unique = list(dict.fromkeys(labels))
+    kept = [c for c in unique if c in seen]
+    spec = ",".join([output] + [inputs[j] for j in others]) + "->" + "".join(kept)
+    t = np.einsum(spec, g, *(arrays[j] for j in others))
+    t = np.reshape(t, [t.shape[kept.index(c)] if c in kept else 1 for c in unique])
+    for i, c in enumerate(unique):               # size-1 (broadcast) labels
+        if size[c] == 1 and t.shape[i] != 1:
+            t = t.sum(axis=i, keepdims=True)
+    t = np.broadcast_to(t, [size[c] for c in unique])
+    out = np.zeros(shape, dtype=t.dtype)
+    np.einsum(labels + "->" + "".join(unique), out)[...] = t   # a writable view
+    return out

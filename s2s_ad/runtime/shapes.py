@@ -1,0 +1,190 @@
+"""Run-time helpers for the adjoints of shape and indexing functions
+(rules/shapes.py): the inverses of stacking, concatenating, splitting,
+tiling, repeating, padding, diagonals, `take` and dtype casts.
+
+Each `unX(g, like, ...)` returns the adjoint of `like` in `X(like, ...)`:
+an array shaped like `like` in its float dtype, or a `Seq` of such arrays
+when `X` took a sequence of arrays.  Copies that `X` made add up.
+
+Invariants: every helper returns a fresh object and none mutates its
+arguments.  Imports NumPy and `.core` only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Seq, _float_dtype
+
+
+def unstack(g, axis=0):
+    """The adjoint of `np.stack`: one slice of `g` per stacked array."""
+    return Seq(np.take(g, i, axis=axis) for i in range(np.shape(g)[axis]))
+
+
+def unconcatenate(g, arrays, axis=0):
+    """The adjoint of `np.concatenate`: `g` cut back into the input pieces."""
+    if axis is None:
+        sizes = [np.size(a) for a in arrays]
+        pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+        return Seq(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return Seq(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def _cut(g, arrays, shapes, axis):
+    ends = np.cumsum([s[axis] for s in shapes])[:-1]
+    return Seq(np.reshape(p, np.shape(a))
+               for p, a in zip(np.split(g, ends, axis=axis), arrays))
+
+
+def unhstack(g, tup):
+    """The adjoint of `np.hstack(tup)`: `g` cut back into the inputs."""
+    shapes = [np.shape(np.atleast_1d(t)) for t in tup]
+    return _cut(g, tup, shapes, 0 if len(shapes[0]) == 1 else 1)
+
+
+def unvstack(g, tup):
+    """The adjoint of `np.vstack(tup)`."""
+    return _cut(g, tup, [np.shape(np.atleast_2d(t)) for t in tup], 0)
+
+
+def undstack(g, tup):
+    """The adjoint of `np.dstack(tup)`."""
+    return _cut(g, tup, [np.shape(np.atleast_3d(t)) for t in tup], 2)
+
+
+def uncolumn_stack(g, tup):
+    """The adjoint of `np.column_stack(tup)` (1-D inputs became columns)."""
+    shapes = [(np.size(t), 1) if np.ndim(t) < 2 else np.shape(t) for t in tup]
+    return _cut(g, tup, shapes, 1)
+
+
+def unsplit(g, ary, indices_or_sections, axis=0):
+    """The adjoint of `np.split(ary, indices_or_sections, axis)` (or
+    `np.array_split`): the pieces' adjoints (a list, or an array stacking
+    equal pieces; a scalar 0 for an unused piece) joined along `axis`."""
+    pieces = np.array_split(np.zeros(np.shape(ary), dtype=bool), indices_or_sections, axis)
+    parts = [np.zeros(np.shape(p), dtype=np.result_type(gi, _float_dtype(ary)))
+             if np.ndim(gi) == 0 else gi for gi, p in zip(g, pieces)]
+    return np.concatenate(parts, axis=axis)
+
+
+def untile(g, like, reps):
+    """The adjoint of `np.tile(like, reps)`: the tiles of `g` summed."""
+    shape = np.shape(like)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(reps)
+    nd = max(len(shape), len(reps))
+    shape_p = (1,) * (nd - len(shape)) + tuple(shape)
+    reps_p = (1,) * (nd - len(reps)) + reps
+    g = np.reshape(g, [n for pair in zip(reps_p, shape_p) for n in pair])
+    return g.sum(axis=tuple(range(0, 2 * nd, 2))).reshape(shape)
+
+
+def unrepeat(g, like, repeats, axis=None):
+    """The adjoint of `np.repeat(like, repeats, axis)`: copies summed."""
+    shape = np.shape(like)
+    g = np.asarray(g)
+    if axis is None:
+        g, ax, n = g.reshape(-1), 0, int(np.prod(shape))
+        out_shape = (n,)
+    else:
+        ax = axis % len(shape)
+        n = shape[ax]
+        out_shape = shape
+    owner = np.repeat(np.arange(n), repeats)
+    out = np.zeros(out_shape, dtype=np.result_type(g, _float_dtype(like)))
+    np.add.at(out, (slice(None),) * ax + (owner,), g)
+    return out.reshape(shape)
+
+
+_PAD_COPY_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+
+
+def unpad(g, like, pad_width, mode="constant"):
+    """The adjoint of `np.pad(like, pad_width, mode)`.
+
+    Constant (and "empty") padding: the interior of `g`.  Modes that copy
+    elements (edge, reflect, symmetric, wrap): each copy's adjoint is added
+    to its source element.  Modes computing statistics are not supported.
+    """
+    shape = np.shape(like)
+    if mode not in _PAD_COPY_MODES:
+        raise NotImplementedError(f"s2s_ad: no adjoint for np.pad(mode={mode!r})")
+    widths = np.broadcast_to(pad_width, (len(shape), 2))
+    if mode in ("constant", "empty"):
+        inner = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
+        return np.asarray(g)[inner].copy()
+    n = int(np.prod(shape))
+    source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
+    out = np.bincount(source.reshape(-1), weights=np.ravel(g), minlength=n)
+    return out.reshape(shape).astype(np.result_type(g, _float_dtype(like)))
+
+
+def undiagonal(g, like, offset=0, axis1=0, axis2=1):
+    """The adjoint of `np.diagonal(like, offset, axis1, axis2)`: `g` (the
+    diagonal along its last axis) written into zeros shaped like `like`."""
+    out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    rows, cols = view.shape[-2:]
+    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    i = np.arange(n)
+    view[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return out
+
+
+def undiag(g, like, k=0):
+    """The adjoint of `np.diag(like, k)` (builds a matrix from a vector, or
+    extracts a diagonal from a matrix)."""
+    if np.ndim(like) == 1:
+        return np.diagonal(g, k).copy()
+    return undiagonal(g, like, k)
+
+
+def untake(g, like, indices, axis=None, mode="raise"):
+    """The adjoint of `np.take(like, indices, axis, mode=mode)`."""
+    shape = np.shape(like)
+    if axis is None:
+        out_shape, ax = (int(np.prod(shape)),), 0
+    else:
+        out_shape, ax = shape, axis % len(shape)
+    n = out_shape[ax]
+    idx = np.asarray(indices)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    out = np.zeros(out_shape, dtype=np.result_type(g, _float_dtype(like)))
+    np.add.at(out, (slice(None),) * ax + (idx,), g)
+    return out.reshape(shape)
+
+
+def untake_along_axis(g, like, indices, axis=-1):
+    """The adjoint of `np.take_along_axis(like, indices, axis)`."""
+    shape = np.shape(like)
+    g = np.asarray(g)
+    dtype = np.result_type(g, _float_dtype(like))
+    if axis is None:
+        out = np.zeros(int(np.prod(shape)), dtype=dtype)
+        np.add.at(out, indices, g)
+        return out.reshape(shape)
+    ax = axis % len(shape)
+    index = []
+    for dim, n in enumerate(g.shape):
+        where = [1] * g.ndim
+        where[dim] = n
+        index.append(np.arange(n).reshape(where) if shape[dim] == n
+                     else np.zeros(where, dtype=int))
+    index[ax] = np.asarray(indices)
+    out = np.zeros(shape, dtype=dtype)
+    np.add.at(out, tuple(index), g)
+    return out
+
+
+def uncast(g, like, result):
+    """The adjoint of a dtype conversion: `g` in `like`'s float dtype, or
+    zeros when `result` is not inexact (a cast to int or bool is piecewise
+    constant)."""
+    dtype = _float_dtype(like)
+    if np.result_type(result).kind not in "fc":
+        return np.zeros(np.shape(like), dtype=dtype)
+    return np.asarray(g, dtype=dtype)
