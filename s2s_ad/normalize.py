@@ -399,7 +399,11 @@ def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
 
 
 def _stem(expr) -> str:
-    """A readable stem for the temporary holding `expr`."""
+    """A readable stem for the temporary holding `expr`: the callee's name;
+    for `stop_gradient(f(x))`, `f`'s."""
+    if isinstance(expr, gast.Call) and astutil.dotted_name(expr.func) and \
+            astutil.dotted_name(expr.func).endswith("stop_gradient") and len(expr.args) == 1:
+        expr = expr.args[0]
     if isinstance(expr, gast.Call):
         path = astutil.dotted_name(expr.func)
         if path:

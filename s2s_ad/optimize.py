@@ -10,6 +10,8 @@
 - `dead_code`: assignments whose target is never read, when the right-hand
   side is pure (no call, or a call into NumPy, math or the runtime); then
   blocks left empty.
+- `inline`: a generated temporary read once, by the next statement, goes
+  back into it (readability, and NumPy reuses the temporary in place).
 - `comments`: `# grad of:` markers with no code under them.
 
 Invariant: passes only remove or simplify; the result computes the same
@@ -37,8 +39,66 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
         changed |= dead_code(fdef, is_pure_call)
         if not changed:
             break
+    inline(fdef, protected, is_pure_call)
     comments(fdef)
     return fdef
+
+
+# -- inlining ----------------------------------------------------------------
+def inline(fdef: gast.FunctionDef, protected: set[str], is_pure_call) -> bool:
+    """Put a generated temporary read once, by the next statement, back into
+    that statement: `_t1 = X @ W; h = np.tanh(_t1 + b)` becomes
+    `h = np.tanh(X @ W + b)`.  It reads like the user's line again, and NumPy
+    can reuse the temporary's buffer in place.  Both statements must be free
+    of calls with effects, so evaluation order cannot matter."""
+    pure = _Purity(is_pure_call)
+    loads: dict[str, int] = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+    stores = _store_counts(fdef)
+    changed = False
+
+    def block(body: list) -> None:
+        nonlocal changed
+        i = 0
+        while i < len(body) - 1:
+            stmt, nxt = body[i], body[i + 1]
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    block(getattr(stmt, child))
+            if _inlinable(stmt, nxt, protected, loads, stores, pure):
+                target = stmt.targets[0].id
+                _replace_loads(nxt, {target: stmt.value})
+                del body[i]
+                changed = True
+                i = max(i - 1, 0)
+                continue
+            i += 1
+        if body:
+            for child in ("body", "orelse"):
+                if isinstance(getattr(body[-1], child, None), list):
+                    block(getattr(body[-1], child))
+    block(fdef.body)
+    return changed
+
+
+def _inlinable(stmt, nxt, protected, loads, stores, pure) -> bool:
+    if not _is_simple_assign(stmt):
+        return False
+    target = stmt.targets[0].id
+    if not target.startswith("_") or target in protected or \
+            loads.get(target) != 1 or stores.get(target) != 1 or not pure(stmt.value):
+        return False
+    if isinstance(nxt, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign)):
+        value = nxt.value
+    elif isinstance(nxt, gast.If):
+        value = nxt.test
+    else:
+        return False            # not into a loop header or body: it would repeat
+    if astutil.is_comment(nxt) or not pure(value):
+        return False
+    return target in set(astutil.load_names(value))
 
 
 # -- propagation -------------------------------------------------------------
