@@ -112,7 +112,7 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     facts = Facts()
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
-    for stmt in _assignments(body):
+    for stmt in astutil.assignments(body):
         target = stmt.targets[0].id
         varied_after = _varied_after(stmt, prims, facts)
         if target in useful_after.get(id(stmt), ()) and varied_after:
@@ -120,14 +120,6 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     _shapes(body, prims, wrt, facts)
     _recorded(body, prims, wrt, facts)
     return facts
-
-
-def _assignments(body):
-    for stmt in body:
-        if isinstance(stmt, gast.Assign):
-            yield stmt
-        for child in ("body", "orelse"):
-            yield from _assignments(getattr(stmt, child, []) or [])
 
 
 def _varied_after(stmt, prims, facts) -> bool:

@@ -218,3 +218,16 @@ def describe(node) -> str:
         gast.Attribute: "an attribute",
     }
     return names.get(type(node), f"a {type(node).__name__} construct")
+
+
+def statements(body):
+    """Every statement of a body, nested blocks included, in order."""
+    for stmt in body:
+        yield stmt
+        for child in ("body", "orelse"):
+            yield from statements(getattr(stmt, child, None) or [])
+
+
+def assignments(body):
+    """Every `Name = value` statement of a body, nested blocks included."""
+    return (s for s in statements(body) if isinstance(s, gast.Assign))

@@ -150,11 +150,11 @@ def _replace_loads(tree, values: dict) -> None:
 # -- folding -----------------------------------------------------------------
 def fold(fdef: gast.FunctionDef) -> bool:
     folder = _Folder(_alias_unsafe(fdef))
-    for node in gast.walk(fdef):
+    for stmt in astutil.statements(fdef.body):
         for field in ("value", "test", "iter"):
-            child = getattr(node, field, None)
-            if isinstance(child, gast.expr) and not isinstance(node, gast.expr):
-                setattr(node, field, folder.top(child))
+            child = getattr(stmt, field, None)
+            if isinstance(child, gast.expr):
+                setattr(stmt, field, folder.top(child))
     return folder.changed
 
 

@@ -89,19 +89,12 @@ class Prim:
 
 def classify(norm: Normalized, src: Source) -> dict[int, Prim]:
     table: dict[int, Prim] = {}
-    for stmt in _statements(norm.tree.body):
+    for stmt in astutil.statements(norm.tree.body):
         if isinstance(stmt, gast.Assign):
             table[id(stmt)] = _classify(stmt.value, stmt, src, norm.locals)
         elif isinstance(stmt, gast.Expr):
             table[id(stmt)] = _classify(stmt.value, stmt, src, norm.locals)
     return table
-
-
-def _statements(body):
-    for stmt in body:
-        yield stmt
-        for child in ("body", "orelse"):
-            yield from _statements(getattr(stmt, child, []) or [])
 
 
 def _classify(rhs, stmt, src: Source, locals_) -> Prim:

@@ -148,7 +148,7 @@ def param_copies(body, prims, params) -> list[str]:
     arrays are never mutated."""
     alias = {p: p for p in params}
     reached = set()
-    for stmt in _walk_assign(body):
+    for stmt in astutil.assignments(body):
         prim = prims[id(stmt)]
         target = stmt.targets[0].id
         if prim.kind == COPY and prim.operands[0] in alias:
@@ -158,14 +158,6 @@ def param_copies(body, prims, params) -> list[str]:
         elif target in alias and target not in params:
             del alias[target]
     return sorted(reached)
-
-
-def _walk_assign(body):
-    for stmt in body:
-        if isinstance(stmt, gast.Assign):
-            yield stmt
-        for child in ("body", "orelse"):
-            yield from _walk_assign(getattr(stmt, child, []) or [])
 
 
 def _has_break(body) -> bool:
