@@ -231,3 +231,15 @@ def statements(body):
 def assignments(body):
     """Every `Name = value` statement of a body, nested blocks included."""
     return (s for s in statements(body) if isinstance(s, gast.Assign))
+
+
+def params(args: gast.arguments):
+    """Every parameter of a signature, in order: positional-only, positional,
+    `*args`, keyword-only, `**kwargs`."""
+    yield from args.posonlyargs
+    yield from args.args
+    if args.vararg:
+        yield args.vararg
+    yield from args.kwonlyargs
+    if args.kwarg:
+        yield args.kwarg

@@ -48,7 +48,7 @@ def lift(node, name: str, src: Source, enclosing: set[str]) -> Lifted:
         args = astutil.clone(node.args)
     else:
         body, args = [astutil.clone(s) for s in node.body], astutil.clone(node.args)
-    own = {a.id for a in _params(args)} | {
+    own = {a.id for a in astutil.params(args)} | {
         n.id for s in body for n in gast.walk(s)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     reads = [n for s in body for n in astutil.load_names(s)]
@@ -68,13 +68,3 @@ def lift(node, name: str, src: Source, enclosing: set[str]) -> Lifted:
     func.__module__ = src.func.__module__
     func.__qualname__ = f"{src.func.__qualname__}.<locals>.{name}"
     return Lifted(name, func, free)
-
-
-def _params(args: gast.arguments):
-    yield from args.posonlyargs
-    yield from args.args
-    yield from args.kwonlyargs
-    if args.vararg:
-        yield args.vararg
-    if args.kwarg:
-        yield args.kwarg

@@ -61,21 +61,11 @@ class Normalized:
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:
     """Parameters and every name the function body stores to."""
-    out = {a.id for a in _all_params(fdef.args)}
+    out = {a.id for a in astutil.params(fdef.args)}
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
     return out
-
-
-def _all_params(args: gast.arguments):
-    yield from args.posonlyargs
-    yield from args.args
-    yield from args.kwonlyargs
-    if args.vararg:
-        yield args.vararg
-    if args.kwarg:
-        yield args.kwarg
 
 
 def normalize(src: Source) -> Normalized:

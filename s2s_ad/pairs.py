@@ -33,7 +33,7 @@ def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
     cut = next(i for i, s in enumerate(body) if _is_split(s))
     output = body[cut].value.args[0]
     head, tail = body[:cut], body[cut + 1:]
-    params = {a.id for a in _params(fdef.args)}
+    params = {a.id for a in astutil.params(fdef.args)}
     bound = params | _stored(head)
     saved = sorted(bound & set(n for s in tail for n in astutil.load_names(s)))
     saved_param = "saved"
@@ -54,14 +54,6 @@ def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
 def _is_split(stmt) -> bool:
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == SPLIT)
-
-
-def _params(args: gast.arguments):
-    yield from args.posonlyargs
-    yield from args.args
-    yield from args.kwonlyargs
-    if args.vararg:
-        yield args.vararg
 
 
 def _stored(stmts) -> set[str]:

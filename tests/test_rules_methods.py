@@ -155,9 +155,9 @@ def test_a_template_with_a_wrong_parameter_name_is_rejected():
         @registry.adjoint(two_operands)
         def swapped(z, b, a):
             d[a] += d[z]
-    with pytest.raises(RuleError, match="self"):
+    with pytest.raises(RuleError, match="receiver"):
         @registry.adjoint(registry.Method("two_operands"))
-        def not_self(z, x):
+        def no_receiver(z, *, x):
             d[x] += d[z]
     assert registry.registered() == before
 

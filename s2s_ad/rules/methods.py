@@ -1,8 +1,10 @@
 """Rules for ndarray methods (`x.sum(axis=0)`, `x.reshape(3, 4)`, ...).
 
 A method rule is keyed by `Method(name)`, whatever the receiver's type, and
-its template names the receiver `self`.  Each mirrors the rule of the NumPy
-function of the same name (see reductions.py, shapes.py, linalg.py for the
+its template's first operand is the receiver.  Where a method binds like
+its NumPy function (`x.sum(0)` as `np.sum(x, 0)`) the function's rule
+serves both; the rules here are for methods that differ.  Each mirrors the
+rule of the NumPy function of the same name (see reductions.py, shapes.py, linalg.py for the
 conventions) with the method's own parameter order: `x.sum(0)` binds
 `axis=0`.  As there, a template lists only the parameters its gradient
 honours, so a call using another one is rejected at compile time.
@@ -13,87 +15,13 @@ cast to an integer or bool dtype); `x.item()` takes no index.
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, REDUCTION, SCALAR, Attr, Method, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-# -- reductions --------------------------------------------------------------
-@adjoint(Method("sum"), shape=REDUCTION)
-def sum(z, self, axis=None, dtype=None, *, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-    else:
-        g = np.expand_dims(d[z], axis)
-    d[self] += np.full_like(self, g)
-
-
-@adjoint(Method("mean"), shape=REDUCTION)
-def mean(z, self, axis=None, dtype=None, *, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-    else:
-        g = np.expand_dims(d[z], axis)
-    d[self] += np.full_like(self, g / (np.size(self) / np.size(z)))
-
-
-@adjoint(Method("prod"), shape=REDUCTION)
-def prod(z, self, axis=None, dtype=None, *, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-    else:
-        g = np.expand_dims(d[z], axis)
-    d[self] += g * rt.prod_others(self, axis)
-
-
-@adjoint(Method("max"), Method("min"), shape=REDUCTION)
-def extremum(z, self, axis=None, *, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-    else:
-        g = np.expand_dims(d[z], axis)
-    d[self] += g * rt.reduced_mask(self, z, axis, keepdims)
-
-
-@adjoint(Method("var"), shape=REDUCTION)
-def var(z, self, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-    else:
-        g = np.expand_dims(d[z], axis)
-    n = np.size(self) / np.size(z) - ddof
-    d[self] += g * (2.0 / n) * (self - np.mean(self, axis=axis, keepdims=True))
-
-
-@adjoint(Method("std"), shape=REDUCTION)
-def std(z, self, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    if axis is None or keepdims:
-        g = d[z]
-        r = z
-    else:
-        g = np.expand_dims(d[z], axis)
-        r = np.expand_dims(z, axis)
-    n = np.size(self) / np.size(z) - ddof
-    d[self] += g / (n * r) * (self - np.mean(self, axis=axis, keepdims=True))
-
-
-@adjoint(Method("cumsum"))
-def cumsum(z, self, axis=None, dtype=None):
-    if axis is None:        # the result is flat
-        g = np.reshape(np.flip(np.cumsum(np.flip(d[z]))), np.shape(self))
-    else:
-        g = np.flip(np.cumsum(np.flip(d[z], axis), axis), axis)
-    d[self] += g
-
-
-@adjoint(Method("cumprod"))
-def cumprod(z, self, axis=None, dtype=None):
-    d[self] += rt.cumprod_adjoint(d[z], self, z, axis)
-
-
-@adjoint(Method("trace"))
-def trace(z, self, offset=0, axis1=0, axis2=1, dtype=None):
-    d[self] += rt.undiagonal(np.expand_dims(d[z], -1), self, offset, axis1, axis2)
+# Reductions (sum, mean, prod, max, min, var, std, cumsum, cumprod) and
+# trace share their function's rule: see reductions.py and shapes.py.
 
 
 @adjoint(Method("item"), shape=SCALAR)

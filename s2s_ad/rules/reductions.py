@@ -21,12 +21,12 @@ Conventions:
 import numpy as np
 
 from .. import runtime as rt
-from .registry import REDUCTION, adjoint
+from .registry import Method, REDUCTION, adjoint
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-@adjoint(np.sum, shape=REDUCTION)
+@adjoint(np.sum, Method("sum"), shape=REDUCTION)
 def sum(z, a, axis=None, dtype=None, *, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -44,7 +44,7 @@ def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
     d[a] += np.where(np.isnan(a), 0, np.full_like(a, g))
 
 
-@adjoint(np.mean, shape=REDUCTION)
+@adjoint(np.mean, Method("mean"), shape=REDUCTION)
 def mean(z, a, axis=None, dtype=None, *, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -77,7 +77,7 @@ def average(z, a, axis=None, weights=None, *, keepdims=False):
     d[weights] += np.reshape(rt.unbroadcast(g * (a - r) / total, w), np.shape(weights))
 
 
-@adjoint(np.prod, shape=REDUCTION)
+@adjoint(np.prod, Method("prod"), shape=REDUCTION)
 def prod(z, a, axis=None, dtype=None, *, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -86,7 +86,8 @@ def prod(z, a, axis=None, dtype=None, *, keepdims=False):
     d[a] += g * rt.prod_others(a, axis)
 
 
-@adjoint(np.max, np.amax, np.min, np.amin, shape=REDUCTION)
+@adjoint(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"),
+         shape=REDUCTION)
 def extremum(z, a, axis=None, *, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -115,7 +116,7 @@ def median(z, a, axis=None, *, keepdims=False):
     d[a] += g * rt.median_weights(a, axis)
 
 
-@adjoint(np.var, shape=REDUCTION)
+@adjoint(np.var, Method("var"), shape=REDUCTION)
 def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -125,7 +126,7 @@ def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] += g * (2.0 / n) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
-@adjoint(np.std, shape=REDUCTION)
+@adjoint(np.std, Method("std"), shape=REDUCTION)
 def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     if axis is None or keepdims:
         g = d[z]
@@ -137,7 +138,7 @@ def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
-@adjoint(np.cumsum)
+@adjoint(np.cumsum, Method("cumsum"))
 def cumsum(z, a, axis=None, dtype=None):
     if axis is None:        # the result is flat
         g = np.reshape(np.flip(np.cumsum(np.flip(d[z]))), np.shape(a))
@@ -146,6 +147,6 @@ def cumsum(z, a, axis=None, dtype=None):
     d[a] += g
 
 
-@adjoint(np.cumprod)
+@adjoint(np.cumprod, Method("cumprod"))
 def cumprod(z, a, axis=None, dtype=None):
     d[a] += rt.cumprod_adjoint(d[z], a, z, axis)

@@ -20,7 +20,9 @@ from ..errors import RuleError
 
 @dataclass(frozen=True)
 class Method:
-    """An ndarray method called on a value: `x.sum(...)`."""
+    """An ndarray method called on a value: `x.sum(...)`; the template's
+    first operand is the receiver, so a function's rule can serve its method
+    twin when the parameters after the array agree (`np.sum`, `x.sum`)."""
     name: str
 
 
@@ -159,8 +161,9 @@ def check_signature(target, tpl: templates.Template) -> None:
     if isinstance(target, Literal):
         return
     if isinstance(target, (Method, Attr)):
-        if not params or params[0].name != "self":
-            raise RuleError(f"{where}: the first operand must be named `self`")
+        if not params or params[0].kind not in (params[0].POSITIONAL_ONLY,
+                                                params[0].POSITIONAL_OR_KEYWORD):
+            raise RuleError(f"{where}: the first operand must be the receiver")
         return
     try:
         target_sig = inspect.signature(target)

@@ -20,7 +20,7 @@ Conventions:
 import numpy as np
 
 from .. import runtime as rt
-from .registry import adjoint, nondifferentiable
+from .registry import Method, adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -190,7 +190,7 @@ def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] += rt.undiagonal(d[z], a, offset, axis1, axis2)
 
 
-@adjoint(np.trace)
+@adjoint(np.trace, Method("trace"))
 def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None):
     d[a] += rt.undiagonal(np.expand_dims(d[z], -1), a, offset, axis1, axis2)
 
