@@ -14,7 +14,7 @@ import pytest
 import s2s_ad as ad
 from s2s_ad import runtime as rt
 from fdcheck import check_grad
-from test_rules_reductions import case_id, floats, test_float32 as _float32, wsum
+from rulecheck import case_id, check_float32, floats, wsum
 
 rng = np.random.default_rng(2)
 S = 0.7
@@ -151,7 +151,7 @@ def test_matches_finite_differences(case):
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_float32(case):
-    _float32(case)
+    check_float32(case)
 
 
 def norm_of(x):

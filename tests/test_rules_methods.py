@@ -13,7 +13,7 @@ import s2s_ad as ad
 from s2s_ad.errors import RuleError
 from s2s_ad.rules import registry
 from fdcheck import check_grad
-from test_rules_reductions import case_id, floats, test_float32 as _float32, wsum
+from rulecheck import case_id, check_float32, floats, wsum
 
 d = None  # `d[x]` in the rejected templates below
 rng = np.random.default_rng(3)
@@ -102,7 +102,7 @@ def test_matches_finite_differences(case):
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_float32(case):
-    _float32(case)
+    check_float32(case)
 
 
 def to_int(x):

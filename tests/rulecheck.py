@@ -1,0 +1,65 @@
+"""Shared helpers of the rule tests: a scalarizing loss and table utilities.
+
+`wsum(y)` reduces any output with fixed random weights (so that errors cannot
+hide behind symmetry) and has a rule of its own, so tests exercise only the
+rule under test.  A table row is `(function, args)`.
+"""
+import inspect
+
+import numpy as np
+
+import s2s_ad as ad
+from fdcheck import assert_like
+
+d = None  # `d[x]` in the rule of `wsum`
+
+
+def weights_like(y):
+    """Fixed pseudo-random weights of y's shape and dtype."""
+    shape = np.shape(y)
+    w = np.random.default_rng(97 * len(shape) + int(np.sum(shape))).standard_normal(shape)
+    return w.astype(np.result_type(y))
+
+
+def wsum(y):
+    """sum(y * w) with weights w fixed by y's shape: a scalar loss."""
+    return np.sum(y * weights_like(y))
+
+
+@ad.adjoint(wsum)
+def _wsum(z, y):
+    d[y] += d[z] * weights_like(y)
+
+
+def case_id(case):
+    """The reduction a row checks, e.g. `np.sum(x, axis=0) [3x4]`."""
+    f, args = case
+    text = inspect.getsource(f)
+    start = end = text.index("wsum(") + 5
+    depth = 1
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        end += 1
+    body = text[start:end - 1]
+    shape = "x".join(map(str, np.shape(args[0]))) or "float"
+    return f"{body} [{shape}]"
+
+
+def floats(args):
+    return tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray))
+                 and np.result_type(a).kind == "f")
+
+
+def to32(a):
+    return a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a)
+
+
+def check_float32(case):
+    """float32 arguments give float32 gradients agreeing with float64 ones."""
+    f, args = case
+    wrt = floats(args)
+    g64 = ad.grad(f, wrt=wrt)(*args)
+    g32 = ad.grad(f, wrt=wrt)(*[to32(a) for a in args])
+    for a, b, arg in zip(g32, g64, [args[i] for i in wrt]):
+        assert_like(a, to32(arg))
+        np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-4)
