@@ -34,12 +34,6 @@ def to_source(fdef: gast.FunctionDef) -> str:
     return text.rstrip() + "\n"
 
 
-def compile_function(text: str, qualname: str, globals_: dict, imports: dict,
-                     closure: dict, primal) -> types.FunctionType:
-    """Compile `text` (one `def`) into a function; see the module invariants."""
-    return compile_functions(text, qualname, globals_, imports, closure, primal)[0]
-
-
 def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
                       closure: dict, primal) -> list:
     """Compile the `def`s of `text` together (they may call each other, e.g.

@@ -76,13 +76,6 @@ class Source:
         return Location(self.filename, lineno + self.first_line - 1,
                         col + self.indent, text)
 
-    def line_text(self, node: gast.AST) -> str:
-        """The stripped source line of a node (for `# grad of:` comments)."""
-        lineno = getattr(node, "lineno", None)
-        if lineno is None or not 0 < lineno <= len(self.lines):
-            return ""
-        return self.lines[lineno - 1].strip()
-
     def resolve(self, node: gast.expr, local_names: set[str]):
         """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
 

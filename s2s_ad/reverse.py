@@ -20,7 +20,6 @@ code never updates an array in place (`dx = dx + e`), so adjoints may alias.
 from __future__ import annotations
 
 import gast
-import numpy as np
 
 from . import astutil, runtime, templates
 from .analysis import Facts
@@ -83,7 +82,6 @@ class _Reverser(ForwardSweep, Boundary):
         self.params = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs
                        + ([args.vararg] if args.vararg else [])}
         self._rt = self._import("rt", runtime)
-        self._np = self._import("np", np)
         for name, func in src.lifted.items():      # nested functions, lifted
             self._import(name, func)
 
