@@ -51,13 +51,12 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
     args = astutil.clone(norm.tree.args)
-    if req.mode == "pair":
-        pass                                      # the seed goes to the backward half
-    elif req.seed and (args.defaults or args.kwonlyargs or args.vararg):
-        args.kwonlyargs.append(astutil.param(req.seed))   # after defaults: keyword-only
-        args.kw_defaults.append(None)
-    elif req.seed:
-        args.args.append(astutil.param(req.seed))
+    if req.seed and req.mode == "vjp":            # (a pair's seed goes to its bwd half)
+        if args.defaults or args.kwonlyargs or args.vararg:
+            args.kwonlyargs.append(astutil.param(req.seed))   # after defaults: keyword-only
+            args.kw_defaults.append(None)
+        else:
+            args.args.append(astutil.param(req.seed))
     name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
     fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
     return Adjoint(fdef, gen.imports, gen.seed_param)

@@ -148,6 +148,7 @@ def times_self(fn):
     return lambda x: np.sum(fn(x) * x * W)
 
 
+@pytest.mark.filterwarnings("ignore:numpy.fix is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("fn", ZERO_GRADIENT, ids=name)
 def test_zero_gradient(fn):
     x = sample("nonzero", (3, 4), np.random.default_rng(4)) * 3.0
