@@ -910,9 +910,11 @@ def err_del(x):
     return z
 
 
+SUM_OPTS = {"axis": 0, "keepdims": True}
+
+
 def err_kwargs_call(x):
-    opts = {"axis": 0}
-    return np.sum(np.sum(x ** 2, **opts))
+    return np.sum(np.sum(x ** 2, **SUM_OPTS))
 
 
 class Model:
@@ -964,7 +966,7 @@ ERROR_CASES = [
     ("dict_comprehension", lambda: ad.grad(err_dict_comprehension)({"a": np.ones(2), "b": np.ones(2)}),
      ad.UnsupportedSyntaxError, err_dict_comprehension, "sq = {", "comprehension"),
     ("exec_made_callee", lambda: ad.grad(err_calls_exec_made)(np.ones(3)),
-     ad.S2SADError, err_calls_exec_made, "exec_made(x)", "exec_made"),
+     ad.S2SADError, err_calls_exec_made, "return exec_made(x)", "exec_made"),
     ("nonlocal", lambda: ad.grad(err_nonlocal)(np.ones(3)),
      ad.UnsupportedSyntaxError, err_nonlocal, "nonlocal total", "nonlocal"),
     ("del", lambda: ad.grad(err_del)(np.ones(3)),
