@@ -304,6 +304,9 @@ class _Reverser(ForwardSweep, Boundary):
         self.depth -= 1
         self.live = set()
         pre = [self._zero(p) for p in sorted(head - entry)]
+        counter = self.counters.get(id(loop))
+        if counter and self.depth:              # nested: its count was taped
+            pre.append(astutil.assign(counter, self._pop()))
         self.live = head
         comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(loop), loop)))
         return [comment] + pre + [self._reverse_header(loop, body)]

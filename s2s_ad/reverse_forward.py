@@ -103,7 +103,10 @@ class ForwardSweep:
             new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
         else:
             new = gast.While(test=astutil.clone(loop.test), body=body, orelse=[])
-        return pre + [new]
+        post = []
+        if id(loop) in self.counters and self.depth:
+            post.append(self._push(self.counters[id(loop)]))   # one count per outer trip
+        return pre + [new] + post
 
     def _needs_counter(self, loop) -> bool:
         if not self._loop_reversed(loop):

@@ -8,10 +8,12 @@ cases compare the float32 gradient with the float64 gradient of the same
 function (finite differences are meaningless in float32).
 """
 import copy
+import functools
 import math
 
 import numpy as np
 import pytest
+import scipy.special
 
 import s2s_ad as ad
 
@@ -666,6 +668,336 @@ def mlp32(W1, W2, X):
 
 
 # ---------------------------------------------------------------------------
+# 10. More everyday code
+# ---------------------------------------------------------------------------
+
+EPS = 1e-8
+
+
+def l2_over_dict(params, X, y):
+    """Linear model with an L2 penalty over every parameter."""
+    pred = X @ params["w"] + params["b"]
+    loss = np.mean((pred - y) ** 2)
+    reg = 0.0
+    for name in params:
+        reg += np.sum(params[name] ** 2)
+    return loss + 1e-2 * reg
+
+
+def l2_over_dict_values(params, X, y):
+    pred = X @ params["w"] + params["b"]
+    reg = 0.0
+    for v in params.values():
+        reg = reg + np.sum(v ** 2)
+    return np.mean((pred - y) ** 2) + 1e-2 * reg
+
+
+def l2_over_dict_items(params, X, y):
+    pred = X @ params["w"] + params["b"]
+    reg = 0.0
+    for k, v in params.items():
+        if k.startswith("w"):
+            reg = reg + np.sum(v ** 2)
+    return np.mean((pred - y) ** 2) + 1e-2 * reg
+
+
+def tuple_params(params, x):
+    W, b = params
+    return np.sum(np.tanh(W @ x + b) ** 2)
+
+
+def annotated(x: np.ndarray, scale: float = 2.0) -> float:
+    """Docstring, type hints, an assert and a module constant."""
+    assert x.ndim == 1, "expects a vector"
+    n: int = x.shape[0]
+    return scale * np.sum(np.log(x ** 2 + EPS)) / n
+
+
+def with_print(w, X, y):
+    loss = np.mean((X @ w - y) ** 2)
+    print(f"loss = {loss:.4f}")
+    return loss
+
+
+def config_dict_literal(w, X, y):
+    cfg = {"lr": 0.1, "steps": 5}
+    for _ in range(cfg["steps"]):
+        w = w - cfg["lr"] * X.T @ (X @ w - y) / len(y)
+    return np.sum((X @ w - y) ** 2)
+
+
+def embedding_lookup(E, tokens, target):
+    vecs = E[tokens]                      # repeated indices
+    h = vecs.mean(axis=0)
+    return np.sum((h - target) ** 2) + 0.1 * np.sum(E[tokens[0]] * E[tokens[-1]])
+
+
+def leaky_relu_net(W, x):
+    z = W @ x
+    a = np.where(z > 0, z, 0.01 * z)
+    return a.max() + a.sum()
+
+
+def rows_loop(X, w):
+    total = 0.0
+    for row in X:
+        total += np.dot(row, w) ** 2
+    return total / X.shape[0]
+
+
+def while_index_loop(x):
+    i = 0
+    acc = 1.0
+    n = len(x)
+    while i < n:
+        acc = acc * (1.0 + x[i] ** 2)
+        i += 1
+    return np.log(acc)
+
+
+def gd_while_tolerance(a, b):
+    # minimise (x - a)^2 + b x^2 by gradient descent until the step is small
+    x = 0.0
+    step = 1.0
+    while abs(step) > 1e-10:
+        g = 2 * (x - a) + 2 * b * x
+        step = 0.1 * g
+        x = x - step
+    return x
+
+
+def conv2d_valid(img, K):
+    k = K.shape[0]
+    H, W = img.shape
+    out = np.zeros((H - k + 1, W - k + 1))
+    for i in range(H - k + 1):
+        for j in range(W - k + 1):
+            out[i, j] = np.sum(img[i:i + k, j:j + k] * K)
+    return np.sum(np.tanh(out))
+
+
+def batch_norm(x, gamma, beta):
+    mu = np.mean(x, axis=0)
+    var = np.var(x, axis=0)
+    xn = (x - mu) / np.sqrt(var + 1e-5)
+    out = gamma * xn + beta
+    return np.sum(out[:, 0] * out[:, 1])
+
+
+def kernel_ridge(lam, X, y):
+    K = np.exp(-np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1))
+    alpha = np.linalg.solve(K + lam * np.eye(len(y)), y)
+    return float(y @ alpha)
+
+
+def poisson_regression(w, X, counts):
+    eta = X @ w
+    return np.sum(np.exp(eta) - counts * eta)
+
+
+def logistic_map(r, x0):
+    x = x0
+    for _ in range(30):
+        x = r * x * (1 - x)
+    return x
+
+
+def list_sum_builtin(xs):
+    terms = []
+    for i, x in enumerate(xs):
+        terms.append((i + 1) * np.sum(x ** 2))
+    return sum(terms)
+
+
+def list_of_floats_to_array(a, b):
+    vals = [a, a * b, b ** 2, math.exp(a)]
+    v = np.array(vals)
+    return float(np.sum(v * np.arange(1, 5)))
+
+
+def eigh_top(A):
+    S = A + A.T
+    w, V = np.linalg.eigh(S)
+    return w[-1] + np.sum(V[:, -1] ** 4)
+
+
+def alias_update(x):
+    y = x.copy()
+    z = y
+    z[0] = 5.0 * y[1]
+    return np.sum(y ** 2)
+
+
+def numpy_scalar_input(x, s):
+    return np.sum(np.exp(-s * x ** 2)) * s
+
+
+def prod_norms(A, x):
+    return np.prod(np.linalg.norm(A, axis=1)) + np.linalg.norm(A @ x) + np.linalg.norm(A, "fro")
+
+
+def item_and_float(w):
+    loss = np.sum(w ** 2)
+    scale = float(np.max(np.abs(w)))
+    return loss * scale + w.sum().item()
+
+
+def cumulative_discounted(rewards, gamma):
+    G = 0.0
+    returns = np.zeros_like(rewards)
+    for t in reversed(range(len(rewards))):
+        G = rewards[t] + gamma * G
+        returns[t] = G
+    return np.sum(returns ** 2)
+
+
+def enumerate_zip_nested(xs, ys, w):
+    loss = 0.0
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        loss = loss + (i + 1) * (np.dot(w, x) - y) ** 2
+    return loss
+
+
+class LinearModel:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x, y):
+        return np.sum((self.W @ x - y) ** 2)
+
+
+MODEL = LinearModel(np.array([[1.0, 2.0], [0.5, -1.0]]))
+
+
+def scipy_logsumexp(x):
+    return scipy.special.logsumexp(x)
+
+
+def local_import(x):
+    from numpy.linalg import norm
+    return norm(x) ** 2
+
+
+# ---------------------------------------------------------------------------
+# 11. Loops nested in loops, in-place NumPy idioms
+# ---------------------------------------------------------------------------
+
+def cube_roots_newton(cs):
+    # Newton's method per element, stopping at a tolerance
+    roots = []
+    for c in cs:
+        x = 1.0
+        for it in range(50):
+            dx = (x ** 3 - c) / (3 * x ** 2)
+            x = x - dx
+            if abs(dx) < 1e-12:
+                break
+        roots.append(x)
+    return sum(roots)
+
+
+def halve_until_small(a):
+    total = 0.0
+    for k in range(3):
+        x = a + k
+        while x > 0.5:
+            x = x / 2.0
+        total += x ** 2
+    return total
+
+
+def first_large_per_row(X):
+    s = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if X[i, j] > 1.0:
+                break
+            s += X[i, j] ** 2
+    return s
+
+
+def skip_negative_2d(X):
+    s = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if X[i, j] < 0:
+                continue
+            s += X[i, j] ** 2
+    return s
+
+
+def sorted_inplace(x):
+    y = x.copy()
+    y.sort()
+    return y[-1] * 2 + y[0] ** 2
+
+
+def scatter_iadd(x, v):
+    out = x.copy()
+    idx = np.array([0, 2, 0, 1])
+    out[idx] += v
+    return np.sum(out ** 2 * np.arange(1, 5))
+
+
+def exp_out_kwarg(x):
+    y = np.empty_like(x)
+    np.exp(x, out=y)
+    return np.sum(y * x)
+
+
+def fill_diagonal_cov(A):
+    C = A @ A.T
+    np.fill_diagonal(C, 1.0)
+    return np.sum(C ** 2)
+
+
+def recurrence_inplace(x, a):
+    y = x.copy()
+    for i in range(1, len(y)):
+        y[i] = a * np.sin(y[i - 1]) + y[i]
+    return np.sum(y ** 2)
+
+
+def naive_matmul(A):
+    n = A.shape[0]
+    C = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += A[i, k] * A[k, j]
+    return np.sum(C)
+
+
+def take_along_ce(logits, labels):
+    lp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return -np.take_along_axis(lp, labels[:, None], axis=1).mean()
+
+
+def svd_qr_pinv(A):
+    s = np.linalg.svd(A, compute_uv=False)
+    Q, R = np.linalg.qr(A)
+    return np.sum(s) + np.sum(np.abs(np.diag(R))) + np.sum(np.linalg.pinv(A) ** 2)
+
+
+def varargs_helper(*xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(x ** 2)
+    return total
+
+
+def calls_varargs(a, b):
+    return varargs_helper(a, b, a * b)
+
+
+def partial_target(w, X, y):
+    return np.sum((X @ w - y) ** 2)
+
+
+partial_loss = functools.partial(partial_target, X=randn(5, 3), y=randn(5))
+
+
+# ---------------------------------------------------------------------------
 # cases
 # ---------------------------------------------------------------------------
 
@@ -744,6 +1076,50 @@ CASES = [
     ("module_lambda_logaddexp", softplus_sum, lambda: [randn(5)], 0),
     ("list_of_np_functions", apply_fns, lambda: [randn(4)], 0),
     ("kwargs_defaults_callee", kw_caller, lambda: [np.array([0.5, -1.0, 2.0])], 0),
+    ("l2_loop_over_dict_keys", l2_over_dict, lambda: [{"w": randn(3), "b": 0.3}, X20, randn(20)], 0),
+    ("l2_loop_over_dict_values", l2_over_dict_values, lambda: [{"w": randn(3), "b": 0.3}, X20, randn(20)], 0),
+    ("l2_loop_over_dict_items", l2_over_dict_items, lambda: [{"w": randn(3), "b": 0.3}, X20, randn(20)], 0),
+    ("tuple_params_unpack", tuple_params, lambda: [(randn(3, 3), randn(3)), randn(3)], 0),
+    ("docstring_annotations_assert", annotated, lambda: [randn(5), 2.0], (0, 1)),
+    ("print_fstring_debug", with_print, lambda: [randn(3), X20, randn(20)], 0),
+    ("config_dict_literal", config_dict_literal, lambda: [randn(3), X20, randn(20)], 0),
+    ("embedding_repeated_indices", embedding_lookup, lambda: [randn(5, 3), np.array([1, 3, 1, 4, 1]), randn(3)], 0),
+    ("leaky_relu_where_max", leaky_relu_net, lambda: [randn(4, 3), randn(3)], 0),
+    ("for_rows_of_matrix", rows_loop, lambda: [randn(5, 3), randn(3)], (0, 1)),
+    ("while_index_loop", while_index_loop, lambda: [randn(5)], 0),
+    ("gd_while_tolerance", gd_while_tolerance, lambda: [1.5, 0.3], (0, 1)),
+    ("conv2d_nested_loops", conv2d_valid, lambda: [randn(6, 6), randn(3, 3) * 0.3], (0, 1)),
+    ("batch_norm", batch_norm, lambda: [randn(8, 3), randn(3), randn(3)], (0, 1, 2)),
+    ("kernel_ridge_solve_float", kernel_ridge, lambda: [0.3, randn(6, 2), randn(6)], (0, 1)),
+    ("poisson_regression", poisson_regression, lambda: [randn(3) * 0.3, X20, rng.poisson(2.0, 20).astype(float)], 0),
+    ("logistic_map", logistic_map, lambda: [2.8, 0.3], (0, 1)),
+    ("list_append_builtin_sum", list_sum_builtin, lambda: [[randn(3), randn(2, 2), randn(4)]], 0),
+    ("list_of_floats_np_array", list_of_floats_to_array, lambda: [0.4, -1.1], (0, 1)),
+    ("eigh_top", eigh_top, lambda: [randn(4, 4)], 0),
+    ("alias_inplace", alias_update, lambda: [randn(4)], 0),
+    ("numpy_scalar_arg", numpy_scalar_input, lambda: [randn(4), np.float64(0.8)], (0, 1)),
+    ("norm_axis_fro_prod", prod_norms, lambda: [randn(3, 4), randn(4)], (0, 1)),
+    ("item_and_float", item_and_float, lambda: [np.array([0.3, -1.7, 0.9])], 0),
+    ("reversed_range_returns", cumulative_discounted, lambda: [randn(8), 0.9], (0, 1)),
+    ("enumerate_zip_tuple_target", enumerate_zip_nested, lambda: [list(randn(4, 3)), [0.1, 0.2, -0.3, 0.4], randn(3)], (0, 1, 2)),
+    ("bound_method", MODEL.loss, lambda: [np.array([0.3, -0.2]), np.array([1.0, 0.0])], 0),
+    ("scipy_logsumexp", scipy_logsumexp, lambda: [randn(5)], 0),
+    ("local_import", local_import, lambda: [randn(5)], 0),
+    ("newton_per_element_break", cube_roots_newton, lambda: [np.array([2.0, 5.0, 0.5])], 0),
+    ("while_inside_for", halve_until_small, lambda: [1.3], 0),
+    ("nested_for_inner_break", first_large_per_row, lambda: [np.array([[0.5, 0.6, 0.3], [0.1, 2.0, 0.3]])], 0),
+    ("nested_for_inner_break_crash", first_large_per_row, lambda: [np.array([[0.5, 2.0, 0.3], [0.1, 0.2, 0.3]])], 0),
+    ("nested_for_inner_continue", skip_negative_2d, lambda: [randn(3, 3)], 0),
+    ("ndarray_sort_inplace", sorted_inplace, lambda: [np.array([0.3, -1.2, 2.2, 0.9])], 0),
+    ("fancy_index_iadd_duplicates", scatter_iadd, lambda: [randn(4), randn(4)], (0, 1)),
+    ("ufunc_out_kwarg", exp_out_kwarg, lambda: [randn(3)], 0),
+    ("np_fill_diagonal", fill_diagonal_cov, lambda: [randn(3, 3)], 0),
+    ("recurrence_inplace", recurrence_inplace, lambda: [randn(5), 0.7], (0, 1)),
+    ("naive_matmul_triple_loop", naive_matmul, lambda: [randn(3, 3)], 0),
+    ("take_along_axis_ce", take_along_ce, lambda: [randn(5, 3), np.array([0, 2, 1, 1, 0])], 0),
+    ("svd_qr_pinv", svd_qr_pinv, lambda: [randn(4, 3)], 0),
+    ("varargs_callee", calls_varargs, lambda: [randn(3), randn(3)], (0, 1)),
+    ("functools_partial", partial_loss, lambda: [randn(3)], 0),
 ]
 
 
@@ -972,7 +1348,7 @@ ERROR_CASES = [
     ("del", lambda: ad.grad(err_del)(np.ones(3)),
      ad.UnsupportedSyntaxError, err_del, "del y", "del"),
     ("kwargs_call", lambda: ad.grad(err_kwargs_call)(np.ones((2, 3))),
-     ad.UnsupportedSyntaxError, err_kwargs_call, "**opts", "**"),
+     ad.UnsupportedSyntaxError, err_kwargs_call, "**SUM_OPTS", "**"),
     ("attr_assign", lambda: ad.grad(err_attr_assign)(1.0),
      ad.S2SADError, err_attr_assign, "m.w[0] = x", "attribute"),
     ("mutual_recursion", lambda: ad.grad(err_is_even)(1.0, 3),
