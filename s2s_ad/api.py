@@ -11,9 +11,11 @@ caller and the generated code.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import math
+import types
 import weakref
 from dataclasses import dataclass
 
@@ -84,7 +86,22 @@ def _hashable(wrt):
 def _transform(func, options: Options):
     if func is None:
         return functools.partial(_transform, options=options)
+    if isinstance(func, types.MethodType):          # obj.loss: differentiate loss
+        inner = _transform(func.__func__, _shift_wrt(options, 1))
+        return types.MethodType(inner, func.__self__)
+    if isinstance(func, functools.partial):         # partial(f, a, b=...)
+        inner = _transform(func.func, _shift_wrt(options, len(func.args)))
+        return functools.partial(inner, *func.args, **func.keywords)
     return derive(func, options)
+
+
+def _shift_wrt(options: Options, bound: int) -> Options:
+    """`wrt` of a function whose first `bound` parameters are already given."""
+    def shift(w):
+        return w + bound if isinstance(w, int) and w >= 0 else w
+    wrt = tuple(shift(w) for w in options.wrt) if isinstance(options.wrt, tuple) \
+        else shift(options.wrt)
+    return dataclasses.replace(options, wrt=wrt)
 
 
 def derive(func, options: Options):

@@ -20,6 +20,7 @@ import types
 from dataclasses import dataclass, field
 
 import gast
+import numpy
 
 from . import astutil, runtime
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
@@ -28,8 +29,8 @@ _UNRESOLVED = object()
 
 # Names that normalized code uses to call s2s_ad's own primitives (they never
 # appear in generated source: the forward sweep prints the statement forms).
-RUNTIME, OPERATORS = "__s2s_ad_rt__", "__s2s_ad_op__"
-_RESERVED = {RUNTIME: runtime, OPERATORS: operator}
+RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
+_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy}
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
@@ -116,9 +117,11 @@ def load(func) -> Source:
     """Read, parse and fence `func`. Raises `SourceUnavailableError`."""
     if not isinstance(func, types.FunctionType):
         raise SourceUnavailableError(
-            f"cannot read the source of {func!r}: it is not a Python function",
-            hint="differentiate a function defined with `def` in a file, or "
-                 "register a rule for it with `s2s_ad.adjoint`")
+            f"cannot read the source of {func!r}: it is not a Python function "
+            f"but a {type(func).__name__}",
+            hint="differentiate a function, method or functools.partial defined "
+                 "in Python, or register a rule for this callable with "
+                 "`s2s_ad.adjoint`")
     filename = func.__code__.co_filename
     try:
         lines, first = inspect.getsourcelines(func)

@@ -15,7 +15,7 @@ The grammar guaranteed on output (every later pass relies on it):
            | Return(atom | Tuple(atom*))     once, as the last statement
     rhs   := atom | BinOp(atom, op, atom) | UnaryOp(op, atom)
            | Call(callee, atom*, keyword=atom*) | Attribute(atom, attr)
-           | Subscript(atom, index) | Tuple(atom*) | List(atom*)
+           | Subscript(atom, index) | Tuple(atom*) | List(atom*) | Dict(atom: atom*)
            | opaque
     atom  := Name | literal | static   (a literal may be a tuple of literals
                                         or a negated number; a static is a
@@ -206,13 +206,8 @@ class _Normalizer(LoopForms, InPlaceForms):
     def s_Expr(self, stmt: gast.Expr) -> None:
         if isinstance(stmt.value, gast.Constant):
             return                          # a docstring or a bare literal
-        call = stmt.value
-        if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
-                and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
-                and call.func.value.id in self.locals and len(call.args) == 1 \
-                and not call.keywords:
-            self._append(call.func.value.id, call.args[0])
-            return
+        if isinstance(stmt.value, gast.Call) and self._mutation(stmt.value):
+            return                          # an in-place update, as an assignment
         value = self.rhs(stmt.value)
         if not isinstance(value, gast.Call) and not self._opaque(stmt.value):
             return                          # an expression without effect
@@ -283,6 +278,13 @@ class _Normalizer(LoopForms, InPlaceForms):
     def e_Call(self, expr):
         expr = gast.copy_location(gast.Call(func=expr.func, args=self._unstar(expr.args),
                                             keywords=expr.keywords), expr)
+        out = next((k.value for k in expr.keywords if k.arg == "out"), None)
+        if isinstance(out, gast.Name):      # f(x, out=y): y[...] = f(x), value y
+            kept = [k for k in expr.keywords if k.arg != "out"]
+            value = self.atom(gast.copy_location(
+                gast.Call(func=expr.func, args=expr.args, keywords=kept), expr))
+            self._setitem(out.id, astutil.const(...), value)
+            return astutil.name(out.id)
         if any(k.arg is None for k in expr.keywords):
             self._unsupported(expr, "`**kwargs` in a call")
         keywords = list(expr.keywords)
@@ -352,6 +354,12 @@ class _Normalizer(LoopForms, InPlaceForms):
         orelse = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse))))
         self.emit(astutil.if_(test, body, orelse))
         return astutil.name(t)
+
+    def e_Dict(self, expr):
+        if any(k is None for k in expr.keys):
+            self._unsupported(expr, "`**` unpacking in a dict display")
+        return gast.Dict(keys=[self.atom(k) for k in expr.keys],
+                         values=[self.atom(v) for v in expr.values])
 
     def e_Tuple(self, expr):
         return astutil.tuple_([self.atom(e) for e in expr.elts])

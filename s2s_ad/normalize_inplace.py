@@ -13,13 +13,20 @@ object it already names does nothing at run time.
 from __future__ import annotations
 
 import gast
+import numpy
 
 from . import astutil
-from .frontend import OPERATORS, RUNTIME
+from .frontend import NUMPY, OPERATORS, RUNTIME
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
             gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
             gast.FloorDiv: "ifloordiv"}
+
+
+# NumPy functions and ndarray methods that update an argument in place and
+# have no functional form here: a gradient through them is a located error.
+_OPAQUE_MUTATORS = {"put", "place", "putmask", "partition", "itemset", "resize",
+                    "shuffle", "setfield", "byteswap"}
 
 
 class InPlaceForms:
@@ -74,6 +81,51 @@ class InPlaceForms:
         self.emit(astutil.assign(base, astutil.call(
             f"{RUNTIME}.setitem", [astutil.name(base), index, value])))
         self._realias(base, always=True)
+
+    def _mutation(self, call: gast.Call) -> bool:
+        """Lower a statement-level call that updates an array in place;
+        False if `call` is no such call."""
+        func = call.func
+        method = func.attr if isinstance(func, gast.Attribute) else None
+        receiver = func.value.id if method and isinstance(func.value, gast.Name) \
+            and func.value.id in self.locals else None
+        callee = self.src.resolve(func, self.locals)
+        first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
+            and call.args[0].id in self.locals else None
+        if receiver and method == "append" and len(call.args) == 1 and not call.keywords:
+            self._append(receiver, call.args[0])
+        elif receiver and method == "fill" and len(call.args) == 1 and not call.keywords:
+            self._setitem(receiver, astutil.const(...), self.atom(call.args[0]))
+        elif receiver and method == "sort" and not call.args and \
+                all(k.arg == "axis" for k in call.keywords):
+            self._sort_in_place(receiver, call.keywords)
+        elif first and callee is numpy.copyto and len(call.args) == 2 and not call.keywords:
+            self._setitem(first, astutil.const(...), self.atom(call.args[1]))
+        elif first and callee is numpy.fill_diagonal and len(call.args) == 2 \
+                and not call.keywords:
+            index = self.atom(astutil.call(f"{RUNTIME}.diagonal_index", [astutil.name(first)]))
+            self._setitem(first, index, self.atom(call.args[1]))
+        elif (receiver and method in _OPAQUE_MUTATORS) or (first and callable(callee) and
+                                                           callee.__name__ in _OPAQUE_MUTATORS):
+            target = receiver or first
+            self.emit(astutil.assign(target, astutil.call(
+                f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)])))
+        else:
+            return False
+        return True
+
+    def _sort_in_place(self, name: str, keywords) -> None:
+        """`y.sort(axis=a)`: `y[...] = np.sort(y, axis=a)`."""
+        kws = [(k.arg, self.atom(k.value)) for k in keywords]
+        value = self.atom(astutil.call(f"{self._numpy_name()}.sort", [astutil.name(name)], kws))
+        self._setitem(name, astutil.const(...), value)
+
+    def _numpy_name(self) -> str:
+        """The user's name for NumPy (`np`), for code normalization writes."""
+        for name in ("np", "numpy"):
+            if self.src.globals.get(name) is numpy and name not in self.locals:
+                return name
+        return NUMPY
 
     def _append(self, items: str, value) -> None:
         """`items.append(v)` in place, recording where the item lands:

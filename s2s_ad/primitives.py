@@ -105,6 +105,13 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     key, args, kwargs = _primitive(rhs, src, locals_)
     if key is operator.floordiv:
         return Prim(CONST)
+    if key is runtime.mutated:
+        call = astutil.unparse(rhs.args[1])
+        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
+            f"s2s_ad cannot differentiate through `{call}`, which updates "
+            f"{rhs.args[0].id} in place", src.locate(stmt),
+            hint="write the update as an assignment (x = np.where(...), x[i] = v), "
+                 "or wrap the value in stop_gradient(...)"))
     rule = registry.lookup(key)
     if rule is None and isinstance(key, types.FunctionType):
         return _user_call(key, args, kwargs, rhs, stmt, src)
@@ -184,6 +191,9 @@ def _primitive(rhs, src: Source, locals_):
         return registry.Attr(rhs.attr), [rhs.value], {}
     if isinstance(rhs, (gast.Tuple, gast.List)):
         return registry.Literal(type(rhs).__name__.lower()), list(rhs.elts), {}
+    if isinstance(rhs, gast.Dict):
+        return registry.Literal("dict"), [astutil.tuple_(rhs.keys),
+                                          astutil.tuple_(rhs.values)], {}
     if isinstance(rhs, gast.Call):
         kwargs = {k.arg: k.value for k in rhs.keywords}
         callee = src.resolve(rhs.func, locals_)

@@ -19,12 +19,15 @@ code never updates an array in place (`dx = dx + e`), so adjoints may alias.
 """
 from __future__ import annotations
 
+import operator
+
 import gast
+import numpy
 
 from . import astutil, runtime, templates
 from .analysis import Facts
 from .errors import RuleError
-from .frontend import Source
+from .frontend import NUMPY, OPERATORS, RUNTIME, Source
 from .normalize import Normalized
 from .primitives import COPY, RULE, UNKNOWN, Prim
 from .pairs import SPLIT
@@ -59,6 +62,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
             args.args.append(astutil.param(req.seed))
     name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
     fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
+    gen.name_reserved(fdef)
     return Adjoint(fdef, gen.imports, gen.seed_param)
 
 
@@ -96,6 +100,15 @@ class _Reverser(ForwardSweep, Boundary):
         self.namer.reserve(ident)
         self.imports[ident] = obj
         return ident
+
+    def name_reserved(self, fdef) -> None:
+        """Code that normalization wrote refers to s2s_ad's own modules by
+        reserved names (`__s2s_ad_np__.sort`); print them as imports."""
+        reserved = {RUNTIME: ("rt", runtime), NUMPY: ("np", numpy),
+                    OPERATORS: ("operator", operator)}
+        for node in gast.walk(fdef):
+            if isinstance(node, gast.Name) and node.id in reserved:
+                node.id = self._import(*reserved[node.id])
 
     def adjoint_name(self, primal: str) -> str:
         if primal not in self.adj:

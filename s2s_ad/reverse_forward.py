@@ -43,6 +43,8 @@ class ForwardSweep:
         prim = self.prims[id(stmt)]
         if prim.inplace:
             return [_inplace_statement(stmt, prim)]
+        if prim.key is runtime.mutated:     # print the user's own call
+            return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
         if prim.kind != CALL or id(stmt) not in self.facts.active:
             return [astutil.clone(stmt)]
         variant = prim.variant(self.facts.varied_before[id(stmt)])

@@ -78,7 +78,7 @@ def getitem(z, a, b):
 
 @adjoint(rt.setitem)
 def setitem(z, x, index, value):
-    d[value] += rt.unbroadcast(d[z][index], value)
+    d[value] += rt.unbroadcast(rt.written(d[z], index), value)
     d[x] += rt.zero_at(d[z], index)
 
 
@@ -93,10 +93,15 @@ def display(z, *elts):
     d[elts] += d[z]
 
 
+@adjoint(Literal("dict"))
+def dict_display(z, keys, values):
+    d[values] += rt.dict_parts(d[z], keys, values)
+
+
 @adjoint(Attr("T"))
 def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.diagonal_index, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

@@ -182,3 +182,43 @@ def head(g, position):
     if isinstance(g, np.ndarray) and g.ndim:
         return Seq(g[:position])
     return Seq(g[:position]) if isinstance(g, (list, tuple)) else g
+
+
+def diagonal_index(a):
+    """The index of `a`'s main diagonal, as `np.fill_diagonal` writes it."""
+    n = min(np.shape(a))
+    return (np.arange(n),) * np.ndim(a)
+
+
+def mutated(target, _):
+    """`target` after a call that updated it in place (generated code prints
+    the call itself); no gradient flows through such a call."""
+    return target
+
+
+def written(g, index):
+    """`g[index]`, where a slot that `x[index] = v` writes several times
+    (repeated integer indices) keeps only its last write, as NumPy does:
+    the other writes get no gradient."""
+    part = g[index]
+    if not _repeats_possible(index):
+        return part
+    slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
+    order = np.ravel(slots)
+    _, last_reversed = np.unique(order[::-1], return_index=True)
+    keep = np.zeros(order.size, dtype=bool)
+    keep[order.size - 1 - last_reversed] = True
+    return np.where(keep.reshape(np.shape(slots)), part, 0)
+
+
+def _repeats_possible(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu"
+               for p in parts)
+
+
+def dict_parts(g, keys, values):
+    """The adjoints of a dict display's values, from the dict's adjoint."""
+    if isinstance(g, dict):
+        return Seq(g[k] if k in g else zeros_like(v) for k, v in zip(keys, values))
+    return Seq(zeros_like(v) for v in values)
