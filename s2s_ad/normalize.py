@@ -88,6 +88,7 @@ class _Normalizer(LoopForms, InPlaceForms):
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.lengths: dict = {}         # name bound once to a display -> its length
+        self.params = {a.id for a in astutil.params(src.tree.args)}
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None

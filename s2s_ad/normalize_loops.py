@@ -11,6 +11,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil
+from .frontend import RUNTIME
 
 
 class LoopForms:
@@ -78,10 +79,39 @@ class LoopForms:
             length, element = self._view(iterable.args[0])
             last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
             return length, lambda k: element(self._reversed_index(last, k))
+        if self._dict_view(iterable):
+            return self._dict_items(iterable)
         seq = self.atom(iterable)
         if isinstance(iterable, gast.Call) and callee is not range:
             seq = self._materialize(seq)
+        elif isinstance(seq, gast.Name) and seq.id in self.params:
+            seq = self._indexable(seq)      # a dict argument iterates its keys
         return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
+
+    @staticmethod
+    def _dict_view(iterable) -> bool:
+        return (isinstance(iterable, gast.Call) and not iterable.args
+                and not iterable.keywords and isinstance(iterable.func, gast.Attribute)
+                and iterable.func.attr in ("items", "values", "keys"))
+
+    def _dict_items(self, iterable):
+        """`d.items()`, `.values()`, `.keys()`: over a snapshot of the keys,
+        reading `d[key]` (whose adjoint is the dict's)."""
+        mapping = self.atom(iterable.func.value)
+        keys = self.atom(astutil.call(f"{RUNTIME}.keys", [mapping]))
+        kind = iterable.func.attr
+
+        def element(k):
+            key = _subscript(keys, k)
+            value = gast.Subscript(value=astutil.clone(mapping), slice=_subscript(keys, k),
+                                   ctx=gast.Load())
+            return {"keys": key, "values": value}.get(kind) or astutil.tuple_([key, value])
+        return astutil.call("len", [astutil.clone(keys)]), element
+
+    def _indexable(self, seq):
+        t = self.namer.temp("seq")
+        self.emit(astutil.assign(t, astutil.call(f"{RUNTIME}.indexable", [seq])))
+        return astutil.name(t)
 
     def _reversed_index(self, last, k: str) -> str:
         t = self.namer.temp()

@@ -98,10 +98,15 @@ def dict_display(z, keys, values):
     d[values] += rt.dict_parts(d[z], keys, values)
 
 
+@adjoint(rt.indexable)
+def indexable(z, seq):
+    d[seq] += rt.unindexable(d[z], seq)
+
+
 @adjoint(Attr("T"))
 def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(rt.diagonal_index, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

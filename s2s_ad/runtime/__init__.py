@@ -222,3 +222,19 @@ def dict_parts(g, keys, values):
     if isinstance(g, dict):
         return Seq(g[k] if k in g else zeros_like(v) for k, v in zip(keys, values))
     return Seq(zeros_like(v) for v in values)
+
+
+def keys(mapping):
+    """A snapshot of a dict's keys, for `for k, v in d.items()`."""
+    return list(mapping)
+
+
+def indexable(seq):
+    """What `for x in seq` iterates, indexable: the keys of a dict, else
+    `seq` itself."""
+    return list(seq) if isinstance(seq, dict) else seq
+
+
+def unindexable(g, seq):
+    """The adjoint of `indexable(seq)`: none for a dict's keys."""
+    return zeros_like(seq) if isinstance(seq, dict) else g
