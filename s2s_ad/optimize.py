@@ -263,6 +263,8 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
                 live = loop(stmt, body, live, trial)
             else:
                 live |= set(astutil.load_names(stmt))
+                if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
+                    live |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
         return live
 
     def loop(stmt, body, live, trial):

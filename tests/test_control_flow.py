@@ -306,3 +306,13 @@ def test_derived_functions_are_reentrant():
     first = g(0.7, 5)
     inner = [g(0.3, 4) for _ in range(3)]
     assert g(0.7, 5) == first and len(set(inner)) == 1
+
+
+def test_augmented_assignment_keeps_its_initial_value():
+    def f(x):
+        s = 5.0
+        s = 0.0
+        for i in range(3):
+            s += x * i
+        return s
+    assert ad.grad(f)(2.0) == 3.0 and "s = 0.0" in ad.source(ad.grad(f))
