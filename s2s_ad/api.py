@@ -15,6 +15,8 @@ import dataclasses
 import functools
 import inspect
 import math
+import os
+import sysconfig
 import types
 import weakref
 from dataclasses import dataclass
@@ -174,6 +176,14 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
             f"unavailable ({exc.message})", location,
             hint=f"register a rule with @s2s_ad.adjoint({name}), or wrap the call "
                  "in stop_gradient(...)") from None
+    except S2SADError as exc:
+        if not _is_library(callee):
+            raise           # the user's own helper: point into it
+        raise NoRuleError(
+            f"no derivative rule for {callee.__module__}.{callee.__qualname__}, and "
+            f"s2s_ad cannot differentiate its source ({exc.one_line()})", location,
+            hint=f"register a rule with @s2s_ad.adjoint({callee.__module__}."
+                 f"{callee.__qualname__}), or wrap the call in stop_gradient(...)") from None
     finally:
         _building.pop()
     return reverse.PairRef(f"{name}_fwd", f"{name}_bwd", (fwd, bwd))
@@ -227,6 +237,14 @@ def _output(norm, src, options: Options):
             src.locate(ret),
             hint="return a single value, or use has_aux=True for `return value, aux`")
     return value, None
+
+
+def _is_library(func) -> bool:
+    """Defined in an installed package or the standard library, not in the
+    user's own code: its internals are no place to send the user."""
+    path = os.path.abspath(func.__code__.co_filename)
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
+    return any(path.startswith(os.path.abspath(r) + os.sep) for r in roots)
 
 
 def _closure_cells(func) -> dict:

@@ -38,8 +38,7 @@ _FENCED = {
     gast.AsyncWith: "async with statement", gast.AsyncFor: "async for loop",
     gast.AsyncFunctionDef: "async function", gast.ClassDef: "class definition",
     gast.Global: "global statement", gast.Nonlocal: "nonlocal statement",
-    gast.Delete: "del statement", gast.Import: "import statement",
-    gast.ImportFrom: "import statement",
+    gast.Delete: "del statement",
 }
 _FENCED_EXPR = {
     gast.Yield: "yield expression", gast.YieldFrom: "yield from expression",
@@ -59,7 +58,8 @@ class Source:
     indent: int               # columns removed by dedent
     globals: dict
     closure: dict = field(default_factory=dict)
-    # functions that normalization lifted out of the body (see lift.py)
+    # names normalization bound at compile time: lifted nested functions
+    # (see lift.py) and names imported inside the function
     lifted: dict = field(default_factory=dict)
 
     @property
@@ -185,8 +185,9 @@ def fence(src: Source, body: list) -> None:
         for node in gast.walk(stmt):
             kind = _FENCED.get(type(node)) or _FENCED_EXPR.get(type(node))
             if kind is not None:
+                article = "an" if kind[0] in "aeiou" else "a"
                 raise UnsupportedSyntaxError(
-                    f"s2s_ad cannot differentiate a {kind}",
+                    f"s2s_ad cannot differentiate {article} {kind}",
                     src.locate(node),
                     hint="move it out of the differentiated function, or wrap "
                          "the value it computes in `stop_gradient(...)`")

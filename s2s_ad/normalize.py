@@ -33,6 +33,7 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import gast
@@ -87,7 +88,7 @@ class _Normalizer(LoopForms, InPlaceForms):
         self.while_tests: dict = {}     # id(While) -> statements recomputing its test
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
-        self.lengths: dict = {}         # name bound once to a display -> its length
+        self.displays: dict = {}        # name bound once to a display -> its items
         self.params = {a.id for a in astutil.params(src.tree.args)}
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
@@ -124,10 +125,10 @@ class _Normalizer(LoopForms, InPlaceForms):
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
             self._track_alias(target, stmt.value)
-            self.lengths.pop(target, None)
+            self.displays.pop(target, None)
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
                     and _stored_count(self.src.tree, target) == 1:
-                self.lengths[target] = len(stmt.value.elts)
+                self.displays[target] = stmt.value.elts
 
     def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
         if stmt.decorator_list:
@@ -136,7 +137,8 @@ class _Normalizer(LoopForms, InPlaceForms):
 
     def _lift(self, node, name: str) -> lift.Lifted:
         """Lift a nested function out; calls to `name` go to the lifted one."""
-        lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals)
+        lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals,
+                           dict(self.nested))
         self.src.lifted[lifted.name] = lifted.func
         self.nested[name] = lifted
         return lifted
@@ -217,6 +219,34 @@ class _Normalizer(LoopForms, InPlaceForms):
     def s_Pass(self, stmt) -> None:
         pass
 
+    def s_Import(self, stmt) -> None:
+        """`import a.b as c` inside the function binds `c` at compile time."""
+        for alias in stmt.names:
+            module = self._import_module(alias.name, stmt)
+            if alias.asname:
+                self.src.lifted[alias.asname] = module
+            else:
+                head = alias.name.split(".")[0]
+                self.src.lifted[head] = self._import_module(head, stmt)
+
+    def s_ImportFrom(self, stmt) -> None:
+        """`from m import x as y` inside the function binds `y` at compile time."""
+        if stmt.level:
+            self._unsupported(stmt, "a relative import inside the function")
+        module = self._import_module(stmt.module, stmt)
+        for alias in stmt.names:
+            if alias.name == "*" or not hasattr(module, alias.name):
+                self._unsupported(stmt, f"`from {stmt.module} import {alias.name}`")
+            self.src.lifted[alias.asname or alias.name] = getattr(module, alias.name)
+
+    def _import_module(self, name: str, stmt):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            raise UnsupportedSyntaxError(f"cannot import {name!r} ({exc})",
+                                         self.src.locate(stmt),
+                                         hint="import it at module level") from None
+
     def s_If(self, stmt: gast.If) -> None:
         self._forget_aliases(stmt)
         test = self.atom(stmt.test)
@@ -255,7 +285,7 @@ class _Normalizer(LoopForms, InPlaceForms):
                        for e in expr.elts)
         if isinstance(expr, gast.Attribute):
             obj = self.src.resolve(expr, self.locals)
-            return is_resolved(obj) and not callable(obj)
+            return is_resolved(obj)
         return False
 
     def rhs(self, expr) -> gast.expr:
@@ -315,10 +345,10 @@ class _Normalizer(LoopForms, InPlaceForms):
                 out.append(arg)
             elif isinstance(arg.value, (gast.Tuple, gast.List)):
                 out.extend(arg.value.elts)
-            elif isinstance(arg.value, gast.Name) and arg.value.id in self.lengths:
+            elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
                 out.extend(gast.Subscript(value=astutil.name(arg.value.id),
                                           slice=astutil.const(i), ctx=gast.Load())
-                           for i in range(self.lengths[arg.value.id]))
+                           for i in range(len(self.displays[arg.value.id])))
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
                                   "length is not known where the function is compiled")

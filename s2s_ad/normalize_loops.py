@@ -24,6 +24,8 @@ class LoopForms:
         The range is evaluated once into a variable if the body rebinds a name
         it reads (the reverse sweep evaluates the header again)."""
         self._forget_aliases(stmt)
+        if self._unroll(stmt):
+            return
         header, element = self._iteration(stmt.iter)
         if astutil.stored_names(stmt) & set(astutil.load_names(header.iter)):
             t = self.namer.temp("range")
@@ -38,6 +40,25 @@ class LoopForms:
         header.body = body + self.block(stmt.body)
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
+
+    def _unroll(self, stmt) -> bool:
+        """`for fn in [np.sin, np.cos]:` runs its body once per function, with
+        the function in place of `fn`, so that each call resolves."""
+        items = stmt.iter.elts if isinstance(stmt.iter, (gast.List, gast.Tuple)) else \
+            self.displays.get(getattr(stmt.iter, "id", None), [])
+        if not items or not isinstance(stmt.target, gast.Name) or stmt.orelse:
+            return False
+        if not all(callable(self.src.resolve(e, self.locals)) for e in items):
+            return False
+        name = stmt.target.id
+        jumps = (gast.Break, gast.Continue)
+        if name in astutil.stored_names(stmt) - {name} or any(
+                isinstance(n, jumps) for s in stmt.body for n in gast.walk(s)):
+            return False
+        for item in items:
+            body = [_substitute(astutil.clone(s), name, item) for s in stmt.body]
+            self._out.extend(self.block(body))
+        return True
 
     def _iteration(self, iterable):
         """(a `for` header over a range, a function making the element read,
@@ -154,3 +175,17 @@ class LoopForms:
 def _subscript(seq, index: str):
     return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
                           ctx=gast.Load())
+
+
+def _substitute(stmt, name: str, value):
+    """`stmt` with every read of `name` replaced by `value`."""
+    for node in gast.walk(stmt):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, gast.Name) and child.id == name and isinstance(child.ctx, gast.Load):
+                setattr(node, field, astutil.clone(value))
+            elif isinstance(child, list):
+                for i, item in enumerate(child):
+                    if isinstance(item, gast.Name) and item.id == name and \
+                            isinstance(item.ctx, gast.Load):
+                        child[i] = astutil.clone(value)
+    return stmt
