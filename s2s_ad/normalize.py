@@ -33,17 +33,17 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 import gast
 
-from . import astutil, jumps, lift
+from . import astutil, jumps
 from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
 from .normalize_inplace import InPlaceForms
 from .normalize_loops import LoopForms
+from .normalize_scope import ScopeForms
 from .rules import registry, stop_gradient_like
 
 _OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
@@ -81,7 +81,7 @@ def normalize(src: Source) -> Normalized:
     return Normalized(out, norm.origin, locals_, namer)
 
 
-class _Normalizer(LoopForms, InPlaceForms):
+class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
@@ -129,19 +129,6 @@ class _Normalizer(LoopForms, InPlaceForms):
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
                     and _stored_count(self.src.tree, target) == 1:
                 self.displays[target] = stmt.value.elts
-
-    def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
-        if stmt.decorator_list:
-            self._unsupported(stmt, "a decorated nested function")
-        self._lift(stmt, stmt.name)
-
-    def _lift(self, node, name: str) -> lift.Lifted:
-        """Lift a nested function out; calls to `name` go to the lifted one."""
-        lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals,
-                           dict(self.nested))
-        self.src.lifted[lifted.name] = lifted.func
-        self.nested[name] = lifted
-        return lifted
 
     def s_Assign(self, stmt: gast.Assign) -> None:
         targets = stmt.targets
@@ -218,34 +205,6 @@ class _Normalizer(LoopForms, InPlaceForms):
 
     def s_Pass(self, stmt) -> None:
         pass
-
-    def s_Import(self, stmt) -> None:
-        """`import a.b as c` inside the function binds `c` at compile time."""
-        for alias in stmt.names:
-            module = self._import_module(alias.name, stmt)
-            if alias.asname:
-                self.src.lifted[alias.asname] = module
-            else:
-                head = alias.name.split(".")[0]
-                self.src.lifted[head] = self._import_module(head, stmt)
-
-    def s_ImportFrom(self, stmt) -> None:
-        """`from m import x as y` inside the function binds `y` at compile time."""
-        if stmt.level:
-            self._unsupported(stmt, "a relative import inside the function")
-        module = self._import_module(stmt.module, stmt)
-        for alias in stmt.names:
-            if alias.name == "*" or not hasattr(module, alias.name):
-                self._unsupported(stmt, f"`from {stmt.module} import {alias.name}`")
-            self.src.lifted[alias.asname or alias.name] = getattr(module, alias.name)
-
-    def _import_module(self, name: str, stmt):
-        try:
-            return importlib.import_module(name)
-        except ImportError as exc:
-            raise UnsupportedSyntaxError(f"cannot import {name!r} ({exc})",
-                                         self.src.locate(stmt),
-                                         hint="import it at module level") from None
 
     def s_If(self, stmt: gast.If) -> None:
         self._forget_aliases(stmt)

@@ -1,0 +1,62 @@
+"""Names a function binds when it is compiled: nested functions and imports.
+
+A mixin of the normalizer (see normalize.py).  A nested `def` (or a lambda
+bound to a name) is lifted out by lift.py and calls to it go to the lifted
+function; `import` statements inside the function are resolved at compile
+time.  Both record the objects in `Source.lifted`, where name resolution and
+code generation find them.
+"""
+from __future__ import annotations
+
+import importlib
+
+import gast
+
+from . import lift
+from .errors import UnsupportedSyntaxError
+
+
+class ScopeForms:
+    """Relies on the normalizer's `src`, `namer`, `locals`, `nested` and
+    `_unsupported`."""
+
+    def s_FunctionDef(self, stmt: gast.FunctionDef) -> None:
+        if stmt.decorator_list:
+            self._unsupported(stmt, "a decorated nested function")
+        self._lift(stmt, stmt.name)
+
+    def _lift(self, node, name: str) -> lift.Lifted:
+        """Lift a nested function out; calls to `name` go to the lifted one."""
+        lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals,
+                           dict(self.nested))
+        self.src.lifted[lifted.name] = lifted.func
+        self.nested[name] = lifted
+        return lifted
+
+    def s_Import(self, stmt) -> None:
+        """`import a.b as c` inside the function binds `c` at compile time."""
+        for alias in stmt.names:
+            module = self._import_module(alias.name, stmt)
+            if alias.asname:
+                self.src.lifted[alias.asname] = module
+            else:
+                head = alias.name.split(".")[0]
+                self.src.lifted[head] = self._import_module(head, stmt)
+
+    def s_ImportFrom(self, stmt) -> None:
+        """`from m import x as y` inside the function binds `y` at compile time."""
+        if stmt.level:
+            self._unsupported(stmt, "a relative import inside the function")
+        module = self._import_module(stmt.module, stmt)
+        for alias in stmt.names:
+            if alias.name == "*" or not hasattr(module, alias.name):
+                self._unsupported(stmt, f"`from {stmt.module} import {alias.name}`")
+            self.src.lifted[alias.asname or alias.name] = getattr(module, alias.name)
+
+    def _import_module(self, name: str, stmt):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            raise UnsupportedSyntaxError(f"cannot import {name!r} ({exc})",
+                                         self.src.locate(stmt),
+                                         hint="import it at module level") from None
