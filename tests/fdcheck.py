@@ -2,15 +2,35 @@
 
 `check_grad(f, args, wrt)` differentiates `f` with s2s_ad and compares the
 directional derivative <grad, v> with (f(a + h v) - f(a - h v)) / 2h for a
-few seeded random directions v.  It also checks that every gradient has its
-argument's type, shape and dtype, and that the derived function left its
-arguments untouched.  No other AD library is consulted.
+few seeded random directions v.  Arguments may be floats, NumPy scalars,
+arrays, or dicts/lists/tuples of those (pytrees).  It also checks that every
+gradient has its argument's structure, type, shape and dtype, and that the
+derived function left its arguments untouched.  Every primal evaluation gets
+deep copies, so a primal that writes into its arguments is measured right.
+No other AD library is consulted.
 """
 import copy
+import inspect
 
 import numpy as np
 
 import s2s_ad as ad
+
+
+def tree_map(fn, tree, *rest):
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, tree[k], *(r[k] for r in rest)) for k in tree}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(tree_map(fn, *parts) for parts in zip(tree, *rest))
+    return fn(tree, *rest)
+
+
+def tree_leaves(tree):
+    if isinstance(tree, dict):
+        return [leaf for k in tree for leaf in tree_leaves(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for part in tree for leaf in tree_leaves(part)]
+    return [tree]
 
 
 def _direction(x, rng):
@@ -26,62 +46,80 @@ def _shift(x, v, h):
 
 
 def _inner(g, v) -> float:
-    return float(np.sum(np.asarray(g, dtype=float) * np.asarray(v, dtype=float)))
+    return sum(float(np.sum(np.asarray(a, dtype=float) * np.asarray(b, dtype=float)))
+               for a, b in zip(tree_leaves(g), tree_leaves(v)))
 
 
 def _wrt_indices(f, wrt):
-    import inspect
     names = list(inspect.signature(f).parameters)
     items = wrt if isinstance(wrt, tuple) else (wrt,)
     return [names.index(w) if isinstance(w, str) else w for w in items]
 
 
-def numeric_directional(f, args, idx, dirs, h):
-    plus, minus = list(args), list(args)
-    for i, v in zip(idx, dirs):
-        plus[i] = _shift(args[i], v, h)
-        minus[i] = _shift(args[i], v, -h)
-    return (float(f(*plus)) - float(f(*minus))) / (2 * h)
+def _value(f, args, has_aux) -> float:
+    out = f(*copy.deepcopy(args))
+    return float(out[0] if has_aux else out)
 
 
-def check_grad(f, args, wrt=0, *, directions=3, h=1e-6, rtol=1e-5, atol=1e-6,
-               seed=0, **options):
+def check_grad(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5,
+               atol=1e-6, seed=0, **options):
     """Assert that s2s_ad's gradient of `f` at `args` matches finite differences."""
     args = list(args)
     before = copy.deepcopy(args)
-    derived = ad.grad(f, wrt=wrt, **options)
+    derived = ad.grad(f, wrt=wrt, has_aux=has_aux, **options)
     grads = derived(*args)
-    _assert_unchanged(before, args)
+    if has_aux:
+        grads, _ = grads
+    assert_tree_equal(before, args)
     idx = _wrt_indices(f, wrt)
     glist = list(grads) if isinstance(wrt, tuple) else [grads]
+    assert len(glist) == len(idx)
     for i, g in zip(idx, glist):
         assert_like(g, args[i])
     rng = np.random.default_rng(seed)
     for _ in range(directions):
-        dirs = [_direction(args[i], rng) for i in idx]
+        dirs = [tree_map(lambda leaf: _direction(leaf, rng), args[i]) for i in idx]
         exact = sum(_inner(g, v) for g, v in zip(glist, dirs))
-        approx = numeric_directional(f, args, idx, dirs, h)
+        plus, minus = list(args), list(args)
+        for i, v in zip(idx, dirs):
+            plus[i] = tree_map(lambda a, d: _shift(a, d, h), args[i], v)
+            minus[i] = tree_map(lambda a, d: _shift(a, d, -h), args[i], v)
+        approx = (_value(f, plus, has_aux) - _value(f, minus, has_aux)) / (2 * h)
         assert abs(exact - approx) <= atol + rtol * max(abs(exact), abs(approx)), \
             f"gradient mismatch: s2s_ad {exact!r} vs finite differences {approx!r}\n" \
             + ad.source(derived)
     return grads
 
 
-def assert_like(g, x):
-    """`g` has the type, shape and dtype that the gradient of `x` should."""
-    if isinstance(x, np.ndarray):
-        assert isinstance(g, np.ndarray), f"gradient is {type(g)}, argument is an array"
-        assert g.shape == x.shape, f"gradient shape {g.shape} != {x.shape}"
-        assert g.dtype == x.dtype, f"gradient dtype {g.dtype} != {x.dtype}"
+def assert_like(g, x, path="arg"):
+    """`g` mirrors `x`: the same containers, keys and lengths, and leaves
+    with their argument leaf's type, shape and dtype."""
+    if isinstance(x, dict):
+        assert isinstance(g, dict), f"{path}: gradient is {type(g).__name__}, argument a dict"
+        assert list(g) == list(x), f"{path}: gradient keys {list(g)} != {list(x)}"
+        for k in x:
+            assert_like(g[k], x[k], f"{path}[{k!r}]")
+    elif isinstance(x, (list, tuple)):
+        assert type(g) is type(x), f"{path}: gradient is {type(g).__name__}, " \
+                                   f"argument {type(x).__name__}"
+        assert len(g) == len(x), f"{path}: gradient has {len(g)} items, argument {len(x)}"
+        for i, (gi, xi) in enumerate(zip(g, x)):
+            assert_like(gi, xi, f"{path}[{i}]")
+    elif isinstance(x, np.ndarray):
+        assert isinstance(g, np.ndarray), f"{path}: gradient is {type(g)}, argument an array"
+        assert g.shape == x.shape, f"{path}: gradient shape {g.shape} != {x.shape}"
+        assert g.dtype == x.dtype, f"{path}: gradient dtype {g.dtype} != {x.dtype}"
     elif isinstance(x, np.generic):
-        assert type(g) is type(x), f"gradient is {type(g)}, argument is {type(x)}"
+        assert type(g) is type(x), f"{path}: gradient is {type(g)}, argument {type(x)}"
     else:
-        assert isinstance(g, float), f"gradient is {type(g)}, argument is a float"
+        assert isinstance(g, float), f"{path}: gradient is {type(g)}, argument a float"
 
 
-def _assert_unchanged(before, after):
-    for b, a in zip(before, after):
-        if isinstance(b, np.ndarray):
-            assert np.array_equal(a, b, equal_nan=True), "the derived function mutated an argument"
+def assert_tree_equal(a, b, what="the derived function mutated an argument"):
+    la, lb = tree_leaves(a), tree_leaves(b)
+    assert len(la) == len(lb), what
+    for u, v in zip(la, lb):
+        if isinstance(u, np.ndarray) or isinstance(v, np.ndarray):
+            assert np.array_equal(u, v, equal_nan=True), what
         else:
-            assert a == b or (a != a and b != b)
+            assert u == v or (u != u and v != v), what

@@ -2,7 +2,7 @@
 array indexing, in-place updates, array methods, and the errors left over.
 
 Every case is checked against central finite differences (tests/fdcheck.py
-for plain float/array arguments, `check_tree_grad` below for structured or
+for plain float/array arguments and for structured or
 mutated ones) or against exactly known values.  Sections follow the bullets
 of the issue, in order.
 """
@@ -17,7 +17,7 @@ import pytest
 import _helpers_calls as hc
 import s2s_ad as ad
 from _helpers_calls import mean_var, softplus_sum
-from fdcheck import assert_like, check_grad
+from fdcheck import assert_like, assert_tree_equal, check_grad
 
 HERE = __file__
 SCALE = 100.0      # _helpers_calls.SCALE is 0.5: callees must read their own module
@@ -35,97 +35,6 @@ def randn(*shape):
 # primal evaluation gets deep copies, so a primal that writes into an argument
 # cannot disturb the next evaluation.
 # ---------------------------------------------------------------------------
-
-def tree_map(fn, tree, *rest):
-    if isinstance(tree, dict):
-        return {k: tree_map(fn, tree[k], *(r[k] for r in rest)) for k in tree}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(tree_map(fn, *parts) for parts in zip(tree, *rest))
-    return fn(tree, *rest)
-
-
-def tree_leaves(tree):
-    if isinstance(tree, dict):
-        return [leaf for k in tree for leaf in tree_leaves(tree[k])]
-    if isinstance(tree, (list, tuple)):
-        return [leaf for part in tree for leaf in tree_leaves(part)]
-    return [tree]
-
-
-def assert_same_structure(g, x, path="arg"):
-    """`g` mirrors `x`: same container types, keys and lengths; leaves are
-    gradients shaped like their argument leaves (fdcheck.assert_like)."""
-    if isinstance(x, dict):
-        assert isinstance(g, dict), f"{path}: gradient is {type(g).__name__}, argument is a dict"
-        assert list(g) == list(x), f"{path}: gradient keys {list(g)} != {list(x)}"
-        for k in x:
-            assert_same_structure(g[k], x[k], f"{path}[{k!r}]")
-    elif isinstance(x, (list, tuple)):
-        assert type(g) is type(x), f"{path}: gradient is {type(g).__name__}, argument is {type(x).__name__}"
-        assert len(g) == len(x), f"{path}: gradient has {len(g)} items, argument {len(x)}"
-        for i, (gi, xi) in enumerate(zip(g, x)):
-            assert_same_structure(gi, xi, f"{path}[{i}]")
-    else:
-        assert_like(g, x)
-
-
-def assert_tree_equal(a, b, what="the derived function mutated an argument"):
-    la, lb = tree_leaves(a), tree_leaves(b)
-    assert len(la) == len(lb), what
-    for u, v in zip(la, lb):
-        if isinstance(u, np.ndarray) or isinstance(v, np.ndarray):
-            assert np.array_equal(u, v, equal_nan=True), what
-        else:
-            assert u == v or (u != u and v != v), what
-
-
-def _direction(x, rng_):
-    if isinstance(x, np.ndarray):
-        return rng_.standard_normal(x.shape).astype(x.dtype)
-    return float(rng_.standard_normal())
-
-
-def _shift(x, v, h):
-    if isinstance(x, np.ndarray):
-        return x + h * v
-    return type(x)(x + h * v)
-
-
-def _wrt_indices(f, wrt):
-    names = list(inspect.signature(f).parameters)
-    items = wrt if isinstance(wrt, tuple) else (wrt,)
-    return [names.index(w) if isinstance(w, str) else w for w in items]
-
-
-def check_tree_grad(f, args, wrt=0, *, directions=3, h=1e-6, rtol=1e-5, atol=1e-6, seed=0):
-    """Like fdcheck.check_grad, for arguments that are dicts/lists/tuples of
-    floats and arrays, and for primals that write into their arguments."""
-    args = list(args)
-    before = copy.deepcopy(args)
-    derived = ad.grad(f, wrt=wrt)
-    grads = derived(*args)
-    assert_tree_equal(before, args)
-    idx = _wrt_indices(f, wrt)
-    glist = list(grads) if isinstance(wrt, tuple) else [grads]
-    assert len(glist) == len(idx)
-    for i, g in zip(idx, glist):
-        assert_same_structure(g, args[i])
-    rng_ = np.random.default_rng(seed)
-    for _ in range(directions):
-        dirs = [tree_map(lambda leaf: _direction(leaf, rng_), args[i]) for i in idx]
-        exact = sum(float(np.sum(np.asarray(gl, float) * np.asarray(dl, float)))
-                    for g, d in zip(glist, dirs)
-                    for gl, dl in zip(tree_leaves(g), tree_leaves(d)))
-        plus, minus = copy.deepcopy(args), copy.deepcopy(args)
-        for i, d in zip(idx, dirs):
-            plus[i] = tree_map(lambda a, v: _shift(a, v, h), args[i], d)
-            minus[i] = tree_map(lambda a, v: _shift(a, v, -h), args[i], d)
-        approx = (float(f(*plus)) - float(f(*minus))) / (2 * h)
-        assert abs(exact - approx) <= atol + rtol * max(abs(exact), abs(approx)), \
-            f"gradient mismatch: s2s_ad {exact!r} vs finite differences {approx!r}\n" \
-            + ad.source(derived)
-    return grads
-
 
 def case_id(case):
     f, args, *wrt = case
@@ -767,7 +676,7 @@ STRUCTURED_CASES = [
 @pytest.mark.parametrize("case", STRUCTURED_CASES, ids=case_id)
 def test_structured_arguments_match_finite_differences(case):
     f, args, wrt = case
-    check_tree_grad(f, args, wrt)
+    check_grad(f, args, wrt)
 
 
 def test_dict_gradient_exact_and_structured():
@@ -781,7 +690,7 @@ def test_dict_gradient_exact_and_structured():
 def test_unused_leaf_gets_zeros_of_its_shape():
     p = {"used": randn(2), "unused": randn(2, 3).astype(np.float32)}
     g = ad.grad(dict_unused_leaf)(p)
-    assert_same_structure(g, p)
+    assert_like(g, p)
     np.testing.assert_array_equal(g["unused"], np.zeros((2, 3), np.float32))
     np.testing.assert_allclose(g["used"], 2 * p["used"], rtol=1e-12)
 
@@ -799,7 +708,7 @@ def test_structured_leaf_dtypes_and_float_leaves():
 def test_structured_value_and_grad():
     value, g = ad.value_and_grad(dict_mlp_loss, wrt="params")(PARAMS, XB, YB)
     assert value == pytest.approx(dict_mlp_loss(PARAMS, XB, YB), rel=1e-12)
-    assert_same_structure(g, PARAMS)
+    assert_like(g, PARAMS)
 
 
 # ===========================================================================
@@ -1052,7 +961,7 @@ IN_PLACE_CASES = [
 @pytest.mark.parametrize("case", IN_PLACE_CASES, ids=case_id)
 def test_in_place_matches_finite_differences(case):
     f, args, *wrt = case
-    check_tree_grad(f, args, wrt[0] if wrt else 0)
+    check_grad(f, args, wrt[0] if wrt else 0)
 
 
 @pytest.mark.parametrize("case", IN_PLACE_CASES, ids=case_id)

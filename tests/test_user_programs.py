@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
+from fdcheck import check_grad
 
 HERE = __file__
 
@@ -22,102 +23,6 @@ HERE = __file__
 # ---------------------------------------------------------------------------
 # oracle
 # ---------------------------------------------------------------------------
-
-def tree_map(fn, tree, *rest):
-    if isinstance(tree, dict):
-        return {k: tree_map(fn, tree[k], *(r[k] for r in rest)) for k in tree}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(tree_map(fn, *parts) for parts in zip(tree, *rest))
-    return fn(tree, *rest)
-
-
-def tree_leaves(tree):
-    if isinstance(tree, dict):
-        return [leaf for k in tree for leaf in tree_leaves(tree[k])]
-    if isinstance(tree, (list, tuple)):
-        return [leaf for part in tree for leaf in tree_leaves(part)]
-    return [tree]
-
-
-def assert_like_tree(g, x, path="arg"):
-    if isinstance(x, dict):
-        assert isinstance(g, dict), f"{path}: gradient is {type(g)}, argument is a dict"
-        assert list(g) == list(x), f"{path}: keys {list(g)} != {list(x)}"
-        for k in x:
-            assert_like_tree(g[k], x[k], f"{path}[{k!r}]")
-    elif isinstance(x, (list, tuple)):
-        assert type(g) is type(x), f"{path}: gradient is {type(g)}, argument is {type(x)}"
-        assert len(g) == len(x)
-        for i, (gi, xi) in enumerate(zip(g, x)):
-            assert_like_tree(gi, xi, f"{path}[{i}]")
-    elif isinstance(x, np.ndarray):
-        assert isinstance(g, np.ndarray), f"{path}: gradient is {type(g)}, argument is an array"
-        assert g.shape == x.shape, f"{path}: gradient shape {g.shape} != {x.shape}"
-        assert g.dtype == x.dtype, f"{path}: gradient dtype {g.dtype} != {x.dtype}"
-    elif isinstance(x, np.generic):
-        assert type(g) is type(x), f"{path}: gradient is {type(g)}, argument is {type(x)}"
-    else:
-        assert isinstance(g, float), f"{path}: gradient is {type(g)}, argument is a float"
-
-
-def direction(x, rng):
-    if isinstance(x, np.ndarray):
-        return rng.standard_normal(x.shape).astype(x.dtype)
-    return float(rng.standard_normal())
-
-
-def shift(x, v, h):
-    if isinstance(x, np.ndarray):
-        return x + h * v
-    return type(x)(x + h * v)
-
-
-def inner(g, v):
-    return sum(float(np.sum(np.asarray(a, float) * np.asarray(b, float)))
-               for a, b in zip(tree_leaves(g), tree_leaves(v)))
-
-
-def wrt_indices(f, wrt):
-    import inspect
-    names = list(inspect.signature(f).parameters)
-    items = wrt if isinstance(wrt, tuple) else (wrt,)
-    return [names.index(w) if isinstance(w, str) else w for w in items]
-
-
-def scalar_out(f, args, has_aux):
-    out = f(*copy.deepcopy(args))
-    if has_aux:
-        out = out[0]
-    return float(out)
-
-
-def fd_check(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5,
-             atol=1e-6, seed=0):
-    args = list(args)
-    before = copy.deepcopy(args)
-    derived = ad.grad(f, wrt=wrt, has_aux=has_aux)
-    res = derived(*args)
-    if has_aux:
-        res, _aux = res
-    for b, a in zip(tree_leaves(before), tree_leaves(args)):
-        assert np.array_equal(np.asarray(a), np.asarray(b)), "derived function mutated an argument"
-    idx = wrt_indices(f, wrt)
-    glist = list(res) if isinstance(wrt, tuple) else [res]
-    for i, g in zip(idx, glist):
-        assert_like_tree(g, args[i])
-    rng = np.random.default_rng(seed)
-    for _ in range(directions):
-        dirs = [tree_map(lambda leaf: direction(leaf, rng), args[i]) for i in idx]
-        exact = sum(inner(g, v) for g, v in zip(glist, dirs))
-        plus, minus = list(args), list(args)
-        for i, v in zip(idx, dirs):
-            plus[i] = tree_map(lambda a, d: shift(a, d, h), args[i], v)
-            minus[i] = tree_map(lambda a, d: shift(a, d, -h), args[i], v)
-        approx = (scalar_out(f, plus, has_aux) - scalar_out(f, minus, has_aux)) / (2 * h)
-        assert abs(exact - approx) <= atol + rtol * max(abs(exact), abs(approx)), \
-            f"gradient mismatch: s2s_ad {exact!r} vs finite differences {approx!r}"
-    return res
-
 
 rng = np.random.default_rng(12345)
 
@@ -1121,7 +1026,7 @@ CASES = [
 def test_user_program(name, f, make_args, wrt):
     args = make_args()
     f(*copy.deepcopy(args))            # primal runs
-    fd_check(f, args, wrt)
+    check_grad(f, args, wrt)
 
 
 # ---------------------------------------------------------------------------
@@ -1132,7 +1037,7 @@ def test_float32_mlp_matches_float64():
     W1, W2, X = randn(4, 8) * 0.5, randn(8, 2) * 0.5, randn(10, 4)
     g32 = ad.grad(mlp32, wrt=(0, 1))(W1.astype(np.float32), W2.astype(np.float32),
                                      X.astype(np.float32))
-    g64 = fd_check(mlp32, [W1, W2, X], (0, 1))
+    g64 = check_grad(mlp32, [W1, W2, X], (0, 1))
     for a, b in zip(g32, g64):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-4)
@@ -1159,7 +1064,7 @@ def test_has_aux_grad_and_value_and_grad():
     w, X, y = randn(3), X20, randn(20)
     g, aux = ad.grad(loss_with_aux, has_aux=True)(w, X, y)
     np.testing.assert_allclose(aux["pred"], X @ w)
-    fd_check(loss_with_aux, [w, X, y], 0, has_aux=True)
+    check_grad(loss_with_aux, [w, X, y], 0, has_aux=True)
     (val, aux2), g2 = ad.value_and_grad(loss_with_aux, has_aux=True)(w, X, y)
     np.testing.assert_allclose(val, loss_with_aux(w, X, y)[0])
     np.testing.assert_allclose(g2, g)
