@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
+    except BrokenPipeError:             # `s2s-ad dump ... | head`: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except S2SADError as exc:
         print(f"s2s-ad: error: {exc.one_line()}", file=sys.stderr)
         return _EXIT_USAGE
