@@ -113,12 +113,19 @@ def _load_function(target: str):
 
 
 def _rules(args) -> int:
-    names = sorted(registry.display_name(t) for t in registry.registered())
+    names = sorted(registry.display_name(t) for t in registry.registered()
+                   if not _internal(t))
     for name in names:
         print(name)
     print(f"# {len(names)} functions with rules; "
           f"{len(registry.nondifferentiables())} declared non-differentiable")
     return 0
+
+
+def _internal(target) -> bool:
+    """s2s_ad's own primitives (tuple displays, `x[i] = v`), not user API."""
+    return isinstance(target, registry.Literal) or \
+        getattr(target, "__module__", "").startswith("s2s_ad")
 
 
 def _colorize(text: str, mode: str) -> str:
