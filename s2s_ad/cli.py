@@ -124,8 +124,8 @@ def _rules(args) -> int:
 
 def _internal(target) -> bool:
     """s2s_ad's own primitives (tuple displays, `x[i] = v`), not user API."""
-    return isinstance(target, registry.Literal) or \
-        getattr(target, "__module__", "").startswith("s2s_ad")
+    return isinstance(target, registry.Literal) or (
+        callable(target) and getattr(target, "__module__", "").startswith("s2s_ad.runtime"))
 
 
 def _colorize(text: str, mode: str) -> str:
