@@ -1129,3 +1129,52 @@ def test_mutual_recursion_is_right_or_a_located_error():
         return
     assert isinstance(result, float)
     check_grad(ping, [0.6, 3])
+
+
+# -- in-place calls: modelled ones differentiate, others fail loudly -------------
+def fill_then_scale(x):
+    y = x * 2.0
+    z = y.copy()
+    z.fill(3.0)
+    return np.sum(y * z)
+
+
+def copyto_then_use(x, w):
+    out = np.zeros_like(x)
+    np.copyto(out, x * w)
+    return np.sum(out ** 2)
+
+
+def sort_in_place(x):
+    y = x * 1.5
+    y.sort()
+    return y[-1] * 2.0 + y[0] ** 2
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (fill_then_scale, [np.array([0.5, -1.0, 2.0])], 0),
+    (copyto_then_use, [np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.3, -0.7])], (0, 1)),
+    (sort_in_place, [np.array([0.3, -1.2, 2.2])], 0),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_modelled_in_place_calls(f, args, wrt):
+    check_grad(f, args, wrt)
+
+
+def put_in_place(x):
+    y = x * 1.0
+    np.put(y, [0], 5.0)
+    return np.sum(y * x)
+
+
+def put_on_constant(x):
+    idx = np.arange(3)
+    np.random.default_rng(0).shuffle(idx)
+    return np.sum(x[idx] * 2.0)
+
+
+def test_unmodelled_in_place_call_is_a_located_error_only_when_it_matters():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates y in place") as info:
+        ad.grad(put_in_place)
+    assert info.value.location.line == line_of(put_in_place, "np.put")
+    x = np.array([0.5, -1.0, 2.0])
+    assert np.allclose(ad.grad(put_on_constant)(x), 2.0)   # no gradient needed through it
