@@ -33,9 +33,10 @@ _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool]) -> gast.FunctionDef:
+    unsafe = _alias_unsafe(fdef)    # only shrinks as code is removed
     for _ in range(20):
         changed = propagate(fdef, protected)
-        changed |= fold(fdef)
+        changed |= fold(fdef, unsafe)
         changed |= dead_code(fdef, is_pure_call)
         if not changed:
             break
@@ -148,8 +149,8 @@ def _replace_loads(tree, values: dict) -> None:
 
 
 # -- folding -----------------------------------------------------------------
-def fold(fdef: gast.FunctionDef) -> bool:
-    folder = _Folder(_alias_unsafe(fdef))
+def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
+    folder = _Folder(unsafe)
     for stmt in astutil.statements(fdef.body):
         for field in ("value", "test", "iter"):
             child = getattr(stmt, field, None)

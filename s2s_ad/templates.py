@@ -55,6 +55,7 @@ class Template:
     # parameter that receives d[...] -> parameters (and possibly the result)
     # whose values computing that contribution reads, temporaries included
     reads: tuple = ()
+    temporaries: tuple = ()             # names the template assigns, sorted
 
     @property
     def writes(self) -> frozenset:
@@ -86,7 +87,8 @@ def parse(fn) -> Template:
     reads = _scan(body, set(names))
     return Template(fn.__name__, result, sig.replace(parameters=params),
                     tuple(body), fn.__globals__,
-                    tuple(sorted((p, frozenset(n)) for p, n in reads.items())))
+                    tuple(sorted((p, frozenset(n)) for p, n in reads.items())),
+                    tuple(sorted(_locals(body))))
 
 
 def _is_docstring(stmt) -> bool:
@@ -165,8 +167,7 @@ def instantiate(tpl: Template, binding: dict[str, gast.expr], result: str,
     and the imports they need (free name -> object).  Template locals are
     renamed with `namer`; `d[result]` becomes `d_result`.
     """
-    local_names = _locals(tpl.body)
-    renames = {n: namer.temp(n.strip("_") or "t") for n in sorted(local_names)}
+    renames = {n: namer.temp(n.strip("_") or "t") for n in tpl.temporaries}
     imports: dict[str, object] = {}
     subst = _Substituter(tpl, binding, result, d_result, renames, imports)
     out = []
