@@ -173,10 +173,7 @@ class _Reverser(ForwardSweep, Boundary):
         code = []
         d_result = self.adjoint_name(target)
         self_ref = target in prim.operands
-        if self_ref:
-            moved = self.namer.fresh(d_result + "_" + "next")
-            code.append(astutil.assign(moved, astutil.name(d_result)))
-            d_result = moved
+        if self_ref:        # the old value's adjoint starts from zero
             self.live.discard(target)
         if prim.kind == COPY:
             items = [templates.Contribution(prim.operands[0], astutil.name(d_result))]
@@ -192,6 +189,11 @@ class _Reverser(ForwardSweep, Boundary):
             except RuleError as exc:
                 raise RuleError(exc.message, self.src.locate(stmt), exc.hint) from None
             self._merge_imports(items, imports)
+        if self_ref and _read_after_write(items, d_result, {target, old}):
+            # `x = f(x)` whose rule reads d[z] after writing d[x]: keep d[z]
+            moved = self.namer.fresh(d_result + "_next")
+            code.append(astutil.assign(moved, astutil.name(d_result)))
+            items = [_rename_item(item, d_result, moved) for item in items]
         varied = self.facts.varied_before.get(id(stmt), frozenset())
         for item in items:
             if not isinstance(item, templates.Contribution):
@@ -245,6 +247,11 @@ class _Reverser(ForwardSweep, Boundary):
         return code
 
     def _contribute(self, stmt, prim, primal, value, value_name) -> gast.stmt:
+        d = self.adjoint_name(primal)
+        if primal in self.live and _is_call_to(value, self._rt, "unindex"):
+            g, like, index = value.args          # scatter-add, in place if it can
+            return astutil.assign(d, astutil.call(
+                f"{self._rt}.add_at", [astutil.name(d), index, g, like]))
         if prim.kind == RULE and prim.rule.elementwise and \
                 primal not in self.facts.same_shape.get(id(stmt), ()):
             negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
@@ -253,7 +260,6 @@ class _Reverser(ForwardSweep, Boundary):
                                  [inner, astutil.name(value_name)])
             if negated:
                 value = gast.UnaryOp(op=gast.USub(), operand=value)
-        d = self.adjoint_name(primal)
         if primal in self.live:
             value = astutil.binop(astutil.name(d), gast.Add(), value)
         self.live.add(primal)
@@ -334,6 +340,30 @@ class _Reverser(ForwardSweep, Boundary):
             iterable = gast.Subscript(value=iterable, slice=gast.Slice(
                 None, astutil.name(counter), None), ctx=gast.Load())
         return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
+
+
+def _is_call_to(node, module: str, func: str) -> bool:
+    return isinstance(node, gast.Call) and astutil.dotted_name(node.func) == f"{module}.{func}"
+
+
+def _read_after_write(items, name: str, primals: set) -> bool:
+    """Whether an item reads `name` after a contribution to one of `primals`."""
+    written = False
+    for item in items:
+        node = item.value if isinstance(item, templates.Contribution) else item
+        if written and name in set(astutil.load_names(node)):
+            return True
+        if isinstance(item, templates.Contribution):
+            targets = set(_flat(item.primal)) if isinstance(item.primal, tuple) \
+                else {item.primal}
+            written |= bool(targets & primals)
+    return False
+
+
+def _rename_item(item, old: str, new: str):
+    if isinstance(item, templates.Contribution):
+        return templates.Contribution(item.primal, _rename(item.value, old, new))
+    return _rename(item, old, new)
 
 
 def _flat(primals):

@@ -29,6 +29,8 @@ file: they are rule targets, named `s2s_ad.runtime.<name>` by `s2s-ad rules`.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import InputTypeError, NonScalarOutputError
@@ -131,9 +133,45 @@ def zero_at(g, index):
         out = Tree(g)
         out[index] = zeros_like(out[index])
         return out
-    out = np.array(g)                   # a copy: adjoints are never updated in place
+    out = g if _exclusive(g) else np.array(g)   # in place only if no one else sees it
     out[index] = 0
     return out
+
+
+def add_at(d, index, g, like):
+    """`d + unindex(g, like, index)`: adds `g` into the slots `index` of the
+    adjoint `d` — in place when nothing else references `d`."""
+    if not (_exclusive(d) and d.shape == np.shape(like)
+            and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
+        return d + unindex(g, like, index)
+    if _repeats_possible(index):
+        np.add.at(d, index, g)          # repeated indices accumulate
+    else:
+        d[index] += g
+    return d
+
+
+def _refcount_of_a_local_argument() -> int:
+    """What `sys.getrefcount` reports, inside a helper, for an array that only
+    the calling function's local variable references (interpreters differ)."""
+    def helper(a):
+        return sys.getrefcount(a)
+
+    def caller():
+        fresh = np.empty(1)
+        return helper(fresh)
+    return caller()
+
+
+_UNSHARED = _refcount_of_a_local_argument()
+
+
+def _exclusive(a) -> bool:
+    """Whether the generated code may update the array `a` in place: it owns
+    its memory (not a view) and only the caller's one variable refers to it.
+    Called directly by a helper that received `a` from that variable."""
+    return (type(a) is np.ndarray and a.base is None and a.flags.writeable
+            and sys.getrefcount(a) - 1 <= _UNSHARED)
 
 
 def snapshot(x, index=None):
