@@ -34,16 +34,17 @@ BINOPS = {
     gast.FloorDiv: operator.floordiv,
 }
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
-# primitives that update their first operand in place (and return it)
-INPLACE = {runtime.setitem: None, runtime.append: None, operator.iadd: gast.Add, operator.isub: gast.Sub,
-           operator.imul: gast.Mult, operator.itruediv: gast.Div, operator.ipow: gast.Pow,
-           operator.imod: gast.Mod, operator.imatmul: gast.MatMult,
-           operator.ifloordiv: gast.FloorDiv}
+# primitives that update their first operand in place (and return it), with
+# the augmented-assignment operator that prints them (None: printed otherwise)
+INPLACE = {runtime.setitem: None, runtime.append: None,
+           operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
+           operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
+           operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}
 
 
 @dataclass
 class Prim:
-    kind: str                            # COPY, CONST, RULE or UNKNOWN
+    kind: str                            # COPY, CONST, RULE, CALL or UNKNOWN
     key: object = None                   # registry key of the primitive
     rule: registry.Rule | None = None
     binding: dict = field(default_factory=dict)
@@ -90,9 +91,7 @@ class Prim:
 def classify(norm: Normalized, src: Source) -> dict[int, Prim]:
     table: dict[int, Prim] = {}
     for stmt in astutil.statements(norm.tree.body):
-        if isinstance(stmt, gast.Assign):
-            table[id(stmt)] = _classify(stmt.value, stmt, src, norm.locals)
-        elif isinstance(stmt, gast.Expr):
+        if isinstance(stmt, (gast.Assign, gast.Expr)):
             table[id(stmt)] = _classify(stmt.value, stmt, src, norm.locals)
     return table
 
