@@ -152,18 +152,25 @@ def add_at(d, index, g, like):
 
 
 def _refcount_of_a_local_argument() -> int:
-    """What `sys.getrefcount` reports, inside a helper, for an array that only
-    the calling function's local variable references (interpreters differ)."""
+    """What `sys.getrefcount` reports inside `_exclusive` for an array that
+    only the generated function's local variable references, measured through
+    the same nesting as the real calls (generated code -> helper ->
+    `_exclusive`): interpreters differ in how many references a call holds."""
     def helper(a):
+        return probe(a)
+
+    def probe(a):
         return sys.getrefcount(a)
 
-    def caller():
+    def generated():
         fresh = np.empty(1)
         return helper(fresh)
-    return caller()
+    return generated()
 
 
-_UNSHARED = _refcount_of_a_local_argument()
+# Verified on CPython 3.10-3.13; later interpreters may borrow references
+# (3.14 does), which could make a shared array look exclusive: copy there.
+_UNSHARED = _refcount_of_a_local_argument() if sys.version_info < (3, 14) else -1
 
 
 def _exclusive(a) -> bool:
@@ -171,7 +178,7 @@ def _exclusive(a) -> bool:
     its memory (not a view) and only the caller's one variable refers to it.
     Called directly by a helper that received `a` from that variable."""
     return (type(a) is np.ndarray and a.base is None and a.flags.writeable
-            and sys.getrefcount(a) - 1 <= _UNSHARED)
+            and sys.getrefcount(a) <= _UNSHARED)
 
 
 def snapshot(x, index=None):
