@@ -25,13 +25,13 @@ Conventions (real operands throughout; complex inputs are not supported):
 import numpy as np
 
 from .. import runtime as rt
-from .registry import REDUCTION, SCALAR, Attr, adjoint
+from .registry import Method, REDUCTION, SCALAR, Attr, adjoint
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
 # -- products ----------------------------------------------------------------
-@adjoint(np.dot)
+@adjoint(np.dot, Method("dot"))
 def dot(z, a, b):
     d[a] += rt.dot_lhs(d[z], a, b)
     d[b] += rt.dot_rhs(d[z], a, b)

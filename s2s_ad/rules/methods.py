@@ -20,8 +20,9 @@ from .registry import ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentia
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-# Reductions (sum, mean, prod, max, min, var, std, cumsum, cumprod) and
-# trace share their function's rule: see reductions.py and shapes.py.
+# Reductions (sum, mean, prod, max, min, var, std, cumsum, cumprod), trace,
+# ravel/flatten, squeeze, swapaxes, diagonal, repeat, take, copy/conj and dot
+# share their function's rule: see reductions.py, shapes.py and linalg.py.
 
 
 @adjoint(Method("item"), shape=SCALAR)
@@ -39,20 +40,6 @@ def reshape(z, self, *shape, order="C"):
     d[self] += g
 
 
-@adjoint(Method("ravel"), Method("flatten"))
-def ravel(z, self, order="C"):
-    if order == "C":
-        g = np.reshape(d[z], np.shape(self))
-    else:
-        g = np.reshape(d[z], np.shape(self), order=order)
-    d[self] += g
-
-
-@adjoint(Method("squeeze"))
-def squeeze(z, self, axis=None):
-    d[self] += np.reshape(d[z], np.shape(self))
-
-
 @adjoint(Method("transpose"))
 def transpose(z, self, *axes):
     # x.transpose(), x.transpose(1, 0) and x.transpose((1, 0))
@@ -68,44 +55,13 @@ def mT(z, self):
     d[self] += np.swapaxes(d[z], -1, -2)
 
 
-@adjoint(Method("swapaxes"))
-def swapaxes(z, self, axis1, axis2):
-    d[self] += np.swapaxes(d[z], axis1, axis2)
-
-
-@adjoint(Method("diagonal"))
-def diagonal(z, self, offset=0, axis1=0, axis2=1):
-    d[self] += rt.undiagonal(d[z], self, offset, axis1, axis2)
-
-
-@adjoint(Method("repeat"))
-def repeat(z, self, repeats, axis=None):
-    d[self] += rt.unrepeat(d[z], self, repeats, axis)
-
-
-@adjoint(Method("take"))
-def take(z, self, indices, axis=None, *, mode="raise"):
-    d[self] += rt.untake(d[z], self, indices, axis, mode)
-
-
 # -- copies and conversions --------------------------------------------------
-@adjoint(Method("copy"), Method("conj"), Method("conjugate"))
-def copy(z, self, order="C"):
-    d[self] += d[z]
-
-
 @adjoint(Method("astype"))
 def astype(z, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     d[self] += rt.uncast(d[z], self, z)
 
 
 # -- products and elementwise ------------------------------------------------
-@adjoint(Method("dot"))
-def dot(z, self, b):
-    d[self] += rt.dot_lhs(d[z], self, b)
-    d[b] += rt.dot_rhs(d[z], self, b)
-
-
 @adjoint(Method("clip"), shape=ELEMENTWISE)
 def clip(z, self, min=None, max=None):
     # as np.clip: minimum(maximum(self, min), max), ties split 1/2 : 1/2

@@ -35,7 +35,7 @@ def reshape(z, a, *args, order="C", **kwargs):
     d[a] += g
 
 
-@adjoint(np.ravel)
+@adjoint(np.ravel, Method("ravel"), Method("flatten"))
 def ravel(z, a, order="C"):
     if order == "C":
         g = np.reshape(d[z], np.shape(a))
@@ -44,7 +44,7 @@ def ravel(z, a, order="C"):
     d[a] += g
 
 
-@adjoint(np.squeeze)
+@adjoint(np.squeeze, Method("squeeze"))
 def squeeze(z, a, axis=None):
     d[a] += np.reshape(d[z], np.shape(a))
 
@@ -74,7 +74,7 @@ def transpose(z, a, axes=None):
     d[a] += g
 
 
-@adjoint(np.swapaxes)
+@adjoint(np.swapaxes, Method("swapaxes"))
 def swapaxes(z, a, axis1, axis2):
     d[a] += np.swapaxes(d[z], axis1, axis2)
 
@@ -169,7 +169,7 @@ def tile(z, A, reps):
     d[A] += rt.untile(d[z], A, reps)
 
 
-@adjoint(np.repeat)
+@adjoint(np.repeat, Method("repeat"))
 def repeat(z, a, repeats, axis=None):
     d[a] += rt.unrepeat(d[z], a, repeats, axis)
 
@@ -185,7 +185,7 @@ def diag(z, v, k=0):
     d[v] += rt.undiag(d[z], v, k)
 
 
-@adjoint(np.diagonal)
+@adjoint(np.diagonal, Method("diagonal"))
 def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] += rt.undiagonal(d[z], a, offset, axis1, axis2)
 
@@ -206,7 +206,7 @@ def triu(z, m, k=0):
 
 
 # -- selecting elements ------------------------------------------------------
-@adjoint(np.take)
+@adjoint(np.take, Method("take"))
 def take(z, a, indices, axis=None, *, mode="raise"):
     d[a] += rt.untake(d[z], a, indices, axis, mode)
 
@@ -235,7 +235,7 @@ def asarray(z, a, dtype=None):
     d[a] += g
 
 
-@adjoint(np.copy)
+@adjoint(np.copy, Method("copy"), Method("conj"), Method("conjugate"))
 def copy(z, a, order="K"):
     d[a] += d[z]
 
