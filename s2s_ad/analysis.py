@@ -12,6 +12,8 @@ joins at merges and fixpoints at loop heads; nothing is written onto nodes.
   sweep will still read; the reverse transform saves and restores those.
 - same_shape (forward, must): for an elementwise primitive, the operands
   proven to have the result's shape, so no un-broadcasting is needed.
+- scalars: names every assignment of which gives a scalar (a number, a full
+  reduction, arithmetic on those); their adjoints are scalars too.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Facts:
     same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
     varied_out: State = State()                            # varied at the return
     shape_out: dict = field(default_factory=dict)          # name -> class at the return
+    scalars: set = field(default_factory=set)              # names only ever bound to scalars
 
 
 class _Walk:
@@ -227,6 +230,7 @@ def _shapes(body, prims, wrt, facts) -> None:
     broadcasting), or a fresh token for a shape nothing is known about.
     """
     fresh = itertools.count()
+    scalar, other = set(), set()
 
     def transfer(stmt, state):
         if not isinstance(stmt, gast.Assign):
@@ -241,7 +245,9 @@ def _shapes(body, prims, wrt, facts) -> None:
                 n for n in prim.operands if shape is not None and cls.get(n) == shape)
         if shape is None and astutil.is_number(stmt.value):
             shape = "scalar"
-        cls[stmt.targets[0].id] = shape if shape is not None else f"?{next(fresh)}"
+        target = stmt.targets[0].id
+        cls[target] = shape if shape is not None else f"?{next(fresh)}"
+        (scalar if shape == "scalar" else other).add(target)
         return State(cls.items())
 
     # Loops start from the facts at entry and intersect to a fixpoint: a
@@ -256,6 +262,7 @@ def _shapes(body, prims, wrt, facts) -> None:
     out = _Walk(transfer, State.intersection, loop_entry=loop_entry).run(
         body, State((w, w) for w in wrt))
     facts.shape_out = dict(out or ())
+    facts.scalars = scalar - other - set(wrt)
 
 
 def _shape_of(prim: Prim, cls: dict):

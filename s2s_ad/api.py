@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from . import analysis, astutil, cache, codegen, frontend, normalize, pairs, primitives, reverse
+from . import analysis, astutil, cache, codegen, frontend, normalize, pairs, primitives, release, reverse
 from . import optimize as optimizer
 from . import runtime
 from .errors import (NonScalarOutputError, NoRuleError, S2SADError, SourceUnavailableError,
@@ -148,7 +148,12 @@ def compile_adjoint(func, options: Options):
                            _pure_call_test(src, norm, adj.imports))
     if options.mode == "pair":
         trees = pairs.split_pair(adj.tree, src.tree.name, adj.seed_param)
+        if options.optimize:
+            for tree in trees:
+                release.release(tree, adj.scalars)
         return "\n".join(codegen.to_source(t) for t in trees), adj.imports, src
+    if options.optimize:
+        release.release(adj.tree, adj.scalars)
     return codegen.to_source(adj.tree), adj.imports, src
 
 

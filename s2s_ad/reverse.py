@@ -63,7 +63,8 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
     fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
     gen.name_reserved(fdef)
-    return Adjoint(fdef, gen.imports, gen.seed_param)
+    scalars = facts.scalars | {gen.adj[n] for n in facts.scalars if n in gen.adj}
+    return Adjoint(fdef, gen.imports, gen.seed_param, frozenset(scalars))
 
 
 class _Reverser(ForwardSweep, Boundary):

@@ -47,6 +47,7 @@ class Adjoint:
     tree: gast.FunctionDef
     imports: dict = field(default_factory=dict)   # name -> object
     seed_param: str | None = None                 # pair mode: the cotangent
+    scalars: frozenset = frozenset()              # locals known to hold scalars
 
 
 
