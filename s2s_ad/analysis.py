@@ -39,6 +39,21 @@ class Facts:
     varied_out: State = State()                            # varied at the return
     shape_out: dict = field(default_factory=dict)          # name -> class at the return
     scalars: set = field(default_factory=set)              # names only ever bound to scalars
+    classes: dict = field(default_factory=dict)            # id(stmt) -> {name: class}
+    stable: frozenset = frozenset()                        # wrt parameters never reassigned
+    spread: bool = False                                   # compact adjoints allowed
+    compact: set = field(default_factory=set)              # id(stmt): d[target] may be compact
+    expand: set = field(default_factory=set)               # id(stmt): spread d[target] first
+    needs_full: set = field(default_factory=set)           # (id(stmt), operand): see compact
+    in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
+
+    def witness(self, stmt, name: str) -> str:
+        """A name with `name`'s shape at `stmt` whose value never changes:
+        a wrt parameter of the same shape class, else `name` itself."""
+        if name in self.stable:
+            return name
+        cls = self.classes.get(id(stmt), {}).get(name)
+        return cls if cls in self.stable else name
 
 
 class _Walk:
@@ -111,8 +126,8 @@ class _Walk:
 
 
 def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
-            outputs: list[str]) -> Facts:
-    facts = Facts()
+            outputs: list[str], spread: bool = True) -> Facts:
+    facts = Facts(spread=spread)
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
     for stmt in astutil.assignments(body):
@@ -121,6 +136,11 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
         if target in useful_after.get(id(stmt), ()) and varied_after:
             facts.active.add(id(stmt))
     _shapes(body, prims, wrt, facts)
+    stored = {n.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    facts.stable = frozenset(wrt) - stored
+    if spread:
+        _compact(body, prims, facts)
     _recorded(body, prims, wrt, facts)
     return facts
 
@@ -214,13 +234,98 @@ def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
     if id(stmt) not in facts.active:
         return State(), False
     prim = prims[id(stmt)]
+    target = stmt.targets[0].id
     varied = facts.varied_before.get(id(stmt), State())
     reads, reads_result = prim.reads(varied)
+    reads = set(reads)
     if prim.kind == RULE and prim.rule.elementwise:
         # un-broadcasting reads a varied operand's shape unless proven equal
         same = facts.same_shape.get(id(stmt), State())
-        reads = reads | {n for n in prim.operands if n in varied and n not in same}
+        reads |= {facts.witness(stmt, n) for n in prim.operands
+                  if n in varied and n not in same}
+    shape_of_result = id(stmt) in facts.expand or any(
+        key[0] == id(stmt) for key in facts.needs_full)
+    if shape_of_result:
+        witness = facts.witness(stmt, target)
+        reads_result |= witness == target
+        reads |= {witness} - {target}
     return State(reads), reads_result
+
+
+def _compact(body, prims, facts) -> None:
+    """compact (backward, may): names whose adjoint may be *compact* - smaller
+    than the value, standing for its broadcast (runtime.unbroadcast).
+
+    A reduction's operand gets its result's adjoint unfilled (`d[a] += g`
+    for `np.full_like(a, g)`).  An elementwise rule passes a compact adjoint
+    on, un-broadcast, where that is exact: when its contribution reads every
+    other operand or the result (so it spans every broadcast axis), or the
+    operand has the result's shape; elsewhere the sum needs the result's
+    shape (`needs_full`).  Every other rule gets its adjoint spread first
+    (`expand`).  A contribution that reads the operand or the result is full.
+    Names a loop assigns are never left compact (they get `needs_full`), so
+    no spreading runs inside a loop.
+    """
+    def transfer(stmt, state):
+        if not isinstance(stmt, gast.Assign):
+            return state
+        target = stmt.targets[0].id
+        incoming = target in state
+        state = state - {target}
+        if id(stmt) not in facts.active:
+            return state
+        prim = prims[id(stmt)]
+        varied = facts.varied_before.get(id(stmt), State())
+        if incoming:
+            facts.compact.add(id(stmt))
+        if prim.kind == COPY:
+            source = prim.operands[0]
+            if incoming and source in facts.in_loops:
+                facts.needs_full.add((id(stmt), source))
+                return state
+            return state | ({source} if incoming else set())
+        tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
+            and target not in prim.operands
+        if incoming and not tolerant:
+            facts.expand.add(id(stmt))
+        if prim.kind != RULE:
+            return state
+        return state | _compact_operands(stmt, prim, target, varied, facts,
+                                         incoming and tolerant)
+
+    facts.in_loops = frozenset(
+        n.id for loop in astutil.statements(body) if isinstance(loop, (gast.For, gast.While))
+        for inner in loop.body for n in gast.walk(inner)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    _Walk(transfer, State.union, backward=True).run(body, State())
+
+
+def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
+    tpl = prim.rule.template
+    reads = dict(tpl.reads)
+    bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
+    same = facts.same_shape.get(id(stmt), State())
+    compact = set()
+    for param, name in bound.items():
+        if name not in varied or param not in reads:
+            continue
+        if param in tpl.spreads:
+            if name not in facts.in_loops:
+                compact.add(name)
+            continue
+        if not incoming:
+            continue
+        read = reads[param]
+        covers = tpl.result in read or {p for p in bound if p != param} <= read
+        if name not in same and not covers:
+            facts.needs_full.add((id(stmt), name))      # summed exactly, so full
+        elif tpl.result not in read and param not in read and \
+                facts.classes.get(id(stmt), {}).get(name) != "scalar":
+            if name in facts.in_loops:      # spread here, not in every iteration
+                facts.needs_full.add((id(stmt), name))
+            else:
+                compact.add(name)
+    return compact
 
 
 def _shapes(body, prims, wrt, facts) -> None:
@@ -248,6 +353,9 @@ def _shapes(body, prims, wrt, facts) -> None:
         target = stmt.targets[0].id
         cls[target] = shape if shape is not None else f"?{next(fresh)}"
         (scalar if shape == "scalar" else other).add(target)
+        operands = list(astutil.load_names(stmt.value))
+        if target not in operands:          # `x = f(x)`: no witness for either x
+            facts.classes[id(stmt)] = {n: cls.get(n) for n in [*operands, target]}
         return State(cls.items())
 
     # Loops start from the facts at entry and intersect to a fixpoint: a

@@ -137,7 +137,8 @@ def compile_adjoint(func, options: Options):
     output, aux = _output(norm, src, options)
     prims = primitives.classify(norm, src)
     facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
-                             [n.id for n in gast.walk(output) if isinstance(n, gast.Name)])
+                             [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
+                             spread=options.mode != "pair")
     seed = norm.namer.fresh("seed") if options.mode == "vjp" else None
     request = reverse.Request(wrt, options.mode, options.has_aux, seed,
                               single=not isinstance(options.wrt, tuple),

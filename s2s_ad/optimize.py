@@ -161,7 +161,7 @@ def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
 
 def _alias_unsafe(fdef) -> set[str]:
     """Names an adjoint must not alias: the caller's arguments (a returned
-    gradient could be one) and arrays updated in place."""
+    gradient could be one) and arrays updated in place, with their copies."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
     for node in gast.walk(fdef):
@@ -170,18 +170,32 @@ def _alias_unsafe(fdef) -> set[str]:
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                 and isinstance(node.value, gast.Name):
             unsafe.add(node.value.id)
+    copies = [(n.targets[0].id, n.value.id) for n in gast.walk(fdef)
+              if isinstance(n, gast.Assign) and _is_simple_assign(n)
+              and isinstance(n.value, gast.Name)]
+    grown = True
+    while grown:                    # `y = x`: y and x are one array
+        grown = False
+        for a, b in copies:
+            if (a in unsafe) != (b in unsafe):
+                unsafe |= {a, b}
+                grown = True
     return unsafe
 
 
 class _Folder(gast.NodeTransformer):
     changed = False
-    root = None
+    roots: set = set()
 
     def __init__(self, unsafe: set[str]):
         self.unsafe = unsafe
 
     def top(self, expr):
-        self.root = expr
+        # the value assigned, or what `rt.unbroadcast` may return as it is
+        self.roots = {id(expr)}
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
+                and expr.func.attr == "unbroadcast" and expr.args:
+            self.roots.add(id(expr.args[0]))
         return self.visit(expr)
 
     def visit_UnaryOp(self, node):
@@ -219,7 +233,7 @@ class _Folder(gast.NodeTransformer):
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if node is self.root and isinstance(kept, gast.Name) and kept.id in self.unsafe:
+            if id(node) in self.roots and isinstance(kept, gast.Name) and kept.id in self.unsafe:
                 return node         # keep a fresh value rather than an alias
             self.changed = True
             return kept

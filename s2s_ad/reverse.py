@@ -174,6 +174,9 @@ class _Reverser(ForwardSweep, Boundary):
         code = []
         d_result = self.adjoint_name(target)
         self_ref = target in prim.operands
+        if id(stmt) in self.facts.expand:      # this rule needs d[z] full-size
+            code.append(astutil.assign(d_result, astutil.call(f"{self._rt}.expand", [
+                astutil.name(d_result), astutil.name(self.facts.witness(stmt, target))])))
         if self_ref:        # the old value's adjoint starts from zero
             self.live.discard(target)
         if prim.kind == COPY:
@@ -253,12 +256,22 @@ class _Reverser(ForwardSweep, Boundary):
             g, like, index = value.args          # scatter-add, in place if it can
             return astutil.assign(d, astutil.call(
                 f"{self._rt}.add_at", [astutil.name(d), index, g, like]))
-        if prim.kind == RULE and prim.rule.elementwise and \
+        full = (id(stmt), primal) in self.facts.needs_full
+        if self.facts.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
+                and primal not in self.facts.in_loops:
+            value = value.args[1]                       # left compact
+        if full and (prim.kind != RULE or primal in self.facts.same_shape.get(id(stmt), ())):
+            value = astutil.call(f"{self._rt}.expand", [value, astutil.name(
+                self.facts.witness(stmt, stmt.targets[0].id))])
+        elif prim.kind == RULE and prim.rule.elementwise and \
                 primal not in self.facts.same_shape.get(id(stmt), ()):
             negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
             inner = value.operand if negated else value     # sum first, negate less
-            value = astutil.call(f"{self._rt}.unbroadcast",
-                                 [inner, astutil.name(value_name)])
+            like = self.facts.witness(stmt, primal) if value_name == primal else value_name
+            args = [inner, astutil.name(like)]
+            if full:
+                args.append(astutil.name(self.facts.witness(stmt, stmt.targets[0].id)))
+            value = astutil.call(f"{self._rt}.unbroadcast", args)
             if negated:
                 value = gast.UnaryOp(op=gast.USub(), operand=value)
         if primal in self.live:

@@ -56,6 +56,9 @@ class Template:
     # whose values computing that contribution reads, temporaries included
     reads: tuple = ()
     temporaries: tuple = ()             # names the template assigns, sorted
+    # parameters whose contribution is `np.full_like(p, g)`: `g` spread over
+    # p's shape, which the reverse may leave compact (see runtime.unbroadcast)
+    spreads: frozenset = frozenset()
 
     @property
     def writes(self) -> frozenset:
@@ -88,7 +91,23 @@ def parse(fn) -> Template:
     return Template(fn.__name__, result, sig.replace(parameters=params),
                     tuple(body), fn.__globals__,
                     tuple(sorted((p, frozenset(n)) for p, n in reads.items())),
-                    tuple(sorted(_locals(body))))
+                    tuple(sorted(_locals(body))), _spreads(body))
+
+
+def _spreads(body) -> frozenset:
+    found = set()
+    for stmt in body:
+        if isinstance(stmt, gast.AugAssign) and _is_adjoint_ref(stmt.target) \
+                and is_spread(stmt.value, stmt.target.slice.id):
+            found.add(stmt.target.slice.id)
+    return frozenset(found)
+
+
+def is_spread(expr, primal: str) -> bool:
+    """Whether `expr` is `np.full_like(primal, g)` (any alias of NumPy)."""
+    return (isinstance(expr, gast.Call) and len(expr.args) == 2 and not expr.keywords
+            and isinstance(expr.func, gast.Attribute) and expr.func.attr == "full_like"
+            and isinstance(expr.args[0], gast.Name) and expr.args[0].id == primal)
 
 
 def _is_docstring(stmt) -> bool:

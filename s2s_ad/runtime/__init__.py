@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import InputTypeError, NonScalarOutputError
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
-from .core import (Seq, Tree, _ndarray, unbroadcast, unindex, unreduce,
+from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, median_weights,
                          prod_others, reduced_mask, unsum)
@@ -71,6 +71,9 @@ def check_scalar(value, fname: str):
 def like(g, x, pname: str):
     """Give the gradient `g` the type, shape and dtype of the argument `x`
     (item by item for a list, tuple or dict: the gradient is a pytree)."""
+    if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
+            and g.shape == x.shape and x.dtype.kind in "fc":
+        return g                                  # already right
     if isinstance(x, (list, tuple, dict)):
         return _like_tree(g, x, pname)
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) and \
@@ -80,9 +83,6 @@ def like(g, x, pname: str):
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
             "differentiates int or bool values",
             hint="pass a float (e.g. 3.0) or a float array")
-    if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
-            and g.shape == x.shape and x.dtype.kind in "fc":
-        return g                                  # already right
     if isinstance(x, np.ndarray):
         if x.dtype.kind not in "fc":
             raise InputTypeError(

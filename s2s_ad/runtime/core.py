@@ -21,28 +21,56 @@ import numpy as np
 _ndarray = np.ndarray
 
 
-def unbroadcast(g, like):
-    """Sum `g` down to the shape of `like` (undo NumPy broadcasting)."""
-    if type(like) is float:                                 # scalar code
+def unbroadcast(g, like, full=None):
+    """Sum `g` down to the shape of `like` (undo NumPy broadcasting).
+
+    `g` may be *compact*: smaller than the value it is the adjoint of, which
+    it stands for broadcast (a reduction's adjoint is its result's adjoint,
+    not a filled array).  Axes `g` lacks stay lacking.  Summing is exact as
+    long as `g` spans every axis along which `like` was broadcast; where it
+    may not, the caller passes `full`, a value with the broadcast result's
+    shape, and `g` is spread over it first.
+    """
+    if type(like) is float and full is None:                # scalar code
         return g if type(g) is float else float(np.sum(g))
-    if type(g) is _ndarray and type(like) is _ndarray:     # array code
-        shape = like.shape
-        if g.shape == shape:
-            return g
-        if not shape:
-            return g.sum()
-    else:
-        shape = np.shape(like)
-        if np.shape(g) == shape:
-            return g
-    g = np.asarray(g)
-    lead = g.ndim - len(shape)
-    if lead:
-        g = g.sum(axis=tuple(range(lead)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    shape, gshape = _shape(like), _shape(g)
+    if full is not None and gshape != _shape(full):
+        if _shape(full) == shape:
+            return expand(g, full)
+        g = np.broadcast_to(g, _shape(full))        # summed below: never returned
+        gshape = g.shape
+    if gshape == shape:
+        return g
+    if not shape:
+        return g.sum() if type(g) is _ndarray else np.sum(g)
+    lead = len(gshape) - len(shape)
+    if lead > 0:
+        g = np.sum(g, axis=tuple(range(lead)))
+        gshape = gshape[lead:]
+    skip = len(shape) - len(gshape)                 # axes a compact g lacks
+    axes = tuple(i for i, n in enumerate(gshape)
+                 if n != 1 and shape[skip + i] == 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
-    return g if shape else g[()]
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+def _shape(x) -> tuple:
+    """`np.shape(x)`, fast for arrays and NumPy scalars."""
+    if type(x) is float:
+        return ()
+    shape = getattr(x, "shape", None)
+    return shape if type(shape) is tuple else np.shape(x)
+
+
+def expand(g, like):
+    """A compact adjoint `g` spread to the shape of `like` (a fresh array)."""
+    shape = np.shape(like)
+    if np.shape(g) == shape:
+        return g
+    out = np.empty(shape, dtype=np.result_type(g, _float_dtype(like)))
+    out[...] = g
+    return out
 
 
 def unreduce(g, like, axis=None, keepdims=False):
