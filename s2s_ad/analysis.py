@@ -14,6 +14,10 @@ joins at merges and fixpoints at loop heads; nothing is written onto nodes.
   proven to have the result's shape, so no un-broadcasting is needed.
 - scalars: names every assignment of which gives a scalar (a number, a full
   reduction, arithmetic on those); their adjoints are scalars too.
+- compact (backward, may): adjoints that may be smaller than their value
+  (a reduction's, unfilled), and where they must be spread (`_compact`);
+  `Facts.witness` names a never-reassigned parameter of the same shape class,
+  read instead of an intermediate whose shape is all the reverse needs.
 """
 from __future__ import annotations
 
@@ -42,7 +46,6 @@ class Facts:
     classes: dict = field(default_factory=dict)            # id(stmt) -> {name: class}
     stable: frozenset = frozenset()                        # wrt parameters never reassigned
     spread: bool = False                                   # compact adjoints allowed
-    compact: set = field(default_factory=set)              # id(stmt): d[target] may be compact
     expand: set = field(default_factory=set)               # id(stmt): spread d[target] first
     needs_full: set = field(default_factory=set)           # (id(stmt), operand): see compact
     in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
@@ -276,8 +279,6 @@ def _compact(body, prims, facts) -> None:
             return state
         prim = prims[id(stmt)]
         varied = facts.varied_before.get(id(stmt), State())
-        if incoming:
-            facts.compact.add(id(stmt))
         if prim.kind == COPY:
             source = prim.operands[0]
             if incoming and source in facts.in_loops:
