@@ -47,7 +47,7 @@ class Facts:
     stable: frozenset = frozenset()                        # wrt parameters never reassigned
     spread: bool = False                                   # compact adjoints allowed
     expand: set = field(default_factory=set)               # id(stmt): spread d[target] first
-    needs_full: set = field(default_factory=set)           # (id(stmt), operand): see compact
+    needs_full: dict = field(default_factory=dict)         # id(stmt) -> operands: see compact
     in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
 
     def witness(self, stmt, name: str) -> str:
@@ -246,9 +246,7 @@ def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
         same = facts.same_shape.get(id(stmt), State())
         reads |= {facts.witness(stmt, n) for n in prim.operands
                   if n in varied and n not in same}
-    shape_of_result = id(stmt) in facts.expand or any(
-        key[0] == id(stmt) for key in facts.needs_full)
-    if shape_of_result:
+    if id(stmt) in facts.expand or id(stmt) in facts.needs_full:    # reads z's shape
         witness = facts.witness(stmt, target)
         reads_result |= witness == target
         reads |= {witness} - {target}
@@ -282,7 +280,7 @@ def _compact(body, prims, facts) -> None:
         if prim.kind == COPY:
             source = prim.operands[0]
             if incoming and source in facts.in_loops:
-                facts.needs_full.add((id(stmt), source))
+                facts.needs_full.setdefault(id(stmt), set()).add(source)
                 return state
             return state | ({source} if incoming else set())
         tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
@@ -319,11 +317,11 @@ def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
         read = reads[param]
         covers = tpl.result in read or {p for p in bound if p != param} <= read
         if name not in same and not covers:
-            facts.needs_full.add((id(stmt), name))      # summed exactly, so full
+            facts.needs_full.setdefault(id(stmt), set()).add(name)      # summed exactly, so full
         elif tpl.result not in read and param not in read and \
                 facts.classes.get(id(stmt), {}).get(name) != "scalar":
             if name in facts.in_loops:      # spread here, not in every iteration
-                facts.needs_full.add((id(stmt), name))
+                facts.needs_full.setdefault(id(stmt), set()).add(name)
             else:
                 compact.add(name)
     return compact

@@ -147,15 +147,13 @@ def compile_adjoint(func, options: Options):
     if options.optimize:
         optimizer.optimize(adj.tree, norm.locals | set(wrt),
                            _pure_call_test(src, norm, adj.imports))
+    trees = [adj.tree]
     if options.mode == "pair":
         trees = pairs.split_pair(adj.tree, src.tree.name, adj.seed_param)
-        if options.optimize:
-            for tree in trees:
-                release.release(tree, adj.scalars)
-        return "\n".join(codegen.to_source(t) for t in trees), adj.imports, src
     if options.optimize:
-        release.release(adj.tree, adj.scalars)
-    return codegen.to_source(adj.tree), adj.imports, src
+        for tree in trees:
+            release.release(tree, adj.scalars)
+    return "\n".join(codegen.to_source(t) for t in trees), adj.imports, src
 
 
 _building: list = []      # (callee, variant) pairs being compiled, innermost last

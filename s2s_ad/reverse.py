@@ -256,7 +256,7 @@ class _Reverser(ForwardSweep, Boundary):
             g, like, index = value.args          # scatter-add, in place if it can
             return astutil.assign(d, astutil.call(
                 f"{self._rt}.add_at", [astutil.name(d), index, g, like]))
-        full = (id(stmt), primal) in self.facts.needs_full
+        full = primal in self.facts.needs_full.get(id(stmt), ())
         if self.facts.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
                 and primal not in self.facts.in_loops:
             value = value.args[1]                       # left compact
