@@ -44,6 +44,9 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     body = norm.tree.body[:-1]                    # the final Return is ours
     forward = gen.forward(body)
     seed = gen.seed(output, req, src)
+    if req.mode in ("value_and_grad", "grad"):   # what the user receives, fixed now
+        kept, output, aux = gen.capture(body, output, aux, req)
+        seed = kept + seed
     if req.mode == "pair":                        # split here by `split_pair`
         seed.insert(0, astutil.expr_stmt(astutil.call(SPLIT, [astutil.clone(output)])))
     backward = gen.backward(body)

@@ -108,6 +108,32 @@ class Boundary:
             return cls
         return output
 
+    def capture(self, body, output, aux, req: Request):
+        """(statements, output, aux): the value and aux the user receives,
+        bound before the reverse sweep restores anything.  A returned name
+        that the reverse sweep rebinds is copied to a fresh name; when some
+        array is restored in place, the copy is a deep one (an alias or a
+        container item would see the restore otherwise)."""
+        restored = [s for s in astutil.assignments(body) if id(s) in self.facts.recorded]
+        rebound = {s.targets[0].id for s in restored}
+        in_place = any(self.prims[id(s)].inplace for s in restored)
+        out = []
+
+        def keep(atom, stem):
+            if not isinstance(atom, gast.Name) or not (in_place or atom.id in rebound):
+                return atom
+            kept = self.namer.fresh(stem)
+            value = astutil.call(f"{self._rt}.keep", [astutil.name(atom.id)]) \
+                if in_place else astutil.name(atom.id)
+            out.append(astutil.assign(kept, value))
+            return astutil.name(kept)
+        value = keep(output, "value") if req.mode == "value_and_grad" else output
+        if isinstance(aux, gast.Tuple):
+            aux = astutil.tuple_(keep(e, "aux") for e in aux.elts)
+        elif aux is not None:
+            aux = keep(aux, "aux")
+        return out, value, aux
+
     def returns(self, output, aux, req: Request) -> list:
         if req.mode == "pair":      # raw adjoints, one per varied parameter
             return [astutil.ret(astutil.tuple_(

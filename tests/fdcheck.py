@@ -76,6 +76,7 @@ def check_grad(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5
     assert len(glist) == len(idx)
     for i, g in zip(idx, glist):
         assert_like(g, args[i])
+    check_value(f, args, wrt, has_aux=has_aux, grads=glist, **options)
     rng = np.random.default_rng(seed)
     for _ in range(directions):
         dirs = [tree_map(lambda leaf: _direction(leaf, rng), args[i]) for i in idx]
@@ -89,6 +90,33 @@ def check_grad(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5
             f"gradient mismatch: s2s_ad {exact!r} vs finite differences {approx!r}\n" \
             + ad.source(derived)
     return grads
+
+
+def check_value(f, args, wrt=0, *, has_aux=False, grads=None, **options):
+    """Assert that `value_and_grad` returns what a plain call of `f` returns
+    (value, and aux with `has_aux`), the gradients `grads` (if given), and
+    leaves its arguments untouched."""
+    args = list(args)
+    before = copy.deepcopy(args)
+    expected = f(*copy.deepcopy(args))
+    value, got = ad.value_and_grad(f, wrt=wrt, has_aux=has_aux, **options)(*args)
+    assert_tree_equal(before, args)
+    assert_tree_close(value, expected, "value_and_grad's value differs from a plain call")
+    if grads is not None:
+        got = list(got) if isinstance(wrt, tuple) else [got]
+        assert_tree_close(got, list(grads), "value_and_grad's gradient differs from grad's")
+
+
+def assert_tree_close(a, b, what):
+    la, lb = tree_leaves(a), tree_leaves(b)
+    assert len(la) == len(lb), what
+    for u, v in zip(la, lb):
+        assert type(u) is type(v), f"{what}: {type(u).__name__} vs {type(v).__name__}"
+        if isinstance(u, np.ndarray):
+            assert u.shape == v.shape and u.dtype == v.dtype, f"{what}: {u!r} vs {v!r}"
+        close = np.allclose(u, v, rtol=1e-12, atol=0, equal_nan=True) \
+            if isinstance(u, (float, np.ndarray, np.generic)) else u == v
+        assert close, f"{what}: {u!r} vs {v!r}"
 
 
 def assert_like(g, x, path="arg"):

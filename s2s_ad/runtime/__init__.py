@@ -208,6 +208,18 @@ def copy(x):
     return x
 
 
+def keep(value):
+    """A deep copy of the arrays in `value` (a returned value or aux), taken
+    before the reverse sweep restores arrays in place."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(keep(v) for v in value)
+    if isinstance(value, dict):
+        return {k: keep(v) for k, v in value.items()}
+    return value
+
+
 def append(items, item, position):
     """`items.append(item)`, as an expression; `position` is the new item's
     index (generated code prints the statement)."""
