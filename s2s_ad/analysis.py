@@ -49,6 +49,8 @@ class Facts:
     expand: set = field(default_factory=set)               # id(stmt): spread d[target] first
     needs_full: dict = field(default_factory=dict)         # id(stmt) -> operands: see compact
     in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
+    carriers: frozenset = frozenset()                      # names that may have an adjoint
+    kills: set = field(default_factory=set)                # id(stmt): inactive, kills an adjoint
 
     def witness(self, stmt, name: str) -> str:
         """A name with `name`'s shape at `stmt` whose value never changes:
@@ -63,9 +65,12 @@ class _Walk:
     """A structured forward or backward walk with a join and a transfer."""
 
     def __init__(self, transfer: Callable, join: Callable, backward: bool = False,
-                 loop_entry: Callable | None = None):
+                 loop_entry: Callable | None = None, loop_exit: Callable | None = None,
+                 at_exit: Callable | None = None):
         self.transfer, self.join, self.backward = transfer, join, backward
+        self.at_exit = at_exit
         self.loop_entry = loop_entry or (lambda stmt, state: state)
+        self.loop_exit = loop_exit or (lambda stmt, state: state)
         self._loops: list = []
 
     def run(self, body: list, state):
@@ -78,6 +83,8 @@ class _Walk:
 
     def step(self, stmt, state):
         if isinstance(stmt, gast.If):
+            if self.backward and self.at_exit:      # the state just after the `if`
+                self.at_exit(stmt, state)
             if not self.backward:
                 state = self.transfer(stmt, state)
             state = self._join(self.run(stmt.body, state), self.run(stmt.orelse, state))
@@ -115,7 +122,8 @@ class _Walk:
             head = new
         if self.backward:
             return self.transfer(loop, head)
-        return self._join(head, jumps)
+        out = self._join(head, jumps)
+        return None if out is None else self.loop_exit(loop, out)
 
     def _jump(self, stmt, state):
         frame = self._loops[-1]
@@ -138,14 +146,29 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
         varied_after = _varied_after(stmt, prims, facts)
         if target in useful_after.get(id(stmt), ()) and varied_after:
             facts.active.add(id(stmt))
+    facts.carriers = _carriers(body, prims, wrt, outputs, facts)
+    facts.kills = {id(s) for s in astutil.assignments(body)
+                   if id(s) not in facts.active and s.targets[0].id in facts.carriers}
     _shapes(body, prims, wrt, facts)
     stored = {n.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     facts.stable = frozenset(wrt) - stored
     if spread:
         _compact(body, prims, facts)
-    _recorded(body, prims, wrt, facts)
+    _recorded(body, prims, wrt, facts, useful_after)
     return facts
+
+
+def _carriers(body, prims, wrt, outputs, facts) -> frozenset:
+    """Names whose adjoint may be nonzero somewhere: the parameters, the
+    outputs, and the targets and varied operands of active statements."""
+    names = set(wrt) | set(outputs)
+    for stmt in astutil.assignments(body):
+        if id(stmt) in facts.active:
+            varied = facts.varied_before.get(id(stmt), State())
+            names.add(stmt.targets[0].id)
+            names.update(op for op in prims[id(stmt)].operands if op in varied)
+    return frozenset(names)
 
 
 def _varied_after(stmt, prims, facts) -> bool:
@@ -181,7 +204,12 @@ def _useful(body, prims, outputs, facts) -> dict:
     """id(stmt) -> names useful just after the statement."""
     after: dict = {}
 
+    def at_exit(stmt, state):
+        after[id(stmt)] = state
+
     def transfer(stmt, state):
+        if isinstance(stmt, (gast.For, gast.While)):
+            after[id(stmt)] = state         # at the loop head
         if isinstance(stmt, gast.Assign):
             after[id(stmt)] = state
             target = stmt.targets[0].id
@@ -197,11 +225,11 @@ def _useful(body, prims, outputs, facts) -> dict:
         return state
 
     start = State(outputs)
-    _Walk(transfer, State.union, backward=True).run(body, start)
+    _Walk(transfer, State.union, backward=True, at_exit=at_exit).run(body, start)
     return after
 
 
-def _recorded(body, prims, wrt, facts) -> None:
+def _recorded(body, prims, wrt, facts, useful) -> None:
     """Mark assignments that destroy a value the adjoint sweep reads later.
 
     The reverse sweep restores recorded targets as it goes, so at the adjoint
@@ -218,18 +246,31 @@ def _recorded(body, prims, wrt, facts) -> None:
                 live = live | {target}
             return live
         if isinstance(stmt, gast.If):
-            return live | set(astutil.load_names(stmt.test))
+            return live | set(astutil.load_names(stmt.test)) | zeroed(stmt)
         return live
+
+    def zeroed(block) -> set:
+        # Where control flow joins, the reverse sweep fills an adjoint that
+        # is zero on one path with `zeros_like(x)`, reading x's value at the
+        # start of the block (in a loop: of every iteration; and at its exit):
+        # for names the block assigns that may carry an adjoint past its end.
+        killed = {s.targets[0].id for s in astutil.assignments([block])
+                  if id(s) not in facts.active or s.targets[0].id not in prims[id(s)].operands}
+        return facts.carriers & killed & useful.get(id(block), set())
 
     def loop_entry(loop, live):
         # The reversed loop re-evaluates a `for` header; a `while` loop is
         # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
-            return live | set(astutil.load_names(loop.iter))
-        return live
+            live = live | set(astutil.load_names(loop.iter))
+        return live | zeroed(loop)
+
+    def loop_exit(loop, live):
+        return live | zeroed(loop)
 
     # The gradients are shaped like the parameters' values at entry.
-    _Walk(transfer, State.union, loop_entry=loop_entry).run(body, State(wrt))
+    _Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
+        body, State(wrt))
 
 
 def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:

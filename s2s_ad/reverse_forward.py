@@ -116,9 +116,11 @@ class ForwardSweep:
         return isinstance(loop, gast.While) or _has_break(loop.body)
 
     def _loop_reversed(self, loop) -> bool:
-        """A loop is reversed iff its body has active or recorded statements."""
+        """A loop is reversed iff its body has active or recorded statements,
+        or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
+        facts = self.facts
         for stmt in gast.walk(loop):
-            if id(stmt) in self.facts.active or id(stmt) in self.facts.recorded:
+            if id(stmt) in facts.active or id(stmt) in facts.recorded or id(stmt) in facts.kills:
                 return True
         return False
 
