@@ -36,7 +36,15 @@ class LoopForms:
             if element else []
         if element is None:
             self._check_loop_target(stmt.target)
-            header.target = astutil.name(stmt.target.id, store=True)
+            user = stmt.target.id
+            if user in self.params or _stored_count(self.src.tree, user) > 1:
+                # a name bound elsewhere too: counting with a fresh index makes
+                # `user = index` an ordinary assignment (recorded, killing)
+                index = self.namer.fresh(user)
+                header.target = astutil.name(index, store=True)
+                body = self.capture(lambda: self.emit(astutil.assign(user, astutil.name(index))))
+            else:
+                header.target = astutil.name(user, store=True)
         header.body = body + self.block(stmt.body)
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
@@ -170,6 +178,12 @@ class LoopForms:
 
     def s_Continue(self, stmt) -> None:
         self.emit(gast.Continue())
+
+
+def _stored_count(tree, name: str) -> int:
+    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
+               for n in gast.walk(tree)) + sum(
+        a.id == name for a in astutil.params(tree.args))
 
 
 def _subscript(seq, index: str):
