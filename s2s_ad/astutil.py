@@ -215,7 +215,7 @@ def describe(node) -> str:
         gast.If: "an if statement", gast.For: "a for loop",
         gast.While: "a while loop", gast.Break: "break", gast.Continue: "continue",
         gast.Raise: "a raise statement", gast.Subscript: "a subscript",
-        gast.Attribute: "an attribute",
+        gast.Attribute: "an attribute", gast.JoinedStr: "an f-string",
     }
     return names.get(type(node), f"a {type(node).__name__} construct")
 

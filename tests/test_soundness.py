@@ -1,0 +1,202 @@
+"""Regression tests for silently wrong values and gradients (issue 10).
+
+Each program is one a user wrote, not one written for the compiler; each is
+checked for its value and aux (against a plain call), its gradient (against
+central finite differences) and unmutated inputs, through `check_grad`.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad, check_value
+
+
+# -- 1. what the user receives is never a restored value --------------------
+def sin_rebinds_parameter(x):
+    x = np.sin(x)
+    return x
+
+
+def horner(x, coeffs):
+    acc = 0.0
+    for c in coeffs:
+        acc = acc * x + c
+    return acc
+
+
+def newton_sqrt(a):
+    x = a
+    while abs(x * x - a) > 1e-12:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def trajectory(k, traj):
+    for t in range(1, len(traj)):
+        traj[t] = traj[t - 1] * k
+    return np.sum(traj), traj
+
+
+def trajectory_in_tuple(k, traj):
+    for t in range(1, len(traj)):
+        traj[t] = traj[t - 1] * k
+    return np.sum(traj), (traj, k)
+
+
+def test_value_is_not_restored():
+    assert ad.value_and_grad(sin_rebinds_parameter)(0.5)[0] == np.sin(0.5)
+    check_grad(sin_rebinds_parameter, [0.5])
+    check_grad(horner, [1.3, [1.0, -2.0, 3.0]])
+    value, _ = ad.value_and_grad(newton_sqrt)(2.0)
+    assert abs(value - math.sqrt(2.0)) < 1e-12
+    check_grad(newton_sqrt, [2.0])
+
+
+@pytest.mark.parametrize("f", [trajectory, trajectory_in_tuple])
+def test_aux_is_not_restored(f):
+    (value, aux), _ = ad.value_and_grad(f, has_aux=True)(1.5, np.ones(4))
+    traj = aux[0] if isinstance(aux, tuple) else aux
+    np.testing.assert_allclose(traj, [1.0, 1.5, 2.25, 3.375])
+    assert value == np.sum(traj)
+    check_grad(f, [1.5, np.ones(4)], has_aux=True)
+
+
+# -- 2. an inactive definition kills the adjoint, in loops too ---------------
+def kill_in_for(a):
+    v = a
+    for i in range(3):
+        v = math.sin(0.25 * i)
+    return a * v
+
+
+def kill_in_while(a):
+    v = a
+    i = 0
+    while i < 3:
+        v = math.sin(0.25 * i)
+        i += 1
+    return a * v
+
+
+def kill_by_stop_gradient(a):
+    v = a
+    for _ in range(3):
+        v = ad.stop_gradient(v) * 1.0
+    return a * v
+
+
+def kill_in_zero_trip_loop(a, n):
+    v = a
+    for i in range(n):
+        v = math.sin(0.25 * i)
+    return a * v
+
+
+@pytest.mark.parametrize("f, expected", [
+    (kill_in_for, math.sin(0.5)), (kill_in_while, math.sin(0.5)),
+    (kill_by_stop_gradient, 1.5)])
+def test_inactive_definition_kills(f, expected):
+    assert ad.grad(f)(1.5) == pytest.approx(expected)
+    if f is not kill_by_stop_gradient:
+        check_grad(f, [1.5])
+
+
+def test_kill_in_loop_that_does_not_run():
+    assert ad.grad(kill_in_zero_trip_loop)(1.5, 0) == pytest.approx(3.0)
+    check_grad(kill_in_zero_trip_loop, [1.5, 2])
+
+
+# -- 3. a name reused as a loop target is restored ---------------------------
+def loop_target_reuses_local(x):
+    k = x * 2.0
+    s = np.sin(x) * k
+    for k in range(2):
+        s = s * x
+    return s
+
+
+def loop_target_reuses_parameter(x, n):
+    s = x * n
+    for n in range(2):
+        s = s * x + n
+    return s
+
+
+def test_loop_target_reusing_a_name():
+    check_grad(loop_target_reuses_local, [0.7])
+    check_grad(loop_target_reuses_parameter, [0.7, 3.0], wrt=(0, 1))
+
+
+# -- 4. assignment expressions ----------------------------------------------
+def clip_by_norm(g):
+    if (n := np.sqrt(np.sum(g ** 2))) > 1.0:
+        g = g / n
+    return np.sum(g * np.arange(3.0))
+
+
+def walrus_in_and(x):
+    if (y := x * 2) > 0 and y < 10:
+        return y * x
+    return x
+
+
+def walrus_in_chain(x):
+    if 0 < (m := x * 2) < 10 < m * 100:
+        return m * x
+    return x
+
+
+def walrus_in_while(x):
+    n = 0.0
+    while (n := n + x) < 5.0:
+        pass
+    return n * x
+
+
+def walrus_in_stop_gradient(x):
+    t = ad.stop_gradient(w := x * x)
+    return t * w
+
+
+def value_of_or(x):
+    y = x or 1.0
+    return y * y
+
+
+@pytest.mark.parametrize("f, x", [
+    (clip_by_norm, np.array([1.0, 2.0, 3.0])), (clip_by_norm, np.array([0.1, 0.2, 0.3])),
+    (walrus_in_and, 1.5), (walrus_in_chain, 1.5), (walrus_in_chain, 0.001),
+    (walrus_in_while, 1.1), (value_of_or, 1.5)])
+def test_assignment_expressions(f, x):
+    check_grad(f, [x])
+
+
+def test_walrus_inside_stop_gradient_binds_an_active_name():
+    x = 1.2
+    assert ad.grad(walrus_in_stop_gradient)(x) == pytest.approx(x * x * 2 * x)
+    check_value(walrus_in_stop_gradient, [x])
+
+
+# -- 5. a loop variable whose shape changes between iterations ---------------
+def mlp(params, inputs):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = np.tanh(outputs)
+    return np.sum(outputs)
+
+
+def shrinking(x):
+    h = x
+    for n in (4, 3, 2):
+        h = np.tanh(h[:n] * 2.0)
+    return np.sum(h)
+
+
+def test_shape_changing_loop_variable():
+    rng = np.random.default_rng(0)
+    params = [(rng.standard_normal((3, 4)), rng.standard_normal(4)),
+              (rng.standard_normal((4, 2)), rng.standard_normal(2))]
+    check_grad(mlp, [params, rng.standard_normal((5, 3))], wrt=(0, 1))
+    check_grad(shrinking, [rng.standard_normal(5)])
