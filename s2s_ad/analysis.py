@@ -137,7 +137,7 @@ class _Walk:
 
 
 def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
-            outputs: list[str], spread: bool = True) -> Facts:
+            outputs: list[str], spread: bool = True, shares=None) -> Facts:
     facts = Facts(spread=spread)
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
@@ -155,7 +155,7 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     facts.stable = frozenset(wrt) - stored
     if spread:
         _compact(body, prims, facts)
-    _recorded(body, prims, wrt, facts, useful_after)
+    _recorded(body, prims, wrt, facts, useful_after, shares or {})
     return facts
 
 
@@ -181,6 +181,8 @@ def _varied_after(stmt, prims, facts) -> bool:
 
 def _varied(body, prims, wrt, facts) -> None:
     def transfer(stmt, state):
+        if isinstance(stmt, gast.Expr):
+            facts.varied_before[id(stmt)] = state
         if isinstance(stmt, gast.Assign):
             facts.varied_before[id(stmt)] = state
             target = stmt.targets[0].id
@@ -229,8 +231,9 @@ def _useful(body, prims, outputs, facts) -> dict:
     return after
 
 
-def _recorded(body, prims, wrt, facts, useful) -> None:
-    """Mark assignments that destroy a value the adjoint sweep reads later.
+def _recorded(body, prims, wrt, facts, useful, shares) -> None:
+    """Mark assignments that destroy a value the adjoint sweep reads later
+    (an in-place update also destroys the values of the names in `shares`).
 
     The reverse sweep restores recorded targets as it goes, so at the adjoint
     of a statement every variable holds its value from just after it.
@@ -239,7 +242,8 @@ def _recorded(body, prims, wrt, facts, useful) -> None:
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
             reads, reads_result = _reverse_reads(stmt, prims, facts)
-            if (target in live or target in reads) and not prims[id(stmt)].only_grows:
+            overwritten = {target} | shares.get(id(stmt), frozenset())
+            if (live & overwritten or target in reads) and not prims[id(stmt)].keeps_values:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
             if reads_result:

@@ -138,7 +138,7 @@ def compile_adjoint(func, options: Options):
     prims = primitives.classify(norm, src)
     facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
                              [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
-                             spread=options.mode != "pair")
+                             spread=options.mode != "pair", shares=norm.shares)
     seed = norm.namer.fresh("seed") if options.mode == "vjp" else None
     request = reverse.Request(wrt, options.mode, options.has_aux, seed,
                               single=not isinstance(options.wrt, tuple),

@@ -41,6 +41,7 @@ from . import astutil, jumps
 from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
+from .normalize_aliases import AliasForms
 from .normalize_inplace import InPlaceForms
 from .normalize_loops import LoopForms
 from .normalize_scope import ScopeForms
@@ -58,6 +59,7 @@ class Normalized:
     origin: dict            # id(ANF statement) -> user statement
     locals: set[str]        # every name the function binds
     namer: Namer
+    shares: dict            # id(in-place statement) -> names whose memory it may write
 
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:
@@ -78,16 +80,21 @@ def normalize(src: Source) -> Normalized:
     body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
     gast.copy_location(out, fdef)
-    return Normalized(out, norm.origin, locals_, namer)
+    return Normalized(out, norm.origin, locals_, namer, norm.shares)
 
 
-class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
+class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
         self.while_tests: dict = {}     # id(While) -> statements recomputing its test
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
+        self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
+        self.parts: dict = {}           # name -> [Part]: what it is a view or item of
+        self.stale: dict = {}           # view -> (base, statement updating the base)
+        self.shares: dict = {}          # see Normalized.shares
+        self.loops: list = []           # the user's loops being normalized
         self.displays: dict = {}        # name bound once to a display -> its items
         self.params = {a.id for a in astutil.params(src.tree.args)}
         self.depth = 0                  # nesting of compound statements
@@ -121,10 +128,12 @@ class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
         user = self._stmt
         gast.copy_location(stmt, user)
         self.origin[id(stmt)] = user
+        if self.stale and not isinstance(stmt, (gast.If, gast.For, gast.While)):
+            self._check_fresh(stmt)
         self._out.append(stmt)
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
-            self._track_alias(target, stmt.value)
+            self._bind(stmt)
             self.displays.pop(target, None)
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
                     and _stored_count(self.src.tree, target) == 1:
@@ -207,11 +216,12 @@ class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
         pass
 
     def s_If(self, stmt: gast.If) -> None:
-        self._forget_aliases(stmt)
+        self._leave_compound(stmt)
         test = self.atom(stmt.test)
         if isinstance(test, gast.Name) and test.id in astutil.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
+        self._leave_compound(stmt)
 
     def _copy(self, atom: gast.Name) -> gast.Name:
         t = self.namer.temp()
@@ -390,9 +400,14 @@ class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
             def branch():
                 self.emit(astutil.assign(result, steps[i]()))
                 rest(i + 1)
-            self.emit(astutil.if_(astutil.name(go), self.capture(branch)))
+            self._emit_branch(astutil.if_(astutil.name(go), self.capture(branch)))
         rest(1)
         return astutil.name(result)
+
+    def _emit_branch(self, stmt: gast.If) -> None:
+        """An `if` lowered from an expression: what it binds is uncertain after."""
+        self.emit(stmt)
+        self._leave_compound(stmt)
 
     def _value_of_boolop(self, expr) -> bool:
         """`a or b` whose value need not be a bool (it may carry a gradient)."""
@@ -404,7 +419,7 @@ class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
         t = self.namer.temp()
         body = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.body))))
         orelse = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse))))
-        self.emit(astutil.if_(test, body, orelse))
+        self._emit_branch(astutil.if_(test, body, orelse))
         return astutil.name(t)
 
     def e_Dict(self, expr):

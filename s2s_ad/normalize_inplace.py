@@ -1,14 +1,11 @@
-"""In-place updates in A-normal form, and the aliases they must reach.
+"""In-place updates in A-normal form.
 
 A mixin of the normalizer (see normalize.py for the grammar).
 `x[i] = v` becomes `x = setitem(x, i, v)`, `a += b` becomes `a = iadd(a, b)`
 and `items.append(v)` becomes `items = append(items, v, k)`: primitives that
 update their first operand in place, as NumPy and Python do, and return it.
-Names bound to the same object by plain copies (`y = x`) are tracked; after
-an in-place update each alias is rebound to the updated name (`y = x`, or
-`if y is x: y = x` for `+=`, which is in place only for mutable values), so
-that the analyses see the aliases change too.  Rebinding an alias to the
-object it already names does nothing at run time.
+After each, `_updated` (normalize_aliases.py) emits what makes the names
+that share memory with the updated one change too.
 """
 from __future__ import annotations
 
@@ -31,56 +28,26 @@ _OPAQUE_MUTATORS = {"put", "place", "putmask", "partition", "itemset", "resize",
 
 class InPlaceForms:
     """Handlers for in-place updates; relies on the normalizer's `atom`,
-    `emit`, `namer`, `_index`, `_stmt`, `origin` and `aliases`."""
-
-    # -- aliases: names bound to one object, for in-place updates ----------
-    def _track_alias(self, target: str, value) -> None:
-        group = self.aliases.pop(target, None)
-        if group is not None:
-            group.discard(target)
-        if isinstance(value, gast.Name) and value.id != target:
-            group = self.aliases.setdefault(value.id, {value.id})
-            group.add(target)
-            self.aliases[target] = group
-        elif _updates_in_place(value, target):
-            if group is not None:       # an in-place update keeps the object
-                group.add(target)
-                self.aliases[target] = group
-
-    def _realias(self, name: str, always: bool) -> None:
-        """After an in-place update of `name`, rebind its aliases to it, so
-        the analyses see them change too (a no-op for the primal)."""
-        for other in sorted(self.aliases.get(name, {name}) - {name}):
-            if always:
-                self.emit(astutil.assign(other, astutil.name(name)))
-                continue
-            same = self.namer.temp("same")
-            self.emit(astutil.assign(same, gast.Compare(
-                left=astutil.name(other), ops=[gast.Is()], comparators=[astutil.name(name)])))
-            rebind = astutil.assign(other, astutil.name(name))
-            gast.copy_location(rebind, self._stmt)
-            self.origin[id(rebind)] = self._stmt
-            self.emit(astutil.if_(astutil.name(same), [rebind]))
-
-    def _forget_aliases(self, stmt) -> None:
-        """Names a compound statement may rebind lose their alias facts."""
-        for name in astutil.stored_names(stmt):
-            group = self.aliases.pop(name, None)
-            if group is not None:
-                group.discard(name)
+    `emit`, `namer`, `_index`, `_stmt` and `_updated`."""
 
     def _subscript_target(self, target) -> tuple[str, gast.expr]:
-        """`x[i, 1:3]` as an assignment target: (x, the index as a value)."""
-        if not isinstance(target.value, gast.Name):
-            self._unsupported(target, "assignment into " + astutil.describe(target.value)
-                              + " (only `name[index] = value` is supported)")
-        return target.value.id, astutil.index_value(self._index(target.slice))
+        """`x[i, 1:3]` as an assignment target: (x, the index as a value).
+        `x.T[0]` and `x[1][2]` write through a view of `x`, bound first."""
+        base = target.value
+        if not isinstance(base, gast.Name):
+            if not (isinstance(base, gast.Subscript) or isinstance(base, gast.Attribute)
+                    and base.attr == "T"):
+                self._unsupported(target, "assignment into " + astutil.describe(base)
+                                  + " (only `name[index] = value` is supported)")
+            base = self._view_base(base)
+        return base.id, astutil.index_value(self._index(target.slice))
 
     def _setitem(self, base: str, index, value) -> None:
         """`x[index] = value` in place: `x = setitem(x, index, value)`."""
-        self.emit(astutil.assign(base, astutil.call(
-            f"{RUNTIME}.setitem", [astutil.name(base), index, value])))
-        self._realias(base, always=True)
+        stmt = astutil.assign(base, astutil.call(
+            f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
+        self.emit(stmt)
+        self._updated(stmt, base, always=True)
 
     def _mutation(self, call: gast.Call) -> bool:
         """Lower a statement-level call that updates an array in place;
@@ -108,8 +75,10 @@ class InPlaceForms:
         elif (receiver and method in _OPAQUE_MUTATORS) or (first and callable(callee) and
                                                            callee.__name__ in _OPAQUE_MUTATORS):
             target = receiver or first
-            self.emit(astutil.assign(target, astutil.call(
-                f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)])))
+            stmt = astutil.assign(target, astutil.call(
+                f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)]))
+            self.emit(stmt)
+            self._updated(stmt, target, always=True)
         else:
             return False
         return True
@@ -133,8 +102,10 @@ class InPlaceForms:
         item = self.atom(value)
         position = self.namer.temp("at")
         self.emit(astutil.assign(position, astutil.call("len", [astutil.name(items)])))
-        self.emit(astutil.assign(items, astutil.call(
-            f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)])))
+        stmt = astutil.assign(items, astutil.call(
+            f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)]))
+        self.emit(stmt)
+        self._updated(stmt, items, always=True)
 
     def s_AugAssign(self, stmt: gast.AugAssign) -> None:
         """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;
@@ -157,13 +128,6 @@ class InPlaceForms:
         func = _INPLACE.get(type(stmt.op))
         rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(target.id), value]) \
             if func else astutil.binop(astutil.name(target.id), stmt.op, value)
-        self.emit(astutil.assign(target.id, rhs))
-        self._realias(target.id, always=False)
-
-
-def _updates_in_place(value, target: str) -> bool:
-    """`x = setitem(x, ...)` or `x = iadd(x, ...)`: the object stays."""
-    return (isinstance(value, gast.Call) and value.args
-            and isinstance(value.args[0], gast.Name) and value.args[0].id == target
-            and isinstance(value.func, gast.Attribute)
-            and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
+        update = astutil.assign(target.id, rhs)
+        self.emit(update)
+        self._updated(update, target.id, always=False)

@@ -23,7 +23,7 @@ class LoopForms:
         sweep can run it backward and element reads are ordinary subscripts.
         The range is evaluated once into a variable if the body rebinds a name
         it reads (the reverse sweep evaluates the header again)."""
-        self._forget_aliases(stmt)
+        self._leave_compound(stmt)
         if self._unroll(stmt):
             return
         header, element = self._iteration(stmt.iter)
@@ -45,9 +45,12 @@ class LoopForms:
                 body = self.capture(lambda: self.emit(astutil.assign(user, astutil.name(index))))
             else:
                 header.target = astutil.name(user, store=True)
+        self.loops.append(stmt)
         header.body = body + self.block(stmt.body)
+        self.loops.pop()
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
+        self._leave_compound(stmt)
 
     def _unroll(self, stmt) -> bool:
         """`for fn in [np.sin, np.cos]:` runs its body once per function, with
@@ -113,8 +116,8 @@ class LoopForms:
         seq = self.atom(iterable)
         if isinstance(iterable, gast.Call) and callee is not range:
             seq = self._materialize(seq)
-        elif isinstance(seq, gast.Name) and seq.id in self.params:
-            seq = self._indexable(seq)      # a dict argument iterates its keys
+        elif isinstance(seq, gast.Name) and seq.id not in self.displays:
+            seq = self._indexable(seq)      # a dict iterates its keys
         return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
 
     @staticmethod
@@ -162,16 +165,19 @@ class LoopForms:
         """`while test:` computes the test into one variable before the loop and
         again at the end of the body (a `continue` is lowered to a flag later,
         so the recomputation is always reached)."""
-        self._forget_aliases(stmt)
+        self._leave_compound(stmt)
         cond = self.namer.fresh("cond")
 
         def recompute():
             self.emit(astutil.assign(cond, self.rhs(stmt.test)))
         recompute()
+        self.loops.append(stmt)
         loop = gast.While(test=astutil.name(cond), body=self.block(stmt.body),
                           orelse=self.block(stmt.orelse))
         self.while_tests[id(loop)] = self.capture(recompute)
+        self.loops.pop()
         self.emit(loop)
+        self._leave_compound(stmt)
 
     def s_Break(self, stmt) -> None:
         self.emit(gast.Break())

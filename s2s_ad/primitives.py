@@ -23,6 +23,7 @@ from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .normalize import Normalized, is_opaque
+from .normalize_aliases import mutated_parameters
 from .rules import registry
 
 COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
@@ -36,7 +37,8 @@ BINOPS = {
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)
-INPLACE = {runtime.setitem: None, runtime.append: None,
+INPLACE = {runtime.setitem: None, runtime.append: None, runtime.sync_index: None,
+           runtime.sync_transposed: None, runtime.sync_reshaped: None,
            operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
            operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
            operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}
@@ -51,6 +53,7 @@ class Prim:
     operands: tuple = ()                 # names that may carry a gradient
     problem: S2SADError | None = None    # raised only if the statement is active
     shape_hint: str | None = None        # "scalar" if known to be a scalar
+    mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
 
     @property
     def inplace(self) -> bool:
@@ -61,9 +64,17 @@ class Prim:
             return False
 
     @property
-    def only_grows(self) -> bool:
-        """An append: it never destroys a value, so nothing is recorded."""
-        return self.key is runtime.append
+    def keeps_values(self) -> bool:
+        """An append, or the write-back of an update through a view (done
+        already): it destroys no value at run time, so nothing is recorded."""
+        return self.key in (runtime.append, runtime.sync_index, runtime.sync_transposed,
+                            runtime.sync_reshaped)
+
+    @property
+    def is_sync(self) -> bool:
+        """The write-back of an update through a view: prints nothing."""
+        return self.key in (runtime.sync_index, runtime.sync_transposed,
+                            runtime.sync_reshaped)
 
     def variant(self, varied) -> tuple:
         """For a CALL: the callee's parameters bound to varied names."""
@@ -149,7 +160,8 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
                 "the function declares, or wrap the call in stop_gradient(...)"))
         binding[name] = astutil.tuple_(value) if kind is inspect.Parameter.VAR_POSITIONAL \
             else value
-    return Prim(CALL, func, binding=binding, operands=operands)
+    return Prim(CALL, func, binding=binding, operands=operands,
+                mutates=mutated_parameters(func))
 
 
 def _opaque_shape(rhs, src: Source, locals_) -> str | None:

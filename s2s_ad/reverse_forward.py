@@ -14,7 +14,8 @@ from __future__ import annotations
 import gast
 
 from . import astutil, runtime
-from .primitives import CALL, COPY, INPLACE, Prim
+from .errors import UnsupportedSyntaxError
+from .primitives import CALL, COPY, INPLACE, Prim, names_of
 
 
 class ForwardSweep:
@@ -25,22 +26,45 @@ class ForwardSweep:
         out = []
         for stmt in body:
             if isinstance(stmt, gast.Assign):
+                self._check_mutating_call(stmt)
                 out.extend(self._record(stmt))
                 out.extend(self._forward_assign(stmt))
             elif isinstance(stmt, gast.If):
-                out.append(astutil.if_(astutil.clone(stmt.test),
-                                       self.forward(stmt.body),
-                                       self.forward(stmt.orelse)))
+                body, orelse = self.forward(stmt.body), self.forward(stmt.orelse)
+                if body or orelse:
+                    out.append(astutil.if_(astutil.clone(stmt.test), body or [gast.Pass()],
+                                           orelse))
             elif isinstance(stmt, (gast.For, gast.While)):
                 out.extend(self._forward_loop(stmt))
             else:
+                self._check_mutating_call(stmt)
                 out.append(astutil.clone(stmt))
         return out
+
+    def _check_mutating_call(self, stmt) -> None:
+        """A call of a helper that updates a varied argument in place must
+        go through its adjoint pair (whose forward function refuses a mutable
+        argument at run time); a call that is not differentiated cannot."""
+        prim = self.prims.get(id(stmt))
+        if prim is None or prim.kind != CALL or id(stmt) in self.facts.active:
+            return
+        varied = self.facts.varied_before.get(id(stmt), frozenset())
+        hit = sorted(p for p in prim.mutates if p in prim.binding
+                     and any(n in varied for n in names_of(prim.binding[p])))
+        if hit:
+            raise UnsupportedSyntaxError(
+                f"{prim.key.__qualname__} updates its parameter {hit[0]} in place; "
+                "s2s_ad does not differentiate through a helper that mutates an "
+                "argument carrying a gradient", self.src.locate(stmt),
+                hint=f"return the new value from {prim.key.__name__} and assign it "
+                     "at the call")
 
     def _forward_assign(self, stmt) -> list:
         """The statement itself, or for an active call of a user function,
         `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
         prim = self.prims[id(stmt)]
+        if prim.is_sync:                    # done by the update through the view
+            return []
         if prim.inplace:
             return [_inplace_statement(stmt, prim)]
         if prim.key is runtime.mutated:     # print the user's own call
@@ -149,22 +173,22 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
                           value=astutil.clone(args[1]))
 
 
-def param_copies(body, prims, params) -> list[str]:
+def param_copies(body, prims, params) -> dict:
     """Parameters that an in-place update may reach (directly or through
-    plain copies): the derived function copies them so that the caller's
-    arrays are never mutated."""
+    plain copies), each with the first statement that does: the derived
+    function copies them so that the caller's arrays are never mutated."""
     alias = {p: p for p in params}
-    reached = set()
+    reached = {}
     for stmt in astutil.assignments(body):
         prim = prims[id(stmt)]
         target = stmt.targets[0].id
         if prim.kind == COPY and prim.operands[0] in alias:
             alias[target] = alias[prim.operands[0]]
         elif prim.inplace and target in alias:
-            reached.add(alias[target])
+            reached.setdefault(alias[target], stmt)
         elif target in alias and target not in params:
             del alias[target]
-    return sorted(reached)
+    return dict(sorted(reached.items()))
 
 
 def _has_break(body) -> bool:

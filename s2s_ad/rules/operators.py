@@ -76,10 +76,20 @@ def getitem(z, a, b):
     d[a] += rt.unindex(d[z], a, b)
 
 
-@adjoint(rt.setitem)
+@adjoint(rt.setitem, rt.sync_index)
 def setitem(z, x, index, value):
     d[value] += rt.unbroadcast(rt.written(d[z], index), value)
     d[x] += rt.zero_at(d[z], index)
+
+
+@adjoint(rt.sync_transposed)
+def sync_transposed(z, base, view):
+    d[view] += np.transpose(d[z])
+
+
+@adjoint(rt.sync_reshaped)
+def sync_reshaped(z, base, view):
+    d[view] += np.reshape(d[z], np.shape(view))
 
 
 @adjoint(rt.append)
@@ -108,5 +118,5 @@ def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.shares, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from ..errors import InputTypeError, NonScalarOutputError
+from ..errors import InputTypeError, Location, NonScalarOutputError, UnsupportedSyntaxError
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
@@ -118,6 +118,35 @@ def setitem(x, index, value):
     return x
 
 
+def shares(view, base, index=None):
+    """Whether `view` is still a part of `base`: it shares memory with the
+    array `base`, or it is the item `base[index]` of a list, tuple or dict."""
+    if isinstance(base, np.ndarray):
+        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+    if index is None or not isinstance(base, (list, tuple, dict)):
+        return False
+    try:
+        return base[index] is view
+    except (IndexError, KeyError, TypeError):
+        return False
+
+
+def sync_index(x, index, value):
+    """`x[index]` was updated in place through the view `value`: nothing to
+    do at run time; for the reverse sweep, `x[index] = value`."""
+    return x
+
+
+def sync_transposed(base, view):
+    """`base` was updated in place through `view = base.T`."""
+    return base
+
+
+def sync_reshaped(base, view):
+    """`base` was updated in place through a reshaped view of it."""
+    return base
+
+
 def zero_at(g, index):
     """A copy of the adjoint `g` with zeros at `index` (the slots that a
     `x[index] = v` overwrote carry no gradient back to the old `x`)."""
@@ -199,8 +228,21 @@ def restore(x, saved, index=None):
     return saved
 
 
-def copy(x):
-    """A copy of an argument that the function updates in place."""
+def copy(x, callee=None):
+    """A copy of an argument that the function updates in place.
+
+    `callee` is given in a helper's forward function: (helper, parameter,
+    file, line, column, source line) of the update.  There the update would
+    have to reach the caller's object, which s2s_ad does not differentiate,
+    so a mutable argument raises `UnsupportedSyntaxError`."""
+    if callee is not None and isinstance(x, (np.ndarray, list, dict)):
+        fname, param, *where = callee
+        raise UnsupportedSyntaxError(
+            f"{fname} updates its parameter {param} in place, so the call changes "
+            f"the caller's {type(x).__name__}; s2s_ad does not differentiate through "
+            "a helper that mutates its argument", Location(*where),
+            hint=f"return the new value instead (`{param} = {param} / n; return {param}`) "
+                 f"and assign it at the call, or copy it in the helper first")
     if isinstance(x, np.ndarray):
         return x.copy()
     if isinstance(x, (list, dict)):

@@ -1,0 +1,335 @@
+"""The alias analysis: which names may share memory, and the statements that
+keep the analyses' picture of every value true after an in-place update.
+
+A mixin of the normalizer (see normalize.py).  Two relations are tracked in
+program order while the function is normalized:
+
+- *aliases*: names bound to one object by plain copies (`y = x`);
+- *parts*: `v` is a part of `b` when it was bound to a view of `b` (any
+  subscript `b[i]`, `b.T`, `b.reshape(...)`, `b.ravel()`, `np.asarray(b)`,
+  the rows a `for` loop reads) or is an item of a display `b = [v, w]`.
+
+After an in-place update of `n` (`n[i] = v`, `n += e`, `n.append(v)`, ...)
+the normalizer emits, each guarded by a run-time test that the relation
+still holds (`rt.shares`: a view still shares memory with its base; an item
+is still `b[i]`), so a copy (`y[i]` of a 1-d array is a scalar) is never
+mistaken for a view:
+- for each alias `y`: `y = n` (a no-op rebinding);
+- for each `b` that `n` is a part of: `b = rt.sync_index(b, i, n)` (or
+  `sync_transposed`, `sync_reshaped`): a no-op at run time and, for the
+  analyses, the write of `n` into `b`; then `b`'s own relations, recursively;
+- for each part `v` of `n`: `v = n[i]` again (the view now reads new values).
+
+A relation bound inside an `if` or a loop is *uncertain* after it (the
+index it was bound with is not known).  An in-place update that would have
+to go through an uncertain relation is a located error; a view whose base
+changed under it becomes *stale*, and reading it later is an error.
+`Normalized.shares` maps each in-place statement to every name whose memory
+it may write, so that recording saves what the reverse sweep needs.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+import gast
+import numpy
+
+from . import astutil, runtime
+from .errors import UnsupportedSyntaxError
+from .frontend import OPERATORS, RUNTIME
+
+_SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
+_VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
+_VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
+                   numpy.asarray: "reshape", numpy.transpose: "T",
+                   runtime.indexable: "reshape"}
+
+
+@dataclass
+class Part:
+    """A name bound to `view`, a view or an item of `base` (see above)."""
+    base: str
+    kind: str                   # "index", "T" or "reshape": how a write reaches base
+    view: gast.expr             # the expression that reads it from `base`
+    certain: bool = True
+
+    @property
+    def index(self):
+        return astutil.index_value(self.view.slice) if self.kind == "index" else None
+
+    def rebase(self, base: str) -> None:
+        for node in gast.walk(self.view):
+            if isinstance(node, gast.Name) and node.id == self.base:
+                node.id = base
+        self.base = base
+
+
+class AliasForms:
+    """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
+    `locals`, `_stmt` and `origin`; owns `aliases`, `parts`, `stale` and
+    `shares`."""
+
+    # -- binding -------------------------------------------------------------
+    def _bind(self, stmt: gast.Assign) -> None:
+        """Update the relations for an emitted `target = value`."""
+        target, value = stmt.targets[0].id, stmt.value
+        if _updates_in_place(value, target):
+            return                      # the object, and its relations, stay
+        self._rebind(target)
+        if isinstance(value, gast.Name) and value.id != target:
+            group = self.aliases.setdefault(value.id, {value.id})
+            group.add(target)
+            self.aliases[target] = group
+        view = self._view_of(value)
+        if view is not None and view.base != target and (
+                target in self.locals or not isinstance(value, gast.Subscript)):
+            # (a temporary read by subscript is used once, before any update)
+            self.parts.setdefault(target, []).append(view)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            for i, elt in enumerate(value.elts):
+                if isinstance(elt, gast.Name) and elt.id != target:
+                    item = gast.Subscript(value=astutil.name(target),
+                                          slice=astutil.const(i), ctx=gast.Load())
+                    self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+
+    def _rebind(self, name: str) -> None:
+        """`name` now holds a new object: its relations end."""
+        self.stale.pop(name, None)
+        for other in self.maybe_aliases.pop(name, set()):
+            self.maybe_aliases.get(other, set()).discard(name)
+        group = self.aliases.pop(name, None)
+        if group is not None:
+            group.discard(name)
+        self.parts.pop(name, None)
+        heir = min(group) if group else None
+        for view, part in self._views_of({name}):
+            if heir is not None:
+                part.rebase(heir)       # the old object lives on as `heir`
+            else:
+                part.certain = False
+        for parts in self.parts.values():
+            for part in parts:          # what it was read with changed
+                if part.base != name and name in astutil.load_names(part.view):
+                    part.certain = False
+
+    def _view_of(self, value) -> Part | None:
+        """The relation a value read from a local has to it, if it may share
+        memory with it."""
+        view = astutil.clone(value)
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            return Part(value.value.id, "index", view)
+        if isinstance(value, gast.Attribute) and value.attr == "T" and \
+                isinstance(value.value, gast.Name):
+            return Part(value.value.id, "T", view)
+        if not isinstance(value, gast.Call):
+            return None
+        func = value.func
+        if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and \
+                isinstance(func.value, gast.Name) and func.value.id in self.locals:
+            return Part(func.value.id, _VIEW_METHODS[func.attr], view)
+        callee = self.src.resolve(func, self.locals)
+        kind = _VIEW_FUNCTIONS.get(callee) if _hashable(callee) else None
+        if kind and value.args and isinstance(value.args[0], gast.Name) and \
+                (kind != "T" or len(value.args) == 1 and not value.keywords):
+            return Part(value.args[0].id, kind, view)
+        return None
+
+    def _view_base(self, expr) -> gast.Name:
+        """An atom for the base of `x.T[0] = v` or `x[1][2] = v`: a view of
+        `x` the update writes through."""
+        base = self.atom(expr)
+        view = self._view_of(expr)
+        if view is not None:
+            self.parts.setdefault(base.id, []).append(view)
+        return base
+
+    def _views_of(self, names: set):
+        return [(view, part) for view, parts in sorted(self.parts.items())
+                for part in parts if part.base in names]
+
+    def _leave_compound(self, stmt) -> None:
+        """Relations of names a compound statement rebinds are uncertain at
+        its start (a loop's next iteration) and after it."""
+        rebound = _rebound_names(stmt)
+        for name in rebound:
+            group = self.aliases.pop(name, None)
+            if group is not None:
+                group.discard(name)
+                for other in group:
+                    self.maybe_aliases.setdefault(name, set()).add(other)
+                    self.maybe_aliases.setdefault(other, set()).add(name)
+            for part in self.parts.get(name, []):
+                part.certain = False
+        for _, part in self._views_of(rebound):
+            part.certain = False
+
+    # -- after an in-place update -------------------------------------------
+    def _updated(self, stmt, name: str, always: bool) -> None:
+        """Emit what keeps related names true after the in-place update
+        `stmt` of `name`; record the names whose memory it may write."""
+        self.shares[id(stmt)] = frozenset(self._propagate(name, always, {name}))
+
+    def _propagate(self, name: str, always: bool, seen: set) -> set:
+        group = self.aliases.get(name, {name})
+        self._realias(name, always)
+        reached = set(group) | self.maybe_aliases.get(name, set())
+        for member in sorted(group):
+            for part in list(self.parts.get(member, [])):
+                if part.base in seen:
+                    continue
+                self._require(member, part)
+                seen.add(part.base)
+                self._guarded(member, part, self._write_back(member, part))
+                reached |= self._propagate(part.base, True, seen)
+        for view, part in self._views_of(group):
+            if view in seen:
+                continue
+            seen.add(view)
+            reached.add(view)
+            if not part.certain:
+                self._make_stale(view, part)
+                continue
+            self._guarded(view, part, astutil.assign(view, astutil.clone(part.view)))
+            reached |= self._propagate(view, True, seen)
+        return reached
+
+    def _realias(self, name: str, always: bool) -> None:
+        """Rebind the aliases of `name` to it (a no-op for the primal), so
+        the analyses see them change too; names that only may be aliases
+        (bound in a branch or loop) are rebound if they still are."""
+        for other in sorted(self.aliases.get(name, {name}) - {name}):
+            if always:
+                self.emit(astutil.assign(other, astutil.name(name)))
+            else:
+                self._if_same(other, name)
+        for other in sorted(self.maybe_aliases.get(name, set()) - {name}):
+            self._if_same(other, name)
+
+    def _if_same(self, other: str, name: str) -> None:
+        same = self.namer.temp("same")
+        self.emit(astutil.assign(same, gast.Compare(
+            left=astutil.name(other), ops=[gast.Is()], comparators=[astutil.name(name)])))
+        body = self.capture(lambda: self.emit(astutil.assign(other, astutil.name(name))))
+        self.emit(astutil.if_(astutil.name(same), body))
+
+    def _guarded(self, view: str, part: Part, stmt) -> None:
+        """`if rt.shares(view, base[, index]): stmt`."""
+        args = [astutil.name(view), astutil.name(part.base)]
+        if part.kind == "index":
+            args.append(part.index)
+        test = self.namer.temp("shares")
+        self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.shares", args)))
+        self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt))))
+
+    @staticmethod
+    def _write_back(view: str, part: Part) -> gast.stmt:
+        args = [astutil.name(part.base)]
+        if part.kind == "index":
+            args.append(part.index)
+        return astutil.assign(part.base, astutil.call(
+            f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
+
+    def _require(self, name: str, part: Part) -> None:
+        if not part.certain:
+            raise UnsupportedSyntaxError(
+                f"`{name}` may share memory with `{part.base}` (it was bound inside "
+                f"an `if` or a loop above, or what it views changed), so s2s_ad "
+                f"cannot tell what this in-place update changes in `{part.base}`",
+                self.src.locate(self._stmt),
+                hint=f"update `{part.base}` directly, or copy first "
+                     f"(`{name} = {name}.copy()`)")
+
+    def _make_stale(self, view: str, part: Part) -> None:
+        self.stale[view] = (part.base, self._stmt)
+        for loop in self.loops:         # read again in a later iteration
+            if view in astutil.load_names(loop):
+                self._check_fresh(loop, {view})
+
+    def _check_fresh(self, node, names=None) -> None:
+        """A located error if `node` reads a stale view."""
+        names = names if names is not None else set(astutil.load_names(node))
+        for name in sorted(names & set(self.stale)):
+            base, where = self.stale[name]
+            raise UnsupportedSyntaxError(
+                f"`{name}` may be a view of `{base}`, which was updated in place "
+                f"(line {self.src.locate(where).line}) after `{name}` was bound inside "
+                f"an `if` or a loop; s2s_ad cannot tell which values `{name}` sees",
+                self.src.locate(node if hasattr(node, "lineno") else self._stmt),
+                hint=f"bind `{name}` again after the update, or copy it where it is "
+                     f"bound (`.copy()`)")
+
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
+             "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
+
+
+def mutated_parameters(func) -> frozenset:
+    """The parameters of the user function `func` that its body may update
+    in place: `p[i] = v`, `p += v`, `p.sort()`, `f(..., out=p)`, ... (read
+    from its source; nothing for a function without one)."""
+    code = getattr(func, "__code__", None)
+    return _mutated(code) if code is not None else frozenset()
+
+
+@functools.lru_cache(maxsize=512)
+def _mutated(code) -> frozenset:
+    try:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(code)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return frozenset()
+    fdef = tree.body[0]
+    if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        return frozenset()
+    params = {a.id for a in astutil.params(fdef.args)}
+    roots = set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.AugAssign):
+            roots.add(_root(node.target))
+        elif isinstance(node, gast.Assign):
+            roots.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
+        elif isinstance(node, gast.Call):
+            if isinstance(node.func, gast.Attribute) and node.func.attr in _MUTATORS:
+                roots.add(_root(node.func.value))
+            roots.update(_root(k.value) for k in node.keywords if k.arg == "out")
+    return frozenset(roots & params)
+
+
+def _root(node):
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _rebound_names(stmt) -> set:
+    """Names a statement binds to new objects (an augmented assignment keeps
+    an array: it is an in-place update, tracked where it happens)."""
+    names = set()
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Assign):
+            targets = node.targets
+        elif isinstance(node, (gast.AnnAssign, gast.For, gast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        names |= {n.id for t in targets for n in gast.walk(t)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return names
+
+
+def _updates_in_place(value, target: str) -> bool:
+    """`x = setitem(x, ...)` or `x = iadd(x, ...)`: the object stays."""
+    return (isinstance(value, gast.Call) and value.args
+            and isinstance(value.args[0], gast.Name) and value.args[0].id == target
+            and isinstance(value.func, gast.Attribute)
+            and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
