@@ -51,8 +51,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
         seed.insert(0, astutil.expr_stmt(astutil.call(SPLIT, [astutil.clone(output)])))
     backward = gen.backward(body)
     ret = gen.returns(output, aux, req)
-    prologue = [astutil.assign(p, astutil.call(f"{gen._rt}.copy", [astutil.name(p)]))
-                for p in param_copies(body, prims, gen.params)]
+    prologue = gen.own_parameters(param_copies(body, prims, gen.params))
     prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
@@ -84,6 +83,7 @@ class _Reverser(ForwardSweep, Boundary):
         self.counters: dict[int, str] = {}  # id(loop) -> trip counter
         self.unbound: set[str] = set()    # recorded in a loop before first bound
         self.tape: str | None = None
+        self._enclosing = None            # origin of the `if` being reversed
         self.imports: dict[str, object] = {}
         args = norm.tree.args
         self.params = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs
@@ -119,9 +119,25 @@ class _Reverser(ForwardSweep, Boundary):
             self.adj[primal] = self.namer.fresh("d" + primal)
         return self.adj[primal]
 
+    def own_parameters(self, copies: dict) -> list:
+        """`p = rt.copy(p)` for each parameter updated in place.  A callee's
+        forward function must not hide the update from its caller, so there a
+        mutable argument (an array, list or dict) is a located error."""
+        out = []
+        for param, stmt in copies.items():
+            args = [astutil.name(param)]
+            if self.req.mode == "pair":
+                loc = self.src.locate(self.norm.origin.get(id(stmt), stmt))
+                args.append(astutil.const((self.src.name, param, loc.filename, loc.line,
+                                           loc.col, loc.source_line)))
+            out.append(astutil.assign(param, astutil.call(f"{self._rt}.copy", args)))
+        return out
+
     # -- reverse sweep ----------------------------------------------------
     def backward(self, body: list) -> list:
-        out, last_origin = [], None
+        """The reverse sweep of `body`: one `# grad of:` comment per user
+        statement's block (none repeating the enclosing `if`'s)."""
+        out, last_origin = [], self._enclosing
         for stmt in reversed(body):
             if isinstance(stmt, gast.Assign):
                 code = self._assign(stmt)
@@ -134,7 +150,9 @@ class _Reverser(ForwardSweep, Boundary):
             if not code:
                 continue
             origin = self.norm.origin.get(id(stmt), stmt)
-            if origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
+            if origin is last_origin and isinstance(stmt, gast.If):
+                code = code[1:]             # the same user statement goes on
+            elif origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
                 out.append(astutil.comment("grad of: " + _header(origin)))
             last_origin = origin
             out.extend(code)
@@ -301,10 +319,12 @@ class _Reverser(ForwardSweep, Boundary):
             f"{self._rt}.zeros_like", [astutil.name(primal)]))
 
     def _if(self, stmt) -> list:
-        before = set(self.live)
+        before, outer = set(self.live), self._enclosing
+        self._enclosing = self.norm.origin.get(id(stmt), stmt)
         body = self.backward(stmt.body)
         after_body, self.live = self.live, set(before)
         orelse = self.backward(stmt.orelse)
+        self._enclosing = outer
         after_else = self.live
         joined = after_body | after_else
         self.live = set()

@@ -200,3 +200,192 @@ def test_shape_changing_loop_variable():
               (rng.standard_normal((4, 2)), rng.standard_normal(2))]
     check_grad(mlp, [params, rng.standard_normal((5, 3))], wrt=(0, 1))
     check_grad(shrinking, [rng.standard_normal(5)])
+
+
+# -- 11. in-place updates through views --------------------------------------
+def update_through_slice(x, y):
+    y = y.copy()
+    v = y[1:3]
+    v += x[0]
+    return np.sum(y * y)
+
+
+def normalize_rows(Q):
+    Q = Q * 1.0
+    for row in Q:
+        row /= row.sum()
+    return np.sum(Q * Q * np.arange(Q.shape[1]))
+
+
+def normalize_rows_of_parameter(Q):
+    for row in Q:
+        row /= row.sum()
+    return np.sum(Q * Q * np.arange(Q.shape[1]))
+
+
+def center_column(B, j):
+    B = B * 1.0
+    col = B[:, j]
+    col -= col.mean()
+    return np.sum(B ** 3)
+
+
+def scale_through_transpose(B):
+    B = B * 1.0
+    B.T[0] *= 3
+    return np.sum(B ** 2)
+
+
+def reshaped_view(x):
+    y = x * 1.0
+    flat = y.reshape(-1)
+    flat[0] = flat[1] * flat[2]
+    return np.sum(y ** 2)
+
+
+def base_updated_under_view(x):
+    y = x * 2.0
+    v = y[0:2]
+    y[1] = y[2] * y[0]
+    return np.sum(v * v) + np.sum(y)
+
+
+def view_of_view(x):
+    y = x * 1.0
+    v = y[1:]
+    w = v[:2]
+    w *= 2.0
+    return np.sum(y ** 2)
+
+
+def row_of_1d_is_a_copy(x):
+    y = x * 1.0
+    for v in y:
+        v += 1.0            # a scalar: y is not changed
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("f, args", [
+    (update_through_slice, [np.array([0.3, 0.1]), np.array([1.0, 2.0, 3.0, 4.0])]),
+    (normalize_rows, [np.array([[1.0, 2.0, 3.0], [0.5, 1.5, 2.0]])]),
+    (normalize_rows_of_parameter, [np.array([[1.0, 2.0, 3.0], [0.5, 1.5, 2.0]])]),
+    (center_column, [np.arange(12.0).reshape(3, 4) / 7.0, 1]),
+    (scale_through_transpose, [np.arange(6.0).reshape(2, 3) / 5.0]),
+    (reshaped_view, [np.arange(1.0, 7.0).reshape(2, 3) / 5.0]),
+    (base_updated_under_view, [np.array([0.5, 1.5, 2.5])]),
+    (view_of_view, [np.array([0.5, 1.5, 2.5, 3.0])]),
+    (row_of_1d_is_a_copy, [np.array([0.5, 1.5, 2.5])]),
+])
+def test_updates_through_views(f, args):
+    check_grad(f, args, wrt=0)
+
+
+def view_bound_in_branch(x, flag):
+    y = x * 1.0
+    if flag:
+        v = y[0:2]
+    else:
+        v = y[1:3]
+    v += 1.0
+    return np.sum(y * y)
+
+
+def stale_view_read(x):
+    y = x * 1.0
+    for i in range(2):
+        v = y[i:i + 2]
+    y[1] = 5.0
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("f", [view_bound_in_branch, stale_view_read])
+def test_unprovable_view_update_is_a_located_error(f):
+    with pytest.raises(ad.errors.UnsupportedSyntaxError) as info:
+        ad.grad(f)(np.array([0.5, 1.5, 2.5]), True) if f is view_bound_in_branch \
+            else ad.grad(f)(np.array([0.5, 1.5, 2.5]))
+    assert "test_soundness.py" in str(info.value)
+
+
+# -- 13. a helper that mutates its argument ---------------------------------
+def normalize_(v):
+    v /= np.sqrt(np.sum(v ** 2))
+
+
+def calls_mutating_helper(w):
+    w = w * 2.0
+    normalize_(w)
+    return np.sum(w * np.arange(3.0))
+
+
+def scale_(v, s):
+    v *= s
+    return np.sum(v)
+
+
+def uses_mutating_helper(w):
+    w = w * 2.0
+    t = scale_(w, 3.0)
+    return t + np.sum(w)
+
+
+def bump(t, dt):
+    t += dt                 # a float: rebinds, mutates nothing
+    return t
+
+
+def calls_rebinding_helper(x):
+    return bump(x, 0.5) * x
+
+
+@pytest.mark.parametrize("f", [calls_mutating_helper, uses_mutating_helper])
+def test_helper_mutating_an_argument_is_a_located_error(f):
+    with pytest.raises(ad.errors.UnsupportedSyntaxError) as info:
+        ad.grad(f)(np.array([1.0, 2.0, 3.0]))
+    assert "test_soundness.py" in str(info.value) and "in place" in str(info.value)
+
+
+def test_helper_rebinding_a_float_parameter():
+    check_grad(calls_rebinding_helper, [1.5])
+
+
+# -- 14. containers through aliases ------------------------------------------
+def list_item_through_alias(x):
+    a = [1.0, 2.0]
+    b = a
+    b[0] = x * x * x
+    return a[0] * 2.0
+
+
+def append_through_alias(x):
+    a = []
+    b = a
+    b.append(x * x)
+    b.append(np.sin(x))
+    return sum(a)
+
+
+def array_in_list_updated(x):
+    w = x * 1.0
+    params = [w, x]
+    w *= 3.0                # params[0] is w: it changes too
+    return np.sum(params[0] * params[1])
+
+
+@pytest.mark.parametrize("f, x", [
+    (list_item_through_alias, 1.3), (append_through_alias, 1.3),
+    (array_in_list_updated, np.array([0.5, 1.5]))])
+def test_containers_through_aliases(f, x):
+    check_grad(f, [x])
+
+
+# -- 15. crashes on valid code ----------------------------------------------
+def loop_over_local_dict(x):
+    d = {"a": x, "b": x * 2}
+    s = 0.0
+    for k in d:
+        s = s + d[k] * x
+    return s
+
+
+def test_loop_over_dict_built_in_function():
+    check_grad(loop_over_local_dict, [1.3])
