@@ -209,7 +209,7 @@ def gamma(z, x):
 # -- sign, magnitude, piecewise-linear ------------------------------------------
 @adjoint(math.fabs, shape=SCALAR)
 def fabs(z, x):
-    d[x] += d[z] * ((x > 0) - (x < 0))
+    d[x] += d[z] * (float(x > 0) - float(x < 0))     # sign(x); x may be a NumPy scalar
 
 
 @adjoint(builtins.abs, shape=ELEMENTWISE)
@@ -219,7 +219,7 @@ def builtin_abs(z, x):
 
 @adjoint(math.copysign, shape=SCALAR)
 def copysign(z, x, y):
-    d[x] += d[z] * ((x > 0) - (x < 0)) * math.copysign(1.0, y)
+    d[x] += d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
 
 @adjoint(math.fmod, math.remainder, shape=SCALAR)
