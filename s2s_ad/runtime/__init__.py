@@ -217,8 +217,9 @@ def append(items, item, position):
 
 def item_or_zeros(g, position, item):
     """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
-    if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) and position < len(g):
-        return g[position]
+    if isinstance(g, (list, tuple)) or isinstance(g, np.ndarray) and g.ndim:
+        if position < len(g):       # (items of a list may differ in shape)
+            return g[position]
     return zeros_like(item)
 
 

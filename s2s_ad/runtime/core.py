@@ -91,8 +91,18 @@ def _axes(axis, ndim):
 
 
 def _float_dtype(x):
-    dtype = np.result_type(x)
+    dtype = _sequence_dtype(x) if isinstance(x, (list, tuple)) else np.result_type(x)
     return dtype if dtype.kind in "fc" else np.float64
+
+
+def _sequence_dtype(items):
+    """The dtype NumPy gives a list or tuple of numbers and arrays (which
+    `np.result_type` would read as a structured dtype's fields); for items
+    of different shapes, which make no array, the common dtype of the items."""
+    try:
+        return np.asarray(items).dtype
+    except ValueError:
+        return np.result_type(*(_float_dtype(i) for i in items)) if items else np.float64
 
 
 def _as_float(g, *likes):
