@@ -19,6 +19,7 @@ helper of its submodules:
                     zeros_like, unindex, and the shared private utilities
     reductions.py   max/min masks, prod, cumprod, median/average, sum
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
+    ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
     linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
     special.py      digamma
@@ -40,9 +41,12 @@ from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, median_weights,
                          prod_others, reduced_mask, unsum)
-from .shapes import (uncast, uncolumn_stack, unconcatenate, undiag, undiagonal,
-                     undstack, unhstack, unpad, unrepeat, unsplit, unstack,
-                     untake, untake_along_axis, untile, unvstack)
+from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
+                     unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
+                     unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
+                     unvstack)
+from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
+                     logspace_adjoints)
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        tensordot_lhs, tensordot_rhs)

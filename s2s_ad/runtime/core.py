@@ -105,6 +105,20 @@ def _sequence_dtype(items):
         return np.result_type(*(_float_dtype(i) for i in items)) if items else np.float64
 
 
+def _summed_to(g, like):
+    """`g` summed back to the shape of `like` (un-broadcast), in `like`'s
+    float dtype: a Python float for a Python float."""
+    g = unbroadcast(np.asarray(g), like)
+    if type(like) is float:
+        return float(g)
+    dtype, shape = np.dtype(_float_dtype(like)), np.shape(like)
+    if not shape:
+        return dtype.type(g)
+    out = np.empty(shape, dtype=dtype)
+    out[...] = g
+    return out
+
+
 def _as_float(g, *likes):
     """`g` as an array of the float dtype the gradients of `likes` have."""
     return np.asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
