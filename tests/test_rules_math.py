@@ -33,6 +33,7 @@ BINARY = [
     (math.copysign, 1.3, -0.4), (math.copysign, -1.3, 0.4),
     (math.fmod, 5.3, 1.2), (math.fmod, -5.3, 1.2),
     (math.remainder, 5.3, 1.2), (math.remainder, -5.9, 1.2),
+    (math.nextafter, 0.7, 2.0), (math.nextafter, 0.7, -2.0),
     (pow, 1.7, 2.3), (max, 1.2, 0.4), (max, -1.2, 0.4), (min, 1.2, 0.4), (min, -1.2, 0.4),
 ]
 
