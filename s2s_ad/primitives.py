@@ -37,6 +37,7 @@ UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)
 INPLACE = {runtime.setitem: None, runtime.append: None,
+           **{update: None for update in runtime.SCATTERS.values()},
            operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
            operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
            operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil, runtime
+from .frontend import NUMPY
 from .primitives import CALL, COPY, INPLACE, Prim
 
 
@@ -123,17 +124,26 @@ class ForwardSweep:
         return False
 
 
+_SLOTTED = (runtime.setitem, *runtime.SCATTERS.values())      # update only x[index]
+_UFUNC_OF = {update: ufunc.__name__ for ufunc, update in runtime.SCATTERS.items()}
+
+
 def index_of(prim: Prim) -> list:
-    """The index operand of a `setitem`, as a list (empty for `a += b`)."""
+    """The index operand of a `setitem` or `scatter_*`, as a list (empty for
+    `a += b`): the slots the update overwrites, saved and restored alone."""
     index = prim.binding.get("index")
-    return [astutil.clone(index)] if index is not None and prim.key is runtime.setitem else []
+    return [astutil.clone(index)] if index is not None and prim.key in _SLOTTED else []
 
 
 def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
     """An in-place primitive printed as the statement the user wrote:
-    `x[i] = v`, `a += b` or `items.append(v)`."""
+    `x[i] = v`, `a += b`, `np.add.at(a, i, v)` or `items.append(v)`."""
     target = stmt.targets[0].id
     args = stmt.value.args
+    if prim.key in _UFUNC_OF:
+        return astutil.expr_stmt(astutil.call(
+            f"{NUMPY}.{_UFUNC_OF[prim.key]}.at",
+            [astutil.name(target)] + [astutil.clone(a) for a in args[1:]]))
     if prim.key is runtime.append:
         return astutil.expr_stmt(astutil.call(gast.Attribute(
             value=astutil.name(target), attr="append", ctx=gast.Load()),
