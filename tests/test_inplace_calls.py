@@ -101,6 +101,25 @@ def message_passing(h, w):
     return np.sum(agg ** 2)
 
 
+def index_kinds(a, v):
+    out = a * 1.0
+    np.multiply.at(out, out > 0, v[0])             # a mask
+    np.multiply.at(out, [-1, 4, 1], v[:3])         # -1 and 4: one slot
+    np.add.at(out, 2, v[3])                        # an int
+    np.add.at(out, slice(1, 3), v[4:6])            # a slice
+    np.add.at(out, np.array([[0, 1], [1, 1]]), np.reshape(v[:4], (2, 2)))
+    return np.sum(out * W)
+
+
+def in_while_loop(a, v):
+    out = a * 1.0
+    k = 0
+    while k < 3:
+        np.multiply.at(out, [0, k, k], v[:3])
+        k = k + 1
+    return np.sum(out * W)
+
+
 def through_alias(a, v):
     out = a * 1.0
     same = out
@@ -133,6 +152,8 @@ CASES = [
     (add_at_in_loop, [A, V]),
     (multiply_then_maximum_in_loop, [A, V]),
     (message_passing, [rng.standard_normal((4, 3)), rng.standard_normal((3, 3))]),
+    (index_kinds, [A, V]),
+    (in_while_loop, [A, V]),
     (through_alias, [A, V]),
     (calls_helper, [A, V]),
 ]
