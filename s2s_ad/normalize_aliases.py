@@ -266,35 +266,48 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fi
              "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
 
 
-def mutated_parameters(func) -> frozenset:
-    """The parameters of the user function `func` that its body may update
-    in place: `p[i] = v`, `p += v`, `p.sort()`, `f(..., out=p)`, ... (read
-    from its source; nothing for a function without one)."""
+_MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
+
+
+def mutated_parameters(func) -> tuple[frozenset, frozenset]:
+    """(parameters the user function `func` surely updates in place if they
+    are arrays: `p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`;
+    parameters it augments, `p += v`, in place only for mutable values),
+    read from its source; nothing for a function without one."""
     code = getattr(func, "__code__", None)
-    return _mutated(code) if code is not None else frozenset()
+    return _mutated(code) if code is not None else (frozenset(), frozenset())
 
 
 @functools.lru_cache(maxsize=512)
-def _mutated(code) -> frozenset:
+def _mutated(code) -> tuple[frozenset, frozenset]:
     try:
         tree = gast.parse(textwrap.dedent(inspect.getsource(code)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return frozenset()
+    except (OSError, TypeError, SyntaxError):
+        return frozenset(), frozenset()
     fdef = tree.body[0]
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        return frozenset()
+        return frozenset(), frozenset()
     params = {a.id for a in astutil.params(fdef.args)}
-    roots = set()
+    surely, augmented = set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.AugAssign):
-            roots.add(_root(node.target))
+            (augmented if isinstance(node.target, gast.Name) else surely).add(
+                _root(node.target))
         elif isinstance(node, gast.Assign):
-            roots.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
+            surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
-            if isinstance(node.func, gast.Attribute) and node.func.attr in _MUTATORS:
-                roots.add(_root(node.func.value))
-            roots.update(_root(k.value) for k in node.keywords if k.arg == "out")
-    return frozenset(roots & params)
+            surely.update(_call_mutates(node))
+    return frozenset(surely & params), frozenset(augmented & params - surely)
+
+
+def _call_mutates(call: gast.Call) -> set:
+    func = call.func
+    if isinstance(func, gast.Attribute) and func.attr in _MUTATORS:
+        return {_root(func.value)}
+    out = {_root(k.value) for k in call.keywords if k.arg == "out"}
+    if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:
+        out.add(_root(call.args[0]))
+    return out
 
 
 def _root(node):

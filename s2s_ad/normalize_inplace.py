@@ -1,8 +1,9 @@
 """In-place updates in A-normal form.
 
 A mixin of the normalizer (see normalize.py for the grammar).
-`x[i] = v` becomes `x = setitem(x, i, v)`, `a += b` becomes `a = iadd(a, b)`
-and `items.append(v)` becomes `items = append(items, v, k)`: primitives that
+`x[i] = v` becomes `x = setitem(x, i, v)`, `a += b` becomes `a = iadd(a, b)`,
+`np.add.at(a, i, v)` becomes `a = scatter_add(a, i, v)` and
+`items.append(v)` becomes `items = append(items, v, k)`: primitives that
 update their first operand in place, as NumPy and Python do, and return it.
 After each, `_updated` (normalize_aliases.py) emits what makes the names
 that share memory with the updated one change too.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import gast
 import numpy
 
-from . import astutil
+from . import astutil, runtime
 from .frontend import NUMPY, OPERATORS, RUNTIME
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
@@ -72,16 +73,34 @@ class InPlaceForms:
                 and not call.keywords:
             index = self.atom(astutil.call(f"{RUNTIME}.diagonal_index", [astutil.name(first)]))
             self._setitem(first, index, self.atom(call.args[1]))
+        elif first and _scatter(callee) and len(call.args) == 3 and not call.keywords:
+            self._scatter(first, _scatter(callee), call.args[1], call.args[2])
         elif (receiver and method in _OPAQUE_MUTATORS) or (first and callable(callee) and
                                                            callee.__name__ in _OPAQUE_MUTATORS):
-            target = receiver or first
-            stmt = astutil.assign(target, astutil.call(
-                f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)]))
-            self.emit(stmt)
-            self._updated(stmt, target, always=True)
+            self._opaque_mutation(receiver or first, call)
+        elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in self.locals:
+            self._opaque_mutation(_root_name(call.args[0]), call)   # e.g. into a view
         else:
             return False
         return True
+
+    def _opaque_mutation(self, target: str, call: gast.Call) -> None:
+        """A call that updates `target` in place and has no functional form:
+        `target = mutated(target, call)`, a located error if a gradient must
+        flow through it."""
+        stmt = astutil.assign(target, astutil.call(
+            f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)]))
+        self.emit(stmt)
+        self._updated(stmt, target, always=True)
+
+    def _scatter(self, base: str, update, index, values) -> None:
+        """`np.add.at(base, index, values)` & co., unbuffered and in place:
+        `base = scatter_add(base, index, values)`."""
+        stmt = astutil.assign(base, astutil.call(
+            f"{RUNTIME}.{update.__name__}",
+            [astutil.name(base), self._argument(index), self.atom(values)]))
+        self.emit(stmt)
+        self._updated(stmt, base, always=True)
 
     def _sort_in_place(self, name: str, keywords) -> None:
         """`y.sort(axis=a)`: `y[...] = np.sort(y, axis=a)`."""
@@ -131,3 +150,22 @@ class InPlaceForms:
         update = astutil.assign(target.id, rhs)
         self.emit(update)
         self._updated(update, target.id, always=False)
+
+
+def _is_ufunc_at(callee) -> bool:
+    """Whether `callee` is a ufunc's `.at` method (`np.add.at`)."""
+    return isinstance(getattr(callee, "__self__", None), numpy.ufunc) and \
+        getattr(callee, "__name__", None) == "at"
+
+
+def _scatter(callee):
+    """The runtime primitive for `np.add.at` & co., or None."""
+    return runtime.SCATTERS.get(callee.__self__) if _is_ufunc_at(callee) else None
+
+
+def _root_name(node) -> str | None:
+    """`a` for `a`, `a[i]`, `a.T`, `a[i].T`, ...; None otherwise."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+

@@ -39,6 +39,7 @@ UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 # the augmented-assignment operator that prints them (None: printed otherwise)
 INPLACE = {runtime.setitem: None, runtime.append: None, runtime.sync_index: None,
            runtime.sync_transposed: None, runtime.sync_reshaped: None,
+           **{update: None for update in runtime.SCATTERS.values()},
            operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
            operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
            operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}
@@ -54,6 +55,7 @@ class Prim:
     problem: S2SADError | None = None    # raised only if the statement is active
     shape_hint: str | None = None        # "scalar" if known to be a scalar
     mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
+    augments: frozenset = frozenset()    # CALL: parameters it updates with `p += v` only
 
     @property
     def inplace(self) -> bool:
@@ -160,8 +162,9 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
                 "the function declares, or wrap the call in stop_gradient(...)"))
         binding[name] = astutil.tuple_(value) if kind is inspect.Parameter.VAR_POSITIONAL \
             else value
-    return Prim(CALL, func, binding=binding, operands=operands,
-                mutates=mutated_parameters(func))
+    surely, augmented = mutated_parameters(func)
+    return Prim(CALL, func, binding=binding, operands=operands, mutates=surely,
+                augments=augmented)
 
 
 def _opaque_shape(rhs, src: Source, locals_) -> str | None:

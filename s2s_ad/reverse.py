@@ -34,6 +34,9 @@ from .pairs import SPLIT
 from .reverse_boundary import Adjoint, Boundary, PairRef, Request
 from .reverse_forward import ForwardSweep, index_of, param_copies
 
+_AUGMENTED = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
+              operator.ipow, operator.imod, operator.imatmul}
+
 __all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
 
 
@@ -121,12 +124,14 @@ class _Reverser(ForwardSweep, Boundary):
 
     def own_parameters(self, copies: dict) -> list:
         """`p = rt.copy(p)` for each parameter updated in place.  A callee's
-        forward function must not hide the update from its caller, so there a
-        mutable argument (an array, list or dict) is a located error."""
+        forward function must not hide an update from its caller: its caller
+        refuses the calls where it could see one, except for `p += v`, in
+        place only for a mutable argument (an array, list or dict), which the
+        copy refuses at run time."""
         out = []
         for param, stmt in copies.items():
             args = [astutil.name(param)]
-            if self.req.mode == "pair":
+            if self.req.mode == "pair" and self.prims[id(stmt)].key in _AUGMENTED:
                 loc = self.src.locate(self.norm.origin.get(id(stmt), stmt))
                 args.append(astutil.const((self.src.name, param, loc.filename, loc.line,
                                            loc.col, loc.source_line)))

@@ -15,6 +15,7 @@ import gast
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
+from .frontend import NUMPY
 from .primitives import CALL, COPY, INPLACE, Prim, names_of
 
 
@@ -42,22 +43,26 @@ class ForwardSweep:
         return out
 
     def _check_mutating_call(self, stmt) -> None:
-        """A call of a helper that updates a varied argument in place must
-        go through its adjoint pair (whose forward function refuses a mutable
-        argument at run time); a call that is not differentiated cannot."""
+        """A helper that updates an argument in place: its adjoint pair
+        works on a copy, so the caller must not see the argument (a fresh
+        temporary is fine), and a call that is not differentiated must not
+        change a varied one.  (A parameter only augmented, `p += v`, is
+        checked by the pair at run time: it is in place only for arrays.)"""
         prim = self.prims.get(id(stmt))
-        if prim is None or prim.kind != CALL or id(stmt) in self.facts.active:
+        if prim is None or prim.kind != CALL:
             return
+        active = id(stmt) in self.facts.active
         varied = self.facts.varied_before.get(id(stmt), frozenset())
-        hit = sorted(p for p in prim.mutates if p in prim.binding
-                     and any(n in varied for n in names_of(prim.binding[p])))
-        if hit:
-            raise UnsupportedSyntaxError(
-                f"{prim.key.__qualname__} updates its parameter {hit[0]} in place; "
-                "s2s_ad does not differentiate through a helper that mutates an "
-                "argument carrying a gradient", self.src.locate(stmt),
-                hint=f"return the new value from {prim.key.__name__} and assign it "
-                     "at the call")
+        for param in sorted(prim.mutates | (frozenset() if active else prim.augments)):
+            names = names_of(prim.binding.get(param))
+            seen = self.norm.locals if active else varied
+            if any(n in seen for n in names):
+                raise UnsupportedSyntaxError(
+                    f"{prim.key.__qualname__} updates its parameter {param} in place, "
+                    "which the caller sees; s2s_ad does not differentiate through a "
+                    "helper that mutates its caller's array", self.src.locate(stmt),
+                    hint=f"return the new value from {prim.key.__name__} and assign "
+                         "it at the call, or pass a copy")
 
     def _forward_assign(self, stmt) -> list:
         """The statement itself, or for an active call of a user function,
@@ -149,17 +154,26 @@ class ForwardSweep:
         return False
 
 
+_SLOTTED = (runtime.setitem, *runtime.SCATTERS.values())      # update only x[index]
+_UFUNC_OF = {update: ufunc.__name__ for ufunc, update in runtime.SCATTERS.items()}
+
+
 def index_of(prim: Prim) -> list:
-    """The index operand of a `setitem`, as a list (empty for `a += b`)."""
+    """The index operand of a `setitem` or `scatter_*`, as a list (empty for
+    `a += b`): the slots the update overwrites, saved and restored alone."""
     index = prim.binding.get("index")
-    return [astutil.clone(index)] if index is not None and prim.key is runtime.setitem else []
+    return [astutil.clone(index)] if index is not None and prim.key in _SLOTTED else []
 
 
 def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
     """An in-place primitive printed as the statement the user wrote:
-    `x[i] = v`, `a += b` or `items.append(v)`."""
+    `x[i] = v`, `a += b`, `np.add.at(a, i, v)` or `items.append(v)`."""
     target = stmt.targets[0].id
     args = stmt.value.args
+    if prim.key in _UFUNC_OF:
+        return astutil.expr_stmt(astutil.call(
+            f"{NUMPY}.{_UFUNC_OF[prim.key]}.at",
+            [astutil.name(target)] + [astutil.clone(a) for a in args[1:]]))
     if prim.key is runtime.append:
         return astutil.expr_stmt(astutil.call(gast.Attribute(
             value=astutil.name(target), attr="append", ctx=gast.Load()),

@@ -1178,3 +1178,42 @@ def test_unmodelled_in_place_call_is_a_located_error_only_when_it_matters():
     assert info.value.location.line == line_of(put_in_place, "np.put")
     x = np.array([0.5, -1.0, 2.0])
     assert np.allclose(ad.grad(put_on_constant)(x), 2.0)   # no gradient needed through it
+
+
+# ---------------------------------------------------------------------------
+# Issue 10 (15): a list of arrays of different shapes, built with `append`
+# ---------------------------------------------------------------------------
+def ragged_sum(x):
+    parts = []
+    for k in range(1, 4):
+        parts.append(x[:k] * 2.0)
+    total = 0.0
+    for p in parts:
+        total = total + np.sum(p)
+    return total
+
+
+def ragged_indexed(x):
+    parts = []
+    for k in range(1, 4):
+        parts.append(np.sin(x[:k]) * k)
+        parts.append(np.sum(x) * 1.0)
+    total = 0.0
+    for i in range(len(parts)):
+        total = total + np.sum(parts[i] ** 2)
+    return total
+
+
+def ragged_concatenated(x):
+    parts = []
+    for k in range(1, 4):
+        parts.append(np.sin(x[:k]))
+    return np.sum(np.concatenate(parts) ** 2)
+
+
+@pytest.mark.parametrize("f", [ragged_sum, ragged_indexed, ragged_concatenated],
+                         ids=lambda f: f.__name__)
+def test_list_of_arrays_of_different_shapes(f):
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    assert ad.value_and_grad(f)(x)[0] == f(x)
+    check_grad(f, [x])

@@ -66,6 +66,7 @@ UNARY = [
     (np.radians, "real"),
     (np.degrees, "real"),
     (np.sinc, "nonzero"),
+    (np.real, "real"),
 ]
 
 BINARY = [
@@ -88,6 +89,8 @@ BINARY = [
     (np.mod, "real", "nonzero"),
     (np.remainder, "real", "nonzero"),
     (np.fmod, "real", "nonzero"),
+    (np.nextafter, "real", "real"),
+    (np.heaviside, "nonzero", "real"),
 ]
 
 ZERO_GRADIENT = [np.sign, np.floor, np.ceil, np.round, np.around, np.rint,
@@ -253,3 +256,49 @@ def test_fmax_ignores_nan():
 def test_kinks():
     g = ad.grad(lambda x: np.sum(np.abs(x) + np.sinc(x) + np.hypot(x, 0.0 * x)))
     np.testing.assert_array_equal(g(np.zeros(3)), np.zeros(3))
+
+
+# -- heaviside at 0, ldexp, nan_to_num: values from a second operand ----------------
+def heaviside_at_zero(x, y):
+    return np.sum(np.heaviside(x, y) * W)
+
+
+def ldexp_by(x):
+    return np.sum(np.ldexp(x, np.array([[0, 1, 2, -1]])) * W)
+
+
+def nan_to_num_all(x, a, b, c):
+    return np.sum(np.nan_to_num(x, nan=a, posinf=b, neginf=c) * W)
+
+
+def nan_to_num_default(x):
+    return np.sum(np.nan_to_num(x) * W)
+
+
+X0 = np.where(W > 0.0, 0.0, W)                  # zeros where W > 0
+XNAN = np.where(W > 0.8, np.nan, np.where(W > 0.5, np.inf, np.where(W < -0.8, -np.inf, W)))
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (heaviside_at_zero, [X0, np.random.default_rng(11).standard_normal(4)], 1),
+    (ldexp_by, [W], 0),
+    (nan_to_num_all, [XNAN, 0.5, 2.0, -3.0], (0, 1, 2, 3)),
+    (nan_to_num_default, [np.where(np.isinf(XNAN), 0.3, XNAN)], 0),
+], ids=name)
+def test_values_from_other_operands(f, args, wrt):
+    value = ad.value_and_grad(f, wrt=wrt)(*args)[0]
+    assert value == f(*args)
+    check_grad(f, args, wrt)
+    args32 = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
+    grads = ad.grad(f, wrt=wrt)(*args32)
+    assert all(g.dtype == np.float32 for g in (grads if isinstance(wrt, tuple) else [grads])
+               if isinstance(g, np.ndarray))
+
+
+def nan_to_num_in_place(x):
+    return np.sum(np.nan_to_num(x, copy=False))
+
+
+def test_nan_to_num_in_place_is_refused():
+    with pytest.raises(ad.RuleError, match="copy"):
+        ad.grad(nan_to_num_in_place)(W)

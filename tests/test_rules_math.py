@@ -33,6 +33,7 @@ BINARY = [
     (math.copysign, 1.3, -0.4), (math.copysign, -1.3, 0.4),
     (math.fmod, 5.3, 1.2), (math.fmod, -5.3, 1.2),
     (math.remainder, 5.3, 1.2), (math.remainder, -5.9, 1.2),
+    (math.nextafter, 0.7, 2.0), (math.nextafter, 0.7, -2.0),
     (pow, 1.7, 2.3), (max, 1.2, 0.4), (max, -1.2, 0.4), (min, 1.2, 0.4), (min, -1.2, 0.4),
 ]
 
@@ -172,3 +173,28 @@ def times_self(fn):
 @pytest.mark.parametrize("fn", ZERO_GRADIENT, ids=name)
 def test_zero_gradient(fn):
     assert ad.grad(times_self(fn))(2.7) == fn(2.7)
+
+
+# -- NumPy scalars (an array's element) as operands ------------------------------------
+def on_element(fn):
+    if fn is math.ldexp:
+        return lambda v: math.ldexp(v[0], 3) * v[1]
+    return lambda v: fn(v[0]) * v[1]
+
+
+def on_elements(fn):
+    return lambda v: fn(v[0], v[1]) * v[2]
+
+
+@pytest.mark.parametrize("fn,x", UNARY, ids=name)
+def test_unary_on_a_numpy_scalar(fn, x):
+    f, v = on_element(fn), np.array([x, 1.3])
+    assert ad.value_and_grad(f)(v)[0] == f(v)
+    check_grad(f, [v])
+
+
+@pytest.mark.parametrize("fn,x,y", BINARY, ids=name)
+def test_binary_on_numpy_scalars(fn, x, y):
+    f, v = on_elements(fn), np.array([x, y, 1.3])
+    assert ad.value_and_grad(f)(v)[0] == f(v)
+    check_grad(f, [v])

@@ -175,3 +175,22 @@ def sum_where(x):
 def test_unsupported_parameters_are_rejected_at_compile_time():
     with pytest.raises(ad.RuleError, match="where"):
         ad.grad(sum_where)(M)
+
+
+# -- a list display mixing literals and active values -----------------------------
+@pytest.mark.parametrize("f", [
+    lambda a: np.sum([1.0, a * a, 2.0]),
+    lambda a: np.mean([1.0, a * a, 2.0]) * a,
+    lambda a: np.prod((2.0, a, 3.0)),
+    lambda a: np.max([0.5, a * a, -2.0]),
+    lambda a: np.std([1.0, a, 2.0 * a]),
+    lambda a: np.cumsum([1.0, a * a, 2.0])[2],
+], ids=["sum", "mean", "prod", "max", "std", "cumsum"])
+@pytest.mark.parametrize("a", [1.5, np.float64(1.5), np.float32(1.5), np.array(1.5)], ids=repr)
+def test_list_of_literals_and_active_values(f, a):
+    value, g = ad.value_and_grad(f)(a)
+    assert value == f(a)
+    if np.result_type(a) == np.float64:
+        check_grad(f, [a])
+    else:
+        assert type(g) is type(a) and np.result_type(g) == np.float32

@@ -26,6 +26,9 @@ IDX = np.array([0, 2, 2, 3])
 IDX2 = np.array([[0, 1], [3, 3]])
 ORDER = np.argsort(rng.standard_normal((3, 4)), axis=1)
 ROWS = np.array([[2, 0, 1, 1]])
+CHOICE = np.array([[0, 2, 1, 1], [2, 2, 0, 1], [1, 0, 0, 2]])
+T3 = rng.standard_normal((3, 3, 4))
+BASE = rng.uniform(1.5, 3.0, 4)
 
 CASES = [
     # reshaping
@@ -116,6 +119,12 @@ CASES = [
     (lambda x: wsum(np.take_along_axis(x, ORDER, axis=1)), [M]),
     (lambda x: wsum(np.take_along_axis(x, ROWS, axis=0)), [M]),
     (lambda x: wsum(np.take_along_axis(x, IDX, axis=None)), [M]),
+    (lambda x, y, s: wsum(np.select([x > 0, y > 0.5], [x * y, np.sin(y)], s)), [M, M[0], S]),
+    (lambda x, y: wsum(np.select([x > 0, x < -1], [x, y], default=2.0 * x)), [M, C]),
+    (lambda x, y: wsum(np.select((x > 0,), (y,))), [M, S]),
+    (lambda x, y: wsum(np.choose(CHOICE, [x, y, 2.0 * x])), [M, M[0]]),
+    (lambda x, y: wsum(np.choose(CHOICE + 1, (x, y, x * y), mode="wrap")), [M, C]),
+    (lambda x: wsum(np.choose(CHOICE, x)), [T3]),
     # construction and conversion
     (lambda x, y: wsum(np.array([x, y])), [V, V]),
     (lambda x, y: wsum(np.array([[x, y], [y, 2.0 * x]])), [S, 1.3]),
@@ -126,6 +135,35 @@ CASES = [
     (lambda x, y: wsum(np.asarray([x, y])), [M, M]),
     (lambda x: wsum(np.ascontiguousarray(x)), [M.T]),
     (lambda x: wsum(np.copy(x)), [M]),
+    (lambda x: wsum(np.asfortranarray(x)), [M]),
+    # constructors whose values flow from an argument
+    (lambda s: wsum(np.full(5, s)), [S]),
+    (lambda s: wsum(np.full((3, 4), s)), [M[0]]),
+    (lambda s: wsum(np.full((2, 3, 4), s) * s), [C]),
+    (lambda s: wsum(np.full(5, s, dtype=int) * s), [2.7]),
+    (lambda s: wsum(np.full_like(M, s)), [S]),
+    (lambda s: wsum(np.full_like(M, s)), [C]),
+    (lambda s: wsum(np.full_like(IDX, s) * s), [2.7]),
+    (lambda a, b: wsum(np.linspace(a, b, 7)), [0.3, 2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 7, endpoint=False)), [0.3, 2.1]),
+    (lambda b: wsum(np.linspace(0, b, 5)), [2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 1)), [0.3, 2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, axis=1)), [V, 2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, axis=-1)), [C, M[0]]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, dtype=int) * a), [0.3, 7.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, retstep=True)[1]), [0.3, 2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, endpoint=False, retstep=True)[1] * a), [V, 2.1]),
+    (lambda a, b: wsum(np.linspace(a, b, 6, retstep=True)[0]), [0.3, 2.1]),
+    (lambda a, b: wsum(np.logspace(a, b, 5)), [0.3, 1.1]),
+    (lambda a, b, c: wsum(np.logspace(a, b, 5, base=c)), [0.3, 1.1, 2.5]),
+    (lambda a, b, c: wsum(np.logspace(a, b, 5, False, c, axis=-1)), [M[0], 1.1, BASE]),
+    (lambda a, b, c: wsum(np.logspace(a, b, 5, base=c)), [M[0], 1.1, np.abs(C) + 1.5]),
+    (lambda a, b: wsum(np.geomspace(a, b, 5)), [0.3, 1.1]),
+    (lambda a, b: wsum(np.geomspace(a, b, 5, endpoint=False, axis=1)), [-np.abs(V) - 0.1, -1.1]),
+    (lambda a, b: wsum(np.arange(a, b, 0.5)), [0.3, 2.1]),
+    (lambda a, b: wsum(np.arange(a, 3.0, b)), [0.3, 0.7]),
+    (lambda a: wsum(np.arange(a) * a), [3.5]),
+    (lambda a: wsum(np.arange(a, 5.5)), [0.4]),
     # zero-gradient constructors and queries
     (lambda x: wsum(x * np.ones_like(x) + np.zeros_like(x)), [M]),
     (lambda x: wsum(x * np.full_like(x, 2.0)), [M]),
@@ -147,6 +185,12 @@ def test_matches_finite_differences(case):
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_float32(case):
     check_float32(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_value_is_the_plain_call(case):
+    f, args = case
+    assert ad.value_and_grad(f, wrt=floats(args))(*args)[0] == f(*args)
 
 
 # -- sequence results --------------------------------------------------------

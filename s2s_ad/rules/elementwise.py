@@ -25,6 +25,11 @@ Conventions where a derivative does not exist follow JAX:
 - `sqrt`, `cbrt` at 0 and `arctan2` at the origin give inf or nan, as the
   derivative does.
 - `float_power` computes in float64; its adjoints take the operands' dtype.
+- `heaviside(x1, x2)` is flat in x1; x2 gets the gradient where x1 == 0.
+- `nan_to_num`: finite elements pass the gradient on, the replaced ones send
+  it to `nan`, `posinf`, `neginf`; `copy=False` (in place) is rejected.
+- `nextafter(x1, x2)` has derivative 1 in x1 (a one-ulp move), `ldexp(x1, n)`
+  is `x1 * 2 ** n`, `real` is the identity on real values.
 - sign, floor, ceil, round/around, rint, trunc, fix: zero gradient.
 """
 import numpy as np
@@ -252,6 +257,37 @@ def clip(z, a, a_min=None, a_max=None, out=None):
 def where(z, condition, x, y):
     d[x] += np.where(condition, d[z], 0.0)
     d[y] += np.where(condition, 0.0, d[z])
+
+
+@adjoint(np.heaviside, shape=ELEMENTWISE)
+def heaviside(z, x1, x2):
+    # 0 for x1 < 0, x2 at x1 == 0, 1 for x1 > 0: flat in x1 (a.e.)
+    d[x2] += np.where(x1 == 0, d[z], 0.0)
+
+
+@adjoint(np.nan_to_num, shape=ELEMENTWISE)
+def nan_to_num(z, x, *, nan=0.0, posinf=None, neginf=None):
+    # `copy=False` (an in-place update) is left out, so it is rejected
+    d[x] += np.where(np.isfinite(x), d[z], 0.0)
+    d[nan] += np.where(np.isnan(x), d[z], 0.0)
+    d[posinf] += np.where(np.isposinf(x), d[z], 0.0)
+    d[neginf] += np.where(np.isneginf(x), d[z], 0.0)
+
+
+# -- functions that move a value by a power of two or an ulp -----------------------
+@adjoint(np.ldexp, shape=ELEMENTWISE)
+def ldexp(z, x1, x2):
+    d[x1] += np.ldexp(d[z], x2)                    # z = x1 * 2 ** x2, x2 an integer
+
+
+@adjoint(np.nextafter, shape=ELEMENTWISE)
+def nextafter(z, x1, x2):
+    d[x1] += d[z]                                  # x1 moved by one ulp towards x2
+
+
+@adjoint(np.real, shape=ELEMENTWISE)
+def real(z, val):
+    d[val] += d[z]                                 # the identity on real values
 
 
 nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.around, np.rint,

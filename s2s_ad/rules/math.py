@@ -17,8 +17,9 @@ Conventions where a derivative does not exist follow NumPy/JAX:
 - Where the derivative is infinite (`sqrt` and `cbrt` at 0, `asin` at +-1,
   `atan2` at the origin, ...), float division raises ZeroDivisionError, as
   `1.0 / 0.0` does in Python.
-- floor, ceil, trunc, the predicates and the integer functions have no
-  gradient.
+- `nextafter(x, y)` has derivative 1 in x (a one-ulp move).
+- floor, ceil, trunc, `ulp`, the predicates and the integer functions have
+  no gradient.
 """
 import builtins
 import math
@@ -174,6 +175,11 @@ def ldexp(z, x, i):
     d[x] += math.ldexp(d[z], i)
 
 
+@adjoint(math.nextafter, shape=SCALAR)
+def nextafter(z, x, y):
+    d[x] += d[z]                                   # x moved by one ulp towards y
+
+
 @adjoint(math.hypot, shape=SCALAR)
 def hypot(z, *coordinates):
     d[coordinates] += [d[z] * c / (z or 1.0) for c in coordinates]
@@ -209,7 +215,7 @@ def gamma(z, x):
 # -- sign, magnitude, piecewise-linear ------------------------------------------
 @adjoint(math.fabs, shape=SCALAR)
 def fabs(z, x):
-    d[x] += d[z] * ((x > 0) - (x < 0))
+    d[x] += d[z] * (float(x > 0) - float(x < 0))     # sign(x); x may be a NumPy scalar
 
 
 @adjoint(builtins.abs, shape=ELEMENTWISE)
@@ -219,7 +225,7 @@ def builtin_abs(z, x):
 
 @adjoint(math.copysign, shape=SCALAR)
 def copysign(z, x, y):
-    d[x] += d[z] * ((x > 0) - (x < 0)) * math.copysign(1.0, y)
+    d[x] += d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
 
 @adjoint(math.fmod, math.remainder, shape=SCALAR)
@@ -272,4 +278,4 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round,
                   builtins.str, builtins.repr, math.floor, math.ceil, math.trunc,
                   math.isnan, math.isinf, math.isfinite, math.isclose,
                   math.factorial, math.comb, math.perm, math.gcd, math.lcm,
-                  math.isqrt, math.nextafter, math.ulp)
+                  math.isqrt, math.ulp)

@@ -16,6 +16,18 @@ Conventions:
   (ties in any order); `take(mode=...)` honours 'wrap' and 'clip'.
 - A dtype conversion (`np.array(x, dtype=...)`) sends the gradient back in
   the operand's float dtype; a cast to an integer or bool dtype has none.
+- Constructors whose values come from an argument are differentiated with
+  respect to it: `full`/`full_like` (the fill value, also an array that
+  broadcasts), `linspace` (start and stop, arrays too, `endpoint`, `axis`,
+  `retstep`), `logspace` (also `base`), `geomspace`, `arange` (start and
+  step; the number of samples is piecewise constant in stop).  Samples cast
+  to an integer `dtype` have no gradient.
+- `select` sends each element's adjoint to the choice of the first true
+  condition (else to `default`); `choose` to the choice its index names
+  (`mode` 'wrap' and 'clip' honoured; `out=` is rejected).
+- The constructors that take only shapes and the queries returning indices,
+  counts or booleans (`zeros`, `eye`, `argmax`, `nonzero`, `isnan`, ...) are
+  declared non-differentiable.
 """
 import numpy as np
 
@@ -216,6 +228,19 @@ def take_along_axis(z, arr, indices, axis=-1):
     d[arr] += rt.untake_along_axis(d[z], arr, indices, axis)
 
 
+@adjoint(np.select)
+def select(z, condlist, choicelist, default=0):
+    # each element comes from the choice of the first true condition, else default
+    parts = rt.select_adjoints(d[z], condlist, choicelist, default)
+    d[choicelist] += parts[0]
+    d[default] += parts[1]
+
+
+@adjoint(np.choose)
+def choose(z, a, choices, *, mode="raise"):
+    d[choices] += rt.choose_adjoints(d[z], a, choices, mode)
+
+
 # -- construction and conversion ---------------------------------------------
 @adjoint(np.array)
 def array(z, object, dtype=None, *, copy=True, order="K"):
@@ -226,7 +251,7 @@ def array(z, object, dtype=None, *, copy=True, order="K"):
     d[object] += g
 
 
-@adjoint(np.asarray, np.asanyarray, np.ascontiguousarray)
+@adjoint(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
 def asarray(z, a, dtype=None):
     if dtype is None:
         g = d[z]
@@ -240,12 +265,57 @@ def copy(z, a, order="K"):
     d[a] += d[z]
 
 
+# -- constructors whose values flow from an argument ---------------------------
+@adjoint(np.full)
+def full(z, shape, fill_value, dtype=None, order="C"):
+    # z is fill_value broadcast to `shape` (no gradient if cast to an integer dtype)
+    d[fill_value] += rt.unbroadcast(rt.uncast(d[z], fill_value, z), fill_value)
+
+
+@adjoint(np.full_like)
+def full_like(z, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    # z is fill_value broadcast to a's shape, in a's dtype: none of a's values
+    d[fill_value] += rt.unbroadcast(rt.uncast(d[z], fill_value, z), fill_value)
+
+
+@adjoint(np.linspace)
+def linspace(z, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    # z = start + (stop - start) * t with t_i = i / (num - 1) (i / num without the endpoint)
+    parts = rt.linspace_adjoints(d[z], start, stop, num, endpoint, retstep, dtype, axis)
+    d[start] += parts[0]
+    d[stop] += parts[1]
+
+
+@adjoint(np.logspace)
+def logspace(z, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    # z = base ** linspace(start, stop, num, endpoint)
+    parts = rt.logspace_adjoints(d[z], z, start, stop, num, endpoint, base, dtype, axis)
+    d[start] += parts[0]
+    d[stop] += parts[1]
+    d[base] += parts[2]
+
+
+@adjoint(np.geomspace)
+def geomspace(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    # z = start ** (1 - t) * stop ** t, t as in linspace
+    parts = rt.geomspace_adjoints(d[z], z, start, stop, num, endpoint, dtype, axis)
+    d[start] += parts[0]
+    d[stop] += parts[1]
+
+
+@adjoint(np.arange)
+def arange(z, start_or_stop, /, stop=None, step=1, *, dtype=None):
+    # z = start + i * step; the number of samples is piecewise constant in stop
+    parts = rt.arange_adjoints(d[z], z, start_or_stop, stop, step)
+    d[start_or_stop] += parts[0]
+    d[step] += parts[1]
+
+
 nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
                   np.nanargmax, np.nanargmin, np.argwhere, np.flatnonzero,
                   np.lexsort, np.searchsorted, np.nonzero, np.count_nonzero,
-                  np.zeros, np.ones, np.empty, np.full, np.zeros_like,
-                  np.ones_like, np.empty_like, np.full_like, np.arange,
-                  np.linspace, np.logspace, np.eye, np.identity, np.tri,
+                  np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like,
+                  np.empty_like, np.eye, np.identity, np.tri,
                   np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
                   np.unravel_index, np.ravel_multi_index, np.isfinite, np.isnan,
                   np.isinf, np.isreal, np.signbit, np.allclose, np.isclose,

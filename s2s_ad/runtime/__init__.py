@@ -4,28 +4,31 @@ Generated code uses plain arithmetic wherever that suffices; these helpers
 cover what needs a run-time look at shapes or types.  Every helper returns a
 fresh object or an immutable scalar: none mutates its arguments, so adjoints
 may alias each other safely as long as generated code never updates in
-place (it does not).  Depends on NumPy only.  (`setitem`, `append` and
-`restore` are the exceptions by design: they are the primal's own in-place
-updates, spelled as expressions, and their undoing.)
+place (it does not).  Depends on NumPy only.  (`setitem`, the `scatter_*`
+updates, `append` and `restore` are the exceptions by design: they are the
+primal's own in-place updates, spelled as expressions, and their undoing.)
 
 Generated code and rule templates reach every helper as `rt.<name>`, with
 `rt` this package: it defines the helpers any generated function may call
 (entry and exit: `like`, `check_scalar`; in-place updates and lists:
-`setitem`, `zero_at`, `snapshot`, `restore`, `copy`, `append`,
-`item_or_zeros`, `head`) and re-exports, by explicit name, every public
-helper of its submodules:
+`setitem`, `scatter_add` & co. (`np.add.at`), `zero_at`, `snapshot`,
+`restore`, `copy`, `append`, `item_or_zeros`, `head`) and re-exports, by
+explicit name, every public helper of its submodules:
 
     core.py         the adjoint values: unbroadcast, unreduce, Seq, Tree,
                     zeros_like, unindex, and the shared private utilities
     reductions.py   max/min masks, prod, cumprod, median/average, sum
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
+    ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
     linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
     special.py      digamma
+    scatter.py      the adjoints of np.add.at & co.: products and ties per slot
 
 Submodules import `.core` (and `linalg` imports `.reductions`), never this
-package, so there is no import cycle.  `setitem` and `append` stay in this
-file: they are rule targets, named `s2s_ad.runtime.<name>` by `s2s-ad rules`.
+package, so there is no import cycle.  `setitem`, `append` and the
+`scatter_*` updates stay in this file: they are rule targets, named
+`s2s_ad.runtime.<name>` by `s2s-ad rules`.
 """
 from __future__ import annotations
 
@@ -40,9 +43,12 @@ from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, median_weights,
                          prod_others, reduced_mask, unsum)
-from .shapes import (uncast, uncolumn_stack, unconcatenate, undiag, undiagonal,
-                     undstack, unhstack, unpad, unrepeat, unsplit, unstack,
-                     untake, untake_along_axis, untile, unvstack)
+from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
+                     unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
+                     unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
+                     unvstack)
+from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
+                     logspace_adjoints)
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        tensordot_lhs, tensordot_rhs)
@@ -50,6 +56,7 @@ from .linalg import (cholesky_adjoint, eigh_adjoint, eigvalsh_adjoint,
                      field_adjoint, matrix_power_adjoint, norm_adjoint,
                      pinv_adjoint, qr_adjoint, svd_adjoint, svdvals_adjoint)
 from .special import digamma
+from .scatter import extremum_at_adjoints, others_at, product_at
 
 
 def stop_gradient(x):
@@ -145,6 +152,42 @@ def sync_transposed(base, view):
 def sync_reshaped(base, view):
     """`base` was updated in place through a reshaped view of it."""
     return base
+# `np.add.at(a, index, values)` and its siblings update `a` in place, unbuffered
+# (repeated indices apply repeatedly); as expressions, these return `a` itself.
+# Generated code prints the user's call back (`SCATTERS` names the ufunc).
+def scatter_add(a, index, values):
+    np.add.at(a, index, values)
+    return a
+
+
+def scatter_subtract(a, index, values):
+    np.subtract.at(a, index, values)
+    return a
+
+
+def scatter_multiply(a, index, values):
+    np.multiply.at(a, index, values)
+    return a
+
+
+def scatter_divide(a, index, values):
+    np.divide.at(a, index, values)
+    return a
+
+
+def scatter_maximum(a, index, values):
+    np.maximum.at(a, index, values)
+    return a
+
+
+def scatter_minimum(a, index, values):
+    np.minimum.at(a, index, values)
+    return a
+
+
+SCATTERS = {np.add: scatter_add, np.subtract: scatter_subtract,
+            np.multiply: scatter_multiply, np.divide: scatter_divide,
+            np.maximum: scatter_maximum, np.minimum: scatter_minimum}
 
 
 def zero_at(g, index):
@@ -271,8 +314,9 @@ def append(items, item, position):
 
 def item_or_zeros(g, position, item):
     """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
-    if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) and position < len(g):
-        return g[position]
+    if isinstance(g, (list, tuple)) or isinstance(g, np.ndarray) and g.ndim:
+        if position < len(g):       # (items of a list may differ in shape)
+            return g[position]
     return zeros_like(item)
 
 

@@ -91,8 +91,32 @@ def _axes(axis, ndim):
 
 
 def _float_dtype(x):
-    dtype = np.result_type(x)
+    dtype = _sequence_dtype(x) if isinstance(x, (list, tuple)) else np.result_type(x)
     return dtype if dtype.kind in "fc" else np.float64
+
+
+def _sequence_dtype(items):
+    """The dtype NumPy gives a list or tuple of numbers and arrays (which
+    `np.result_type` would read as a structured dtype's fields); for items
+    of different shapes, which make no array, the common dtype of the items."""
+    try:
+        return np.asarray(items).dtype
+    except ValueError:
+        return np.result_type(*(_float_dtype(i) for i in items)) if items else np.float64
+
+
+def _summed_to(g, like):
+    """`g` summed back to the shape of `like` (un-broadcast), in `like`'s
+    float dtype: a Python float for a Python float."""
+    g = unbroadcast(np.asarray(g), like)
+    if type(like) is float:
+        return float(g)
+    dtype, shape = np.dtype(_float_dtype(like)), np.shape(like)
+    if not shape:
+        return dtype.type(g)
+    out = np.empty(shape, dtype=dtype)
+    out[...] = g
+    return out
 
 
 def _as_float(g, *likes):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Seq, _float_dtype
+from .core import Seq, _float_dtype, _summed_to
 
 
 def unstack(g, axis=0):
@@ -188,3 +188,33 @@ def uncast(g, like, result):
     if np.result_type(result).kind not in "fc":
         return np.zeros(np.shape(like), dtype=dtype)
     return np.asarray(g, dtype=dtype)
+
+
+def select_adjoints(g, condlist, choicelist, default=0):
+    """(the choices' adjoints, the default's) for `np.select`: each element
+    of `g` goes to the choice of the first true condition, else to `default`."""
+    g = np.asarray(g)
+    taken = np.zeros(np.shape(g), dtype=bool)
+    parts = Seq()
+    for cond, choice in zip(condlist, choicelist):
+        first = np.logical_and(cond, ~taken)
+        parts.append(_summed_to(np.where(first, g, 0), choice))
+        taken = taken | first
+    return parts, _summed_to(np.where(taken, 0, g), default)
+
+
+def choose_adjoints(g, a, choices, mode="raise"):
+    """The adjoint of `choices` in `np.choose(a, choices, mode=mode)`: each
+    element of `g` goes to the choice `a` names there (a list, or an array
+    for an array of choices)."""
+    g = np.asarray(g)
+    index = np.asarray(a)
+    if mode == "wrap":
+        index = index % len(choices)
+    elif mode == "clip":
+        index = np.clip(index, 0, len(choices) - 1)
+    parts = [_summed_to(np.where(index == k, g, 0), choice) for k, choice in enumerate(choices)]
+    if isinstance(choices, np.ndarray):
+        return np.stack(parts).astype(_float_dtype(choices), copy=False)
+    return Seq(parts)
+
