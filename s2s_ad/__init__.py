@@ -9,8 +9,8 @@
     print(ad.source(loss))      # the generated gradient, as Python
 """
 from .api import grad, source, value_and_grad, vjp
-from .errors import (InputTypeError, NoRuleError, NonScalarOutputError, RuleError,
-                     S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
+from .errors import (InputTypeError, InternalError, NoRuleError, NonScalarOutputError,
+                     RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
                      WrtError)
 from .rules import adjoint, nondifferentiable
 from .runtime import stop_gradient
@@ -20,4 +20,4 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
            "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
            "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError",
-           "InputTypeError", "__version__"]
+           "InputTypeError", "InternalError", "__version__"]

@@ -86,6 +86,17 @@ def if_(test: gast.expr, body: list, orelse: list | None = None) -> gast.If:
     return gast.If(test=test, body=body, orelse=orelse or [])
 
 
+def pass_() -> gast.Pass:
+    return gast.Pass()
+
+
+def not_(operand: gast.expr) -> gast.expr:
+    """`not operand`, or the operand of `operand` when it is a `not` already."""
+    if isinstance(operand, gast.UnaryOp) and isinstance(operand.op, gast.Not):
+        return operand.operand
+    return gast.UnaryOp(op=gast.Not(), operand=operand)
+
+
 def for_(target: str, iter_: gast.expr, body: list) -> gast.For:
     return gast.For(target=name(target, store=True), iter=iter_, body=body,
                     orelse=[], type_comment=None)

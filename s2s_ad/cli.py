@@ -5,7 +5,10 @@
 
 Bad input (missing file or function, a syntax error, an unsupported
 construct) prints one line on stderr, with file:line where there is one, and
-exits with status 2; never a traceback.
+exits with status 2; never a traceback.  A bug in s2s_ad (`InternalError`:
+the compiler failed, or generated code that does not compile) prints the
+whole report, generated code included, and exits with status 3; broken code
+is never printed as if it were the result.
 """
 from __future__ import annotations
 
@@ -14,11 +17,12 @@ import importlib.util
 import os
 import sys
 
-from . import api
-from .errors import S2SADError
+from . import api, codegen
+from .errors import InternalError, S2SADError
 from .rules import registry
 
 _EXIT_USAGE = 2
+_EXIT_INTERNAL = 3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:             # `s2s-ad dump ... | head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except InternalError as exc:
+        print(f"s2s-ad: {exc}", file=sys.stderr)
+        return _EXIT_INTERNAL
     except S2SADError as exc:
         print(f"s2s-ad: error: {exc.one_line()}", file=sys.stderr)
         return _EXIT_USAGE
@@ -66,6 +73,7 @@ def _dump(args) -> int:
     wrt = _parse_wrt(args.wrt)
     options = api.Options(args.mode, wrt, False, not args.no_optimize)
     text, imports, _ = api.compile_adjoint(func, options)
+    codegen.check_generated(text, func)
     print(_colorize(text, args.color), end="")
     for name, obj in imports.items():      # the callees' generated adjoint pairs
         if getattr(obj, "__s2s_ad_primal__", None) is not None:

@@ -9,7 +9,9 @@ The generated function:
   variables from closure cells; the primal's cells are shared, not copied,
   and nothing is added to the user's module.
 
-Invariant: the same tree gives byte-identical text and the same file name.
+Invariants: the same tree gives byte-identical text and the same file name;
+generated text that does not compile raises `InternalError` (a bug in
+s2s_ad), never a bare `SyntaxError`.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import types
 import gast
 
 from . import astutil
+from .errors import InternalError, location_of
 
 _COMMENT = re.compile(r"^(\s*)" + astutil.COMMENT_MARKER + r"\((.*)\)$", re.M)
 _FACTORY = "__s2s_ad_factory__"
@@ -41,11 +44,36 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     filename = f"<s2s_ad {qualname} {digest}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    tree = ast.parse(text, filename)
-    defs = tree.body
-    for fdef in defs:       # the primal's defaults are set below, unevaluated here
+    try:
+        tree = ast.parse(text, filename)
+    except (SyntaxError, ValueError) as exc:
+        raise _not_compiling(exc, text, primal) from None
+    code = _factory(tree.body, sorted(set(imports) | set(closure)), filename, text, primal)
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    make = types.FunctionType(factory_code, globals_, _FACTORY)
+    free = factory_code.co_varnames[:factory_code.co_argcount]
+    values = {**{n: _Missing for n in closure}, **imports}
+    fns = []
+    for fn in make(*[values.get(n) for n in free]):
+        fn = _share_cells(fn, closure, globals_)
+        fn.__module__ = primal.__module__
+        fn.__qualname__ = f"{qualname}.{fn.__name__}" if len(tree.body) > 1 else qualname
+        fns.append(fn)
+    by_name = {fn.__name__: fn for fn in fns}
+    for fn in fns:      # defs calling each other must see the rebuilt functions
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            if name in by_name:
+                cell.cell_contents = by_name[name]
+    fns[0].__defaults__ = primal.__defaults__
+    fns[0].__kwdefaults__ = primal.__kwdefaults__
+    return fns
+
+
+def _factory(defs: list, free: list, filename: str, text: str, primal) -> types.CodeType:
+    """The code of `def factory(<free>): <defs>; return <the defs>`: the
+    generated functions read `free` (imports, closure) from its cells."""
+    for fdef in defs:       # the primal's defaults are set by the caller, unevaluated here
         fdef.args.defaults, fdef.args.kw_defaults = [], [None] * len(fdef.args.kwonlyargs)
-    free = sorted(set(imports) | set(closure))
     names = ast.Tuple(elts=[ast.Name(id=d.name, ctx=ast.Load()) for d in defs],
                       ctx=ast.Load())
     factory = ast.FunctionDef(
@@ -56,24 +84,26 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
         decorator_list=[], returns=None, type_params=[])
     ast.copy_location(factory, defs[0])
     ast.fix_missing_locations(factory)
-    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
-    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    make = types.FunctionType(factory_code, globals_, _FACTORY)
-    values = {**{n: _Missing for n in closure}, **imports}
-    fns = []
-    for fn in make(*[values.get(n) for n in free]):
-        fn = _share_cells(fn, closure, globals_)
-        fn.__module__ = primal.__module__
-        fn.__qualname__ = f"{qualname}.{fn.__name__}" if len(defs) > 1 else qualname
-        fns.append(fn)
-    by_name = {fn.__name__: fn for fn in fns}
-    for fn in fns:      # defs calling each other must see the rebuilt functions
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-            if name in by_name:
-                cell.cell_contents = by_name[name]
-    fns[0].__defaults__ = primal.__defaults__
-    fns[0].__kwdefaults__ = primal.__kwdefaults__
-    return fns
+    try:
+        return compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
+    except (SyntaxError, ValueError) as exc:
+        raise _not_compiling(exc, text, primal) from None
+
+
+def check_generated(text: str, primal) -> None:
+    """Raise `InternalError` unless the generated `text` compiles."""
+    try:
+        compile(text, "<s2s_ad>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise _not_compiling(exc, text, primal) from None
+
+
+def _not_compiling(exc: Exception, text: str, primal) -> InternalError:
+    line = f", generated line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+    return InternalError(
+        f"internal error: s2s_ad generated code for {primal.__qualname__!r} that "
+        f"does not compile ({type(exc).__name__}: {getattr(exc, 'msg', exc)}{line})",
+        location_of(primal), generated=text)
 
 
 class _Missing:

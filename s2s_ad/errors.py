@@ -3,10 +3,13 @@
 Invariant: every error about user code is an `S2SADError` that carries the
 file, line and column of the offending construct, the source line itself, and
 a sentence saying what to do about it.  `str(err)` renders all of that, so a
-CLI or a test can show it as is.
+CLI or a test can show it as is.  `InternalError` is the one error about
+s2s_ad itself: it still names the user's function, and carries the code
+s2s_ad generated for it.
 """
 from __future__ import annotations
 
+import linecache
 from dataclasses import dataclass
 
 
@@ -21,6 +24,13 @@ class Location:
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}:{self.col + 1}"
+
+
+def location_of(func) -> Location:
+    """Where the Python function `func` is defined (its first line)."""
+    code = func.__code__
+    text = linecache.getline(code.co_filename, code.co_firstlineno)
+    return Location(code.co_filename, code.co_firstlineno, 0, text.rstrip("\n"))
 
 
 class S2SADError(Exception):
@@ -76,3 +86,25 @@ class RuleError(S2SADError):
 
 class InputTypeError(S2SADError, TypeError):
     """A differentiated argument has a type that has no gradient (int, bool)."""
+
+
+class InternalError(S2SADError):
+    """A bug in s2s_ad: the compiler failed, or generated code that does not
+    compile, on the function at `location`.  `generated` holds the generated
+    source when there is one, so that a bug report can include it."""
+
+    def __init__(self, message: str, location: Location | None = None,
+                 hint: str = "", generated: str = ""):
+        self.generated = generated
+        super().__init__(message, location, hint or (
+            "this is a bug in s2s_ad, not in your code: please report it with "
+            "this message; meanwhile wrap the failing part in stop_gradient(...) "
+            "or register a rule for it with s2s_ad.adjoint"))
+
+    def _render(self) -> str:
+        text = super()._render()
+        if self.generated:
+            numbered = "".join(f"{i:4d}  {line}\n" for i, line in
+                               enumerate(self.generated.splitlines(), 1))
+            text += "\n  generated code:\n" + numbered.rstrip("\n")
+        return text

@@ -13,9 +13,16 @@
 - `inline`: a generated temporary read once, by the next statement, goes
   back into it (readability, and NumPy reuses the temporary in place).
 - `comments`: `# grad of:` markers with no code under them.
+- `tidy_blocks` (run on every generated function, optimized or not, as
+  the last step before printing): no block is left empty.
+  An `if` whose body has no code is inverted (`if not t: <else>`) or,
+  with neither branch left, dropped (its test kept as a statement if it has
+  effects); a loop whose body has no code gets `pass`.  A comment is no code.
 
-Invariant: passes only remove or simplify; the result computes the same
-values, and statements keep their order.
+Invariants: passes only remove or simplify; the result computes the same
+values, and statements keep their order.  After `tidy_blocks` every block
+holds at least one statement that is not a comment, so the printed code
+always compiles.
 """
 from __future__ import annotations
 
@@ -43,6 +50,43 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
     inline(fdef, protected, is_pure_call)
     comments(fdef)
     return fdef
+
+
+# -- no empty blocks ---------------------------------------------------------
+def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
+    """Leave no block without code: see the module docstring."""
+    pure = _Purity(is_pure_call)
+
+    def block(body: list) -> list:
+        out = []
+        for stmt in body:
+            out.extend(tidy(stmt))
+        return out
+
+    def tidy(stmt) -> list:
+        if isinstance(stmt, gast.If):
+            stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
+            if not _has_code(stmt.orelse):
+                stmt.orelse = []
+            if _has_code(stmt.body):
+                return [stmt]
+            if stmt.orelse:         # `if t: <nothing> else: B` -> `if not t: B`
+                return [astutil.if_(astutil.not_(stmt.test), stmt.orelse)]
+            return [] if pure(stmt.test) else [astutil.expr_stmt(stmt.test)]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
+            if not _has_code(stmt.orelse):
+                stmt.orelse = []
+            if not _has_code(stmt.body):
+                stmt.body = stmt.body + [astutil.pass_()]
+        return [stmt]
+    fdef.body = block(fdef.body)
+    if not _has_code(fdef.body):
+        fdef.body.append(astutil.pass_())
+
+
+def _has_code(body: list) -> bool:
+    return any(not astutil.is_comment(s) for s in body)
 
 
 # -- inlining ----------------------------------------------------------------
@@ -291,7 +335,8 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
                 break
             head |= inner
         block(stmt.body, set(head), trial)
-        if not stmt.body and pure(header):
+        target_read = isinstance(stmt, gast.For) and stmt.target.id in live
+        if not stmt.body and pure(header) and not target_read:
             body.remove(stmt)
             changed[0] |= not trial
             return live
