@@ -258,9 +258,22 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
         # is zero on one path with `zeros_like(x)`, reading x's value at the
         # start of the block (in a loop: of every iteration; and at its exit):
         # for names the block assigns that may carry an adjoint past its end.
-        killed = {s.targets[0].id for s in astutil.assignments([block])
-                  if id(s) not in facts.active or s.targets[0].id not in prims[id(s)].operands}
+        killed = {s.targets[0].id for s in astutil.assignments([block]) if kills(s)}
+        if isinstance(block, gast.If):      # killed on every path: nothing to fill
+            killed -= killed_always(block.body) & killed_always(block.orelse)
         return facts.carriers & killed & useful.get(id(block), set())
+
+    def kills(stmt) -> bool:
+        return id(stmt) not in facts.active or stmt.targets[0].id not in prims[id(stmt)].operands
+
+    def killed_always(body) -> set:
+        out = set()
+        for stmt in body:
+            if isinstance(stmt, gast.Assign) and kills(stmt):
+                out.add(stmt.targets[0].id)
+            elif isinstance(stmt, gast.If):
+                out |= killed_always(stmt.body) & killed_always(stmt.orelse)
+        return out
 
     def loop_entry(loop, live):
         # The reversed loop re-evaluates a `for` header; a `while` loop is

@@ -82,6 +82,7 @@ class _Reverser(ForwardSweep, Boundary):
         self.adj: dict[str, str] = {}     # primal name -> adjoint variable
         self.live: set[str] = set()       # primal names with a nonzero adjoint
         self.depth = 0                    # loop nesting while generating
+        self.branches = 0                 # `if` nesting while generating the forward sweep
         self.saves: dict[int, str] = {}   # id(stmt) -> save variable
         self.counters: dict[int, str] = {}  # id(loop) -> trip counter
         self.unbound: set[str] = set()    # recorded in a loop before first bound

@@ -31,7 +31,9 @@ class ForwardSweep:
                 out.extend(self._record(stmt))
                 out.extend(self._forward_assign(stmt))
             elif isinstance(stmt, gast.If):
+                self.branches += 1
                 body, orelse = self.forward(stmt.body), self.forward(stmt.orelse)
+                self.branches -= 1
                 if body or orelse:
                     out.append(astutil.if_(astutil.clone(stmt.test), body or [gast.Pass()],
                                            orelse))
@@ -106,12 +108,12 @@ class ForwardSweep:
         value = astutil.name(target)
         if prim.inplace:        # the old value is destroyed in place: copy it
             value = astutil.call(f"{self._rt}.snapshot", [value] + index_of(prim))
+        if target not in self.params and (self.depth or self.branches):
+            self.unbound.add(target)        # may be saved before it is first bound
         if self.depth == 0:
             save = self.namer.fresh(target + "_old")
             self.saves[id(stmt)] = save
             return [astutil.assign(save, value)]
-        if target not in self.params:
-            self.unbound.add(target)
         return [self._push(value)]
 
     def _tape(self) -> str:
