@@ -77,6 +77,7 @@ class AliasForms:
         """Update the relations for an emitted `target = value`."""
         target, value = stmt.targets[0].id, stmt.value
         if _updates_in_place(value, target):
+            self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
         self._rebind(target)
         if isinstance(value, gast.Name) and value.id != target:
@@ -110,8 +111,12 @@ class AliasForms:
                 part.rebase(heir)       # the old object lives on as `heir`
             else:
                 part.certain = False
+        self._index_changed(name)
+
+    def _index_changed(self, name: str) -> None:
+        """Views read with `name` (`B[:, name]`) are no longer known."""
         for parts in self.parts.values():
-            for part in parts:          # what it was read with changed
+            for part in parts:
                 if part.base != name and name in astutil.load_names(part.view):
                     part.certain = False
 

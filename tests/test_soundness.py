@@ -389,3 +389,16 @@ def loop_over_local_dict(x):
 
 def test_loop_over_dict_built_in_function():
     check_grad(loop_over_local_dict, [1.3])
+
+
+def view_index_changed(B, j):
+    B = B * 1.0
+    col = B[:, j]
+    j += 1
+    col -= col.mean()
+    return np.sum(B ** 3)
+
+
+def test_view_whose_index_changed_is_a_located_error():
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="may share memory"):
+        ad.grad(view_index_changed)(np.ones((2, 3)), 0)
