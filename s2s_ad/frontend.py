@@ -24,13 +24,15 @@ import numpy
 
 from . import astutil, runtime
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+from .naming import BUILTINS
 
 _UNRESOLVED = object()
 
-# Names that normalized code uses to call s2s_ad's own primitives (they never
-# appear in generated source: the forward sweep prints the statement forms).
+# Names that normalized code uses to call s2s_ad's own primitives and the
+# builtins (they never appear in generated source: the reverse transform
+# prints them as imports, see reverse_names.py).
 RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
-_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy}
+_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy, BUILTINS: builtins}
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, jumps
+from . import astutil, jumps, naming
 from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
@@ -73,7 +73,8 @@ def normalize(src: Source) -> Normalized:
     """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
     fdef = src.tree
     locals_ = local_names(fdef)
-    namer = Namer(astutil.all_names(fdef) | locals_)
+    namer = Namer(astutil.all_names(fdef) | locals_,
+                  naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = _Normalizer(src, locals_, namer)
     body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)

@@ -1,0 +1,248 @@
+"""Hygiene (issue 10, items 6-7): generated code never captures a user's
+name, nor is captured by one.
+
+Every program is checked three ways by `check`: the value that
+`value_and_grad` returns equals a plain call, the gradient matches central
+finite differences (`fdcheck.check_grad`), and no argument is mutated.
+`check` also asserts the reserved-name invariant directly: the generated
+functions (and the callees' pairs they call) read no global that the
+user's function does not read itself, so neither a builtin nor a generated
+name can be reached through the user's module.
+"""
+import copy
+import dis
+import inspect
+import math
+import types
+
+import numpy
+import numpy as np
+import pytest
+from numpy import dot
+
+import _hygiene_shadow as shadow
+import s2s_ad as ad
+from fdcheck import assert_tree_equal, check_grad
+
+HERE = __file__
+
+
+def _global_reads(code) -> set:
+    out = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out |= _global_reads(const)
+    return out
+
+
+def assert_reads_only_user_globals(derived, primal, seen=None):
+    """The derived function and every generated pair it calls read no
+    global that their user function does not read."""
+    seen = set() if seen is None else seen
+    if id(derived) in seen:
+        return
+    seen.add(id(derived))
+    extra = _global_reads(derived.__code__) - _global_reads(primal.__code__)
+    assert not extra, f"generated code reads the globals {sorted(extra)}:\n" \
+                      + inspect.getsource(derived)
+    for cell in derived.__closure__ or ():
+        value = cell.cell_contents
+        origin = getattr(value, "__s2s_ad_primal__", None)
+        if origin is not None and origin() is not None:
+            assert_reads_only_user_globals(value, origin(), seen)
+
+
+def check(f, *args, wrt=0):
+    """Value, gradient, no mutation, and no global read that `f` does not read."""
+    before = copy.deepcopy(args)
+    derived = ad.value_and_grad(f, wrt=wrt)
+    value, _ = derived(*args)
+    assert_tree_equal(list(before), list(args))
+    expected = f(*copy.deepcopy(before))
+    np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-12)
+    check_grad(f, list(args), wrt)
+    assert_reads_only_user_globals(derived, f)
+    assert_reads_only_user_globals(ad.grad(f, wrt=wrt), f)
+
+
+def line_of(func, text: str) -> int:
+    lines, first = inspect.getsourcelines(func)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+# -- 6. builtins: generated code never names one a user name could shadow -----
+def loss(x, type="l2"):
+    if type == "l2":
+        return np.sum(x * x)
+    return np.sum(np.abs(x)) * 2.0
+
+
+def builtin_params(x, xs, range=2.0, len=3.0, min=0.5, list=1.5, slice=0.25, sum=2.0,
+                   type=0.5, float=1.5, isinstance=0.75):
+    """Parameters named like the builtins that normalized loops (`range`,
+    `len`, `min`, `list`), slices, the `max` rule (`sum`) and the output
+    checks (`type`, `float`) use."""
+    s = np.sum(x[1:3]) * slice
+    for a, b in zip(xs, reversed(xs)):
+        s = s + a * b * x[0] * range
+    for c in np.linspace(0.5, 1.0, 3):
+        s = s * c + x[1] * len
+    return max(s, x[2] * min) * list + sum + type + float + isinstance
+
+
+def builtin_locals(x, xs):
+    """Locals named like the builtins of reversed loops (`reversed`,
+    `range`) and of the `math.dist` rule (`zip`)."""
+    zip = 2.0
+    reversed = 0.5
+    range = 3.0
+    s = x[0] * zip
+    for v in xs:
+        s = s * v + x[1] * reversed
+    n = 0
+    while n < 2:
+        s = np.sin(s) * range
+        n = n + 1
+    return s + math.dist([x[0], x[1]], [x[2], zip])
+
+
+def simple_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(x * i)
+    return s
+
+
+X4 = np.array([0.3, -0.2, 0.5, 0.9])
+XS = [1.5, 0.5, 2.0]
+
+
+@pytest.mark.parametrize("kind", ["l2", "l1"])
+def test_parameter_named_type(kind):
+    check(loss, np.array([0.5, -1.5, 2.0]), kind)
+    x = np.array([0.5, -1.5, 2.0])
+    assert ad.grad(loss)(x, type=kind) == pytest.approx(
+        2 * x if kind == "l2" else 2 * np.sign(x))
+
+
+def test_parameters_named_like_builtins():
+    check(builtin_params, X4.copy(), list(XS))
+
+
+def test_locals_named_like_builtins():
+    check(builtin_locals, X4.copy(), list(XS))
+
+
+def test_module_globals_shadowing_builtins_and_generated_names():
+    """`shadow` rebinds every builtin generated code uses to a trap, and
+    every generated name (`dx`, `tape`, `rt`, `np`, `saved`, ...) to a number
+    its functions read."""
+    check(shadow.everything, X4.copy(), list(XS))
+
+
+def test_output_keeps_plain_builtin_names_when_nothing_shadows_them():
+    text = ad.source(ad.grad(simple_loop))
+    assert "for i in reversed(range(n)):" in text
+    assert "if type(dx) is not float" in text
+    assert "_1" not in text
+
+
+def test_output_aliases_a_builtin_that_the_function_shadows():
+    text = ad.source(ad.grad(builtin_locals))
+    assert "reversed_1(range_1(" in text and "zip_1(" in text
+    text = ad.source(ad.grad(builtin_params))
+    assert "type_1(dx) is not float_1" in text and "slice_1(1, 3, None)" in text
+
+
+# -- 7. generated names: adjoints, pairs, saved state -------------------------
+def ot(a, b):
+    return dot(a, b)          # the adjoint of `ot` is not called `dot`
+
+
+def rt_param(a, rt):
+    return np.sum(np.dot(a, rt) ** 2)        # `dot`'s rule calls the runtime `rt`
+
+
+def np_local(x):
+    np = x * 2.0                             # `sin`'s rule calls NumPy's `np.cos`
+    return numpy.sum(numpy.sin(np))
+
+
+def generated_names_as_params(x, dx, tape, saved, seed, trips, _t1, x_old, k):
+    s = numpy.sum(numpy.sin(x)) * dx
+    for v in tape:
+        s = s * v + saved
+    i = 0
+    while i < 2:
+        s = numpy.exp(s * 0.1) * seed + trips
+        i = i + 1
+    x = x * _t1
+    return numpy.sum(x * x) * x_old + s * k
+
+
+def act_fwd(x):
+    return 5.0 * x
+
+
+def act_bwd(x):
+    return x - 1.0
+
+
+def act(x):
+    """Reads globals named like its own pair."""
+    return np.tanh(x) * act_fwd(1.0) + act_bwd(2.0)
+
+
+def uses_act(x):
+    return act(x) + act_fwd(x) * act_bwd(x)
+
+
+def test_adjoint_name_does_not_capture_a_global():
+    check(ot, np.array([1.0, 2.0]), np.array([0.5, -1.0]), wrt=(0, 1))
+    assert ad.source(ad.grad(ot)).startswith("def dot_1(a, b):")
+
+
+def test_parameter_named_rt_passed_to_a_rule_that_calls_the_runtime():
+    check(rt_param, np.array([[1.0, 2.0], [0.5, -1.0]]), np.array([0.5, -1.5]), wrt=(0, 1))
+
+
+def test_local_named_np_passed_to_a_rule_that_calls_numpy():
+    check(np_local, np.array([0.3, -1.2]))
+
+
+def test_parameters_named_like_generated_names():
+    check(generated_names_as_params, np.array([0.3, -1.2]), 0.5, [1.5, 0.5], 0.25,
+          0.75, 1.25, 2.0, 0.5, 1.5, wrt=(0, 1, 3, 4, 5, 6, 7, 8))
+
+
+def test_pair_names_do_not_capture_user_functions_named_like_them():
+    check(uses_act, 0.4)
+    check(act, 0.4)
+
+
+def test_callee_reading_a_global_named_saved():
+    check(shadow.calls_helper, 0.3)
+    check(shadow.helper, 0.3)
+
+
+def test_recursive_pair_calls_itself_not_a_global_named_like_it():
+    check(shadow.calls_power, 0.3)
+
+
+def test_vjp_seed_keeps_its_name_next_to_a_global_named_seed():
+    x = np.array([0.5, -1.0])
+    before = x.copy()
+    np.testing.assert_allclose(ad.vjp(shadow.scaled)(x, seed=np.array([1.0, 3.0])),
+                               [2.0, 6.0])
+    assert_tree_equal(before, x)
+
+
+SQUARE_SIN = lambda v: np.sin(v) * v     # noqa: E731
+
+
+def calls_a_module_lambda(x):
+    return SQUARE_SIN(x) * 2.0
+
+
+def test_pair_of_a_module_level_lambda():
+    check(calls_a_module_lambda, 0.3)
