@@ -1,5 +1,6 @@
-"""Hygiene (issue 10, items 6-7): generated code never captures a user's
-name, nor is captured by one.
+"""Hygiene (issue 10, items 6-8): generated code never captures a user's
+name, nor is captured by one, and never differentiates something other than
+what runs.
 
 Every program is checked three ways by `check`: the value that
 `value_and_grad` returns equals a plain call, the gradient matches central
@@ -11,8 +12,10 @@ name can be reached through the user's module.
 """
 import copy
 import dis
+import functools
 import inspect
 import math
+import sys
 import types
 
 import numpy
@@ -23,8 +26,11 @@ from numpy import dot
 import _hygiene_shadow as shadow
 import s2s_ad as ad
 from fdcheck import assert_tree_equal, check_grad
+from s2s_ad import frontend
+from s2s_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 
 HERE = __file__
+POSITIONS = sys.version_info >= (3, 11)
 
 
 def _global_reads(code) -> set:
@@ -246,3 +252,92 @@ def calls_a_module_lambda(x):
 
 def test_pair_of_a_module_level_lambda():
     check(calls_a_module_lambda, 0.3)
+
+
+# -- 8. what runs is what is differentiated -----------------------------------
+TWO = [lambda x: np.sin(x) * 2.0, lambda x: np.cos(x) * 3.0]
+NESTED = lambda x: (lambda x: np.sin(x))(x) * 2.0     # noqa: E731
+
+
+@pytest.mark.skipif(not POSITIONS, reason="needs code positions (Python 3.11+)")
+def test_two_lambdas_on_one_line_each_get_their_own_gradient():
+    check(TWO[0], 0.7)
+    check(TWO[1], 0.7)
+    assert ad.grad(TWO[1])(0.7) == pytest.approx(-3.0 * math.sin(0.7))
+    check(NESTED, 0.7)
+
+
+@pytest.mark.skipif(POSITIONS, reason="Python 3.10 only")
+def test_two_lambdas_on_one_line_raise_without_positions_310():
+    with pytest.raises(SourceUnavailableError) as info:
+        ad.grad(TWO[1])(0.7)
+    assert (info.value.location.filename, info.value.location.line) == \
+        (HERE, TWO[1].__code__.co_firstlineno)
+
+
+def test_ambiguous_lambdas_without_positions_raise_a_located_error(monkeypatch):
+    monkeypatch.setattr(frontend, "_code_span", lambda code: None)
+    ad.cache.clear()
+    try:
+        with pytest.raises(SourceUnavailableError) as info:
+            ad.grad(TWO[0])(0.7)
+    finally:
+        monkeypatch.undo()
+        ad.cache.clear()
+    assert (info.value.location.filename, info.value.location.line) == \
+        (HERE, TWO[0].__code__.co_firstlineno)
+
+
+def double(f):
+    @functools.wraps(f)
+    def wrapper(x):
+        return 2.0 * f(x)
+    return wrapper
+
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+registered = []
+
+
+def register(f):
+    registered.append(f)
+    return f
+
+
+@double
+def doubled_sin(x):
+    return np.sin(x)
+
+
+@logged
+def logged_sin(x):
+    return np.sin(x)
+
+
+@register
+def registered_sin(x):
+    return np.sin(x) * 3.0
+
+
+def test_wraps_decorator_is_differentiated_as_what_runs():
+    check(doubled_sin, 0.4)
+    assert ad.grad(doubled_sin)(0.4) == pytest.approx(2.0 * math.cos(0.4))
+
+
+def test_forwarding_wrapper_raises_a_located_error():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        ad.grad(logged_sin)(0.4)
+    assert info.value.location.filename == HERE
+    assert info.value.location.line == line_of(logged, "@functools.wraps(f)")
+    assert "__wrapped__" in info.value.hint
+    check(logged_sin.__wrapped__, 0.4)
+
+
+def test_decorator_returning_the_function_itself():
+    check(registered_sin, 0.4)
