@@ -1,4 +1,4 @@
-"""Hygiene (issue 10, items 6-8): generated code never captures a user's
+"""Hygiene (issue 10, items 6-9): generated code never captures a user's
 name, nor is captured by one, and never differentiates something other than
 what runs.
 
@@ -341,3 +341,25 @@ def test_forwarding_wrapper_raises_a_located_error():
 
 def test_decorator_returning_the_function_itself():
     check(registered_sin, 0.4)
+
+
+# -- 9. generated comments stay comments --------------------------------------
+def multiline_string(x):
+    y = x * len(f"""a
+{x > 0.0}
+b = 1 / 0""")
+    if f"""{y > 0.0}
+return 0.0""" != "":
+        z = y * x
+    else:
+        z = y
+    return z
+
+
+def test_multiline_string_stays_in_its_comment():
+    check(multiline_string, 0.5)
+    text = ad.source(ad.grad(multiline_string))
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip().startswith("# grad of: y = x * len"))
+    assert [ln.strip()[:1] for ln in lines[start:start + 3]] == ["#", "#", "#"]
+    assert not any(ln.strip() == "return 0.0" for ln in lines)
