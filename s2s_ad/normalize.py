@@ -282,9 +282,7 @@ class _Normalizer(LoopForms, InPlaceForms, ScopeForms):
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))
         if lifted is not None:          # call the lifted function, passing what it reads
-            keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in lifted.free]
-            expr = gast.copy_location(gast.Call(func=astutil.name(lifted.name),
-                                                args=expr.args, keywords=keywords), expr)
+            expr = gast.copy_location(lifted.call(expr.args, keywords), expr)
         callee = self.src.resolve(expr.func, self.locals)
         if is_resolved(callee):
             func = astutil.clone(expr.func)

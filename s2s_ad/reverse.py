@@ -369,4 +369,6 @@ def _header(stmt) -> str:
         return f"for {astutil.unparse(stmt.target)} in {astutil.unparse(stmt.iter)}:"
     if isinstance(stmt, gast.While):
         return "while " + astutil.unparse(stmt.test) + ":"
+    if isinstance(stmt, gast.FunctionDef):      # its defaults: its first line
+        return astutil.unparse(stmt).splitlines()[0]
     return astutil.unparse(stmt)

@@ -88,3 +88,11 @@ def scaled(x, scale=2.0):
     """Its vjp takes `seed` by keyword although the module has a `seed`."""
     return x * scale
 
+
+def nested_default(x):
+    """A default evaluated in the enclosing function, where the global `k`
+    must not be seen."""
+    k = x * 2.0
+    g = lambda v, k=k: v * k
+    k = 7.0
+    return g(x) + k

@@ -343,6 +343,58 @@ def test_decorator_returning_the_function_itself():
     check(registered_sin, 0.4)
 
 
+def default_shadowed_by_a_global(x):
+    # `shadow.k` is a module global there; here a global `k` would be the
+    # test module's: only the enclosing local may be read
+    k = x * 2.0
+    g = lambda v, k=k: v * k      # noqa: E731
+    k = 7.0
+    return g(x) + k
+
+
+def default_without_a_global(x):
+    scale_here = 2.0
+    g = lambda v, scale_here=scale_here: v * scale_here    # noqa: E731
+    return g(x) * x
+
+
+def default_with_gradient(x):
+    g = lambda v, w=x * x: v * w      # noqa: E731
+    return g(3.0) + g(1.0, x)
+
+
+def defaults_of_every_kind(x):
+    a, b = x * 3.0, np.sin(x)
+    Vec = float
+
+    def h(v: Vec, /, s=a, *, t=b, u=0.5):
+        return v * s + t * u
+
+    def g(v):
+        return h(v) * 2.0 + h(v, 1.0, t=x)
+    a = 100.0
+    return g(x) + h(x, u=2.0)
+
+
+def test_nested_default_is_the_enclosing_value_at_definition():
+    check(default_shadowed_by_a_global, 0.6)
+    check(shadow.nested_default, 0.6)
+    assert ad.value_and_grad(shadow.nested_default)(0.6) == pytest.approx((0.72 + 7.0, 2.4))
+
+
+def test_nested_default_of_an_enclosing_local_only():
+    check(default_without_a_global, 0.6)
+
+
+def test_gradient_flows_through_a_nested_default():
+    check(default_with_gradient, 0.6)
+    assert ad.grad(default_with_gradient)(0.6) == pytest.approx(6.0 * 0.6 + 1.0)
+
+
+def test_nested_defaults_of_every_kind():
+    check(defaults_of_every_kind, 0.6)
+
+
 # -- 9. generated comments stay comments --------------------------------------
 def multiline_string(x):
     y = x * len(f"""a
