@@ -164,7 +164,7 @@ def _stages(func, options: Options):
     facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
                              [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
                              spread=options.mode != "pair", shares=norm.shares)
-    seed = norm.namer.fresh("seed") if options.mode == "vjp" else None
+    seed = norm.namer.fresh_parameter("seed") if options.mode == "vjp" else None
     request = reverse.Request(wrt, options.mode, options.has_aux, seed,
                               single=not isinstance(options.wrt, tuple),
                               pairs=functools.partial(_pair_for, optimize=options.optimize))
@@ -180,7 +180,7 @@ def _finish(adj, norm, src, wrt, options: Options) -> list:
         optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
     trees = [adj.tree]
     if options.mode == "pair":
-        trees = pairs.split_pair(adj.tree, src.tree.name, adj.seed_param)
+        trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
     for tree in trees:
         if options.optimize:
             release.release(tree, adj.scalars)
@@ -201,7 +201,7 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
                 f"{_building[-1][0].__qualname__} and {callee.__qualname__}", location,
                 hint="register a rule for one of them with s2s_ad.adjoint, or "
                      "merge them into one recursive function")
-        return reverse.PairRef(f"{name}_fwd", f"{name}_bwd")
+        return reverse.PairRef(None, None)     # the pair calls its own defs
     options = Options("pair", variant, False, optimize)
     _building.append((callee, variant))
     try:
@@ -224,7 +224,7 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
                  f"{callee.__qualname__}), or wrap the call in stop_gradient(...)") from None
     finally:
         _building.pop()
-    return reverse.PairRef(f"{name}_fwd", f"{name}_bwd", (fwd, bwd))
+    return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 
 
 def parameters(src: frontend.Source) -> list[str]:

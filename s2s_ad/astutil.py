@@ -11,6 +11,8 @@ from typing import Iterable, Iterator
 
 import gast
 
+from .naming import BUILTINS
+
 
 def name(id_: str, store: bool = False) -> gast.Name:
     ctx = gast.Store() if store else gast.Load()
@@ -56,6 +58,20 @@ def dotted(path: str) -> gast.expr:
     for attr in rest:
         node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
     return node
+
+
+def builtin(ident: str) -> gast.expr:
+    """A reference to the builtin `ident` that no user name can capture:
+    `__s2s_ad_builtins__.len`, printed as `len` or an alias (see naming.py)."""
+    return dotted(f"{BUILTINS}.{ident}")
+
+
+def builtin_name(node) -> str | None:
+    """`"len"` for a node made by `builtin("len")`, else None."""
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+            and node.value.id == BUILTINS:
+        return node.attr
+    return None
 
 
 def dotted_name(node: gast.expr) -> str | None:
@@ -191,7 +207,7 @@ def index_value(index) -> gast.expr:
     if isinstance(index, gast.Slice):
         parts = [p if p is not None else const(None)
                  for p in (index.lower, index.upper, index.step)]
-        return call(name("slice"), parts)
+        return call(builtin("slice"), parts)
     if isinstance(index, gast.Tuple):
         return tuple_([index_value(e) for e in index.elts])
     return index
@@ -199,8 +215,8 @@ def index_value(index) -> gast.expr:
 
 def index_syntax(value: gast.expr) -> gast.expr:
     """The inverse of `index_value`, for printing `x[1:3]` again."""
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
-            and value.func.id == "slice" and len(value.args) == 3:
+    if isinstance(value, gast.Call) and builtin_name(value.func) == "slice" \
+            and len(value.args) == 3:
         lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None
                               else clone(a) for a in value.args)
         return gast.Slice(lower, upper, step)

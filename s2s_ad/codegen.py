@@ -33,8 +33,16 @@ _FACTORY = "__s2s_ad_factory__"
 def to_source(fdef: gast.FunctionDef) -> str:
     module = gast.fix_missing_locations(astutil.module([fdef]))
     text = gast.unparse(module)
-    text = _COMMENT.sub(lambda m: m.group(1) + "# " + ast.literal_eval(m.group(2)), text)
+    text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"
+
+
+def _comment(match) -> str:
+    """A comment marker printed as `# text`; every line of a text that spans
+    several (a user line with a multi-line string) is commented, so none of
+    it can run as code."""
+    indent, text = match.group(1), ast.literal_eval(match.group(2))
+    return "\n".join(indent + "# " + line for line in text.splitlines() or [""])
 
 
 def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,

@@ -1,8 +1,10 @@
 """Frontend: a Python function -> `Source` (its text, gast tree and scope).
 
 Invariants of a `Source`:
-- `tree` is a `gast.FunctionDef` with no decorators; a lambda is turned into
-  an equivalent `def` whose body is `return <expr>`.
+- `tree` is the `gast.FunctionDef` that compiled to `func.__code__` -- what
+  runs, never the function a decorator's wrapper wraps -- with no decorators;
+  a lambda (found by its code's position) is turned into an equivalent `def`
+  whose body is `return <expr>`.
 - Line numbers in `tree` are relative to `lines`; `locate` maps a node back to
   the real file, line and column, so every error points at the user's code.
 - `resolve` evaluates a dotted name that is not a local of the function,
@@ -12,6 +14,7 @@ Invariants of a `Source`:
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import linecache
 import operator
@@ -24,13 +27,15 @@ import numpy
 
 from . import astutil, runtime
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+from .naming import BUILTINS
 
 _UNRESOLVED = object()
 
-# Names that normalized code uses to call s2s_ad's own primitives (they never
-# appear in generated source: the forward sweep prints the statement forms).
+# Names that normalized code uses to call s2s_ad's own primitives and the
+# builtins (they never appear in generated source: the reverse transform
+# prints them as imports, see reverse_names.py).
 RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
-_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy}
+_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy, BUILTINS: builtins}
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
@@ -113,6 +118,14 @@ def is_resolved(obj) -> bool:
     return obj is not _UNRESOLVED
 
 
+@functools.lru_cache(maxsize=1024)
+def source_lines(code: types.CodeType) -> tuple[list, int]:
+    """`inspect.getsourcelines(code)`, read once per code object (the
+    frontend and the alias analysis of callers both read a callee)."""
+    lines, first = inspect.getsourcelines(code)
+    return list(lines), first
+
+
 def load(func) -> Source:
     """Read, parse and fence `func`. Raises `SourceUnavailableError`."""
     if not isinstance(func, types.FunctionType):
@@ -122,9 +135,10 @@ def load(func) -> Source:
             hint="differentiate a function, method or functools.partial defined "
                  "in Python, or register a rule for this callable with "
                  "`s2s_ad.adjoint`")
-    filename = func.__code__.co_filename
-    try:
-        lines, first = inspect.getsourcelines(func)
+    code = func.__code__
+    filename = code.co_filename
+    try:        # the code object's own source, not that of a `__wrapped__` function
+        lines, first = source_lines(code)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"cannot read the source of {func.__qualname__!r} ({exc})",
@@ -132,10 +146,10 @@ def load(func) -> Source:
             hint="define the function in a .py file (source typed at a bare "
                  "REPL or given to `python -c` is not kept), or register a "
                  "rule for it with `s2s_ad.adjoint`") from None
-    if func.__name__ == "<lambda>":
+    if code.co_name == "<lambda>":
         tree, lines, first, indent = _lambda_tree(func, filename)
     else:
-        tree, lines, indent = _def_tree(lines)
+        tree, lines, indent = _def_tree(lines, func, Location(filename, first, 0))
     closure = {}
     if func.__closure__:
         for var, cell in zip(func.__code__.co_freevars, func.__closure__):
@@ -149,34 +163,85 @@ def load(func) -> Source:
     return src
 
 
-def _def_tree(lines: list[str]) -> tuple[gast.FunctionDef, list[str], int]:
+def _def_tree(lines: list[str], func, where: Location):
+    """The `def` that compiled to `func.__code__`, without its decorators.
+
+    The source is the code object's own, so a function made by a decorator
+    is differentiated as what runs: the wrapper, not the function it wraps
+    (its `__wrapped__`).  Dropping the decorators is then exact: they ran
+    already, and `func` is the function they returned."""
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     module = gast.parse(dedented)
     fdef = module.body[0]
+    if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)) or \
+            fdef.name != func.__code__.co_name:
+        raise SourceUnavailableError(
+            f"the source found for {func.__qualname__!r} is not its definition",
+            where, hint="define the function with a plain `def` in a .py file")
     fdef.decorator_list = []
+    if getattr(func, "__wrapped__", None) is not None and (fdef.args.vararg or fdef.args.kwarg):
+        inner = func.__wrapped__
+        raise UnsupportedSyntaxError(
+            f"{func.__qualname__!r} is the wrapper {fdef.name}(...) that a decorator "
+            f"made around {getattr(inner, '__qualname__', inner)!r}; s2s_ad "
+            "differentiates what runs, and cannot follow its *args/**kwargs",
+            where, hint=f"differentiate {func.__name__}.__wrapped__ if the decorator "
+                        "does not change the value, or give the wrapper explicit parameters")
     return fdef, dedented.splitlines(), indent
 
 
 def _lambda_tree(func, filename: str):
-    """Parse the whole file and turn the lambda on `co_firstlineno` into a def."""
+    """Parse the whole file and turn the lambda that compiled to
+    `func.__code__` into a def."""
     file_lines = linecache.getlines(filename)
-    lineno = func.__code__.co_firstlineno
+    code = func.__code__
     module = gast.parse("".join(file_lines))
-    params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
-    for node in gast.walk(module):
-        if isinstance(node, gast.Lambda) and node.lineno == lineno and \
-                [a.id for a in node.args.args] == params:
-            body = [gast.Return(value=node.body)]
-            gast.copy_location(body[0], node.body)
-            fdef = astutil.function_def("<lambda>", node.args, body)
-            gast.copy_location(fdef, node)
-            return fdef, [ln.rstrip("\n") for ln in file_lines], 1, 0
-    raise SourceUnavailableError(
-        "cannot find the source of this lambda",
-        Location(filename, lineno, 0),
-        hint="write it as a `def` function")
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    candidates = [node for node in gast.walk(module)
+                  if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno
+                  and [a.id for a in node.args.posonlyargs + node.args.args
+                       + node.args.kwonlyargs] == params]
+    node = _pick_lambda(candidates, code, Location(filename, code.co_firstlineno, 0))
+    body = [gast.Return(value=node.body)]
+    gast.copy_location(body[0], node.body)
+    fdef = astutil.function_def("<lambda>", node.args, body)
+    gast.copy_location(fdef, node)
+    return fdef, [ln.rstrip("\n") for ln in file_lines], 1, 0
+
+
+def _pick_lambda(candidates: list, code, where: Location) -> gast.Lambda:
+    """The lambda among `candidates` (same line, same parameters) whose body
+    spans exactly the code's instruction positions (Python 3.11+), e.g. the
+    second of `[lambda x: np.sin(x), lambda x: np.cos(x)]`.  Without
+    positions (Python 3.10, `-X no_debug_ranges`) a line with several such
+    lambdas is a located error: never a guess."""
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise SourceUnavailableError("cannot find the source of this lambda", where,
+                                     hint="write it as a `def` function")
+    span = _code_span(code)
+    exact = [n for n in candidates if span == ((n.body.lineno, n.body.col_offset),
+                                               (n.body.end_lineno, n.body.end_col_offset))]
+    if span is None or len(exact) != 1:
+        raise SourceUnavailableError(
+            f"cannot tell which of the {len(candidates)} lambdas with these parameters "
+            "on this line is the one to differentiate", where,
+            hint="put each lambda on a line of its own, or write it as a `def`")
+    return exact[0]
+
+
+def _code_span(code) -> tuple | None:
+    """((line, col), (end line, end col)) covered by a code object's
+    instructions, or None when Python does not record columns."""
+    positions = getattr(code, "co_positions", None)
+    spans = [p for p in (positions() if positions else ())
+             if None not in p and (p[0], p[2]) != (p[1], p[3])]
+    if not spans:
+        return None
+    return min((p[0], p[2]) for p in spans), max((p[1], p[3]) for p in spans)
 
 
 def fence(src: Source, body: list) -> None:

@@ -11,9 +11,13 @@ is compiled as its own function whose extra keyword-only parameters are the
 enclosing locals it reads, `def f__g(v, *, scale): return np.sin(v) * scale`,
 and each call `g(x)` becomes `f__g(x, scale=scale)`.  The values are passed
 at the call, as Python's late binding reads them; a nested function may not
-assign an enclosing local (`nonlocal` is fenced).  Lifted functions are
-ordinary user functions afterwards: differentiated through their own
-generated adjoints, so gradients flow into the captured variables too.
+assign an enclosing local (`nonlocal` is fenced).  Default values are
+evaluated where the `def` (or lambda) stands, in the enclosing function, as
+Python evaluates them: `g = lambda v, k=k: v * k` becomes `k_default = k`
+there, the lifted function has no defaults, and a call that leaves `k` out
+passes `k=k_default`.  Lifted functions are ordinary user functions
+afterwards: differentiated through their own generated adjoints, so
+gradients flow into the captured variables and the defaults too.
 
 Invariant: a lifted function's text is registered in `linecache` under a
 synthetic file name, so the frontend reads it like any other source.
@@ -35,47 +39,95 @@ class Lifted:
     name: str                 # the identifier calls are rewritten to
     func: types.FunctionType
     free: tuple               # enclosing names passed as keywords
+    # (parameter, value atom, its position or None if keyword-only, whether
+    # positional-only) per default, the atom evaluated where the nested
+    # function was defined
+    defaults: tuple = ()
+
+    def call(self, args: list, keywords: list) -> gast.Call:
+        """A call of the lifted function for the user's call with `args` and
+        `keywords`: plus the enclosing values it reads and each default
+        the call leaves out."""
+        given = {k.arg for k in keywords}
+        args, keywords = list(args), list(keywords)
+        for param, value, position, posonly in self.defaults:
+            if position is not None and position < len(args) or param in given:
+                continue
+            if posonly:         # the missing ones are the last: append in order
+                args.append(astutil.clone(value))
+            else:
+                keywords.append(gast.keyword(arg=param, value=astutil.clone(value)))
+        keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in self.free]
+        return astutil.call(astutil.name(self.name), args, [(k.arg, k.value) for k in keywords])
+
+    def default_names(self) -> set[str]:
+        return {d[1].id for d in self.defaults if isinstance(d[1], gast.Name)}
 
 
-def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict) -> Lifted:
+def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
+         defaults: dict) -> Lifted:
     """Compile a nested `FunctionDef` or `Lambda` as a top-level function.
 
     `enclosing` holds the names that are locals of the enclosing function;
     those the nested function reads become keyword-only parameters.
     `siblings` maps the names of nested functions lifted before this one to
-    their `Lifted`: calls to them go to the lifted functions.
+    their `Lifted`: calls to them go to the lifted functions.  `defaults`
+    maps each parameter with a default to the atom holding its value.
     """
     if isinstance(node, gast.Lambda):
         body = [gast.Return(value=astutil.clone(node.body))]
         args = astutil.clone(node.args)
     else:
         body, args = [astutil.clone(s) for s in node.body], astutil.clone(node.args)
+    positional = [a.id for a in list(args.posonlyargs) + list(args.args)]
+    posonly = {a.id for a in args.posonlyargs}
+    _strip_signature(args)
     own = {a.id for a in astutil.params(args)} | {
         n.id for s in body for n in gast.walk(s)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     called = _call_siblings(body, siblings, own)
+    passed = set().union(*(siblings[n].default_names() for n in called))
     reads = [n for s in body for n in astutil.load_names(s)]
     free = tuple(dict.fromkeys(
         n for n in reads if n not in own and n not in called
-        and (n in enclosing or n in src.closure)))
+        and (n in enclosing or n in src.closure or n in passed)))
     args.kwonlyargs = list(args.kwonlyargs) + [astutil.param(n) for n in free]
     args.kw_defaults = list(args.kw_defaults) + [None] * len(free)
-    fdef = astutil.function_def(name, args, body)
+    func = _compile(astutil.function_def(name, args, body), src,
+                    {siblings[n].name: siblings[n].func for n in called})
+    order = tuple((p, v, positional.index(p) if p in positional else None, p in posonly)
+                  for p, v in defaults.items())
+    return Lifted(name, func, free, order)
+
+
+def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict) -> types.FunctionType:
+    """The lifted def as a live function in the enclosing function's module,
+    its text registered in `linecache`.  Calling lifted `siblings` needs them
+    among the globals: a copy of the module's (then module globals are read
+    as they were at compile time)."""
+    name = fdef.name
     text = astutil.unparse(astutil.module([fdef])) + "\n"
     filename = f"<s2s_ad lifted {src.qualname}.{name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = dict(src.globals)         # evaluates the defaults, once
+    namespace = dict(src.globals)         # nothing is evaluated: no defaults
     exec(compile(text, filename, "exec"), namespace)
     made = namespace[name]
-    # Calling a lifted sibling needs it among the globals: a copy of the
-    # module's (then module globals are read as they were at compile time).
-    scope = src.globals if not called else {
-        **src.globals, **{siblings[n].name: siblings[n].func for n in called}}
+    scope = {**src.globals, **siblings} if siblings else src.globals
     func = types.FunctionType(made.__code__, scope, name, made.__defaults__)
     func.__kwdefaults__ = made.__kwdefaults__
     func.__module__ = src.func.__module__
     func.__qualname__ = f"{src.func.__qualname__}.<locals>.{name}"
-    return Lifted(name, func, free)
+    return func
+
+
+def _strip_signature(args: gast.arguments) -> None:
+    """No defaults and no annotations: both would be evaluated where the
+    lifted function is compiled, in module globals (defaults are passed at
+    each call instead, see `Lifted.call`)."""
+    args.defaults = []
+    args.kw_defaults = [None] * len(args.kwonlyargs)
+    for param in astutil.params(args):
+        param.annotation = None
 
 
 def _call_siblings(body, siblings: dict, own: set) -> set:
@@ -86,9 +138,7 @@ def _call_siblings(body, siblings: dict, own: set) -> set:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in siblings and node.func.id not in own:
-                lifted = siblings[node.func.id]
                 called.add(node.func.id)
-                node.func = astutil.name(lifted.name)
-                node.keywords = list(node.keywords) + [
-                    gast.keyword(arg=n, value=astutil.name(n)) for n in lifted.free]
+                new = siblings[node.func.id].call(node.args, node.keywords)
+                node.func, node.args, node.keywords = new.func, new.args, new.keywords
     return called

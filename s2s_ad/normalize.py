@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, jumps
+from . import astutil, jumps, naming
 from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
@@ -75,7 +75,8 @@ def normalize(src: Source) -> Normalized:
     """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
     fdef = src.tree
     locals_ = local_names(fdef)
-    namer = Namer(astutil.all_names(fdef) | locals_)
+    namer = Namer(astutil.all_names(fdef) | locals_,
+                  naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = _Normalizer(src, locals_, namer)
     body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
@@ -299,9 +300,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))
         if lifted is not None:          # call the lifted function, passing what it reads
-            keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in lifted.free]
-            expr = gast.copy_location(gast.Call(func=astutil.name(lifted.name),
-                                                args=expr.args, keywords=keywords), expr)
+            expr = gast.copy_location(lifted.call(expr.args, keywords), expr)
         callee = self.src.resolve(expr.func, self.locals)
         if is_resolved(callee):
             func = astutil.clone(expr.func)

@@ -30,7 +30,6 @@ it may write, so that recording saves what the reverse sweep needs.
 from __future__ import annotations
 
 import functools
-import inspect
 import textwrap
 from dataclasses import dataclass
 
@@ -39,7 +38,7 @@ import numpy
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
-from .frontend import OPERATORS, RUNTIME
+from .frontend import OPERATORS, RUNTIME, source_lines
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
@@ -286,7 +285,7 @@ def mutated_parameters(func) -> tuple[frozenset, frozenset]:
 @functools.lru_cache(maxsize=512)
 def _mutated(code) -> tuple[frozenset, frozenset]:
     try:
-        tree = gast.parse(textwrap.dedent(inspect.getsource(code)))
+        tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
     except (OSError, TypeError, SyntaxError):
         return frozenset(), frozenset()
     fdef = tree.body[0]

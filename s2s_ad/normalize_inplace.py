@@ -120,7 +120,7 @@ class InPlaceForms:
         `k = len(items); items = append(items, v, k)`."""
         item = self.atom(value)
         position = self.namer.temp("at")
-        self.emit(astutil.assign(position, astutil.call("len", [astutil.name(items)])))
+        self.emit(astutil.assign(position, astutil.call(astutil.builtin("len"), [astutil.name(items)])))
         stmt = astutil.assign(items, astutil.call(
             f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)]))
         self.emit(stmt)

@@ -76,16 +76,16 @@ class LoopForms:
         or None when the loop target is the range's own counter)."""
         callee = self._callee(iterable)
         if callee is range:
-            rng = astutil.call("range", [self.atom(a) for a in iterable.args])
+            rng = astutil.call(astutil.builtin("range"), [self.atom(a) for a in iterable.args])
             return astutil.for_("_", rng, []), None
         index = self.namer.fresh("k")
         if callee is reversed and len(iterable.args) == 1:
             length, element = self._view(iterable.args[0])
             last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
-            rng = astutil.call("range", [last, astutil.const(-1), astutil.const(-1)])
+            rng = astutil.call(astutil.builtin("range"), [last, astutil.const(-1), astutil.const(-1)])
             return astutil.for_(index, rng, []), element
         length, element = self._view(iterable)
-        return astutil.for_(index, astutil.call("range", [length]), []), element
+        return astutil.for_(index, astutil.call(astutil.builtin("range"), [length]), []), element
 
     def _callee(self, expr):
         if isinstance(expr, gast.Call) and not expr.keywords:
@@ -105,7 +105,7 @@ class LoopForms:
         if callee is zip and iterable.args:
             views = [self._view(a) for a in iterable.args]
             lengths = [v[0] for v in views]
-            length = lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
+            length = lengths[0] if len(lengths) == 1 else astutil.call(astutil.builtin("min"), lengths)
             return length, lambda k: astutil.tuple_([v[1](k) for v in views])
         if callee is reversed and len(iterable.args) == 1:
             length, element = self._view(iterable.args[0])
@@ -118,7 +118,7 @@ class LoopForms:
             seq = self._materialize(seq)
         elif isinstance(seq, gast.Name) and seq.id not in self.displays:
             seq = self._indexable(seq)      # a dict iterates its keys
-        return astutil.call("len", [astutil.clone(seq)]), lambda k: _subscript(seq, k)
+        return astutil.call(astutil.builtin("len"), [astutil.clone(seq)]), lambda k: _subscript(seq, k)
 
     @staticmethod
     def _dict_view(iterable) -> bool:
@@ -138,7 +138,7 @@ class LoopForms:
             value = gast.Subscript(value=astutil.clone(mapping), slice=_subscript(keys, k),
                                    ctx=gast.Load())
             return {"keys": key, "values": value}.get(kind) or astutil.tuple_([key, value])
-        return astutil.call("len", [astutil.clone(keys)]), element
+        return astutil.call(astutil.builtin("len"), [astutil.clone(keys)]), element
 
     def _indexable(self, seq):
         t = self.namer.temp("seq")
@@ -153,7 +153,7 @@ class LoopForms:
 
     def _materialize(self, seq):
         t = self.namer.temp("seq")
-        self.emit(astutil.assign(t, astutil.call("list", [seq])))
+        self.emit(astutil.assign(t, astutil.call(astutil.builtin("list"), [seq])))
         return astutil.name(t)
 
     def _check_loop_target(self, target) -> None:

@@ -12,7 +12,7 @@ import importlib
 
 import gast
 
-from . import lift
+from . import astutil, lift
 from .errors import UnsupportedSyntaxError
 
 
@@ -27,11 +27,29 @@ class ScopeForms:
 
     def _lift(self, node, name: str) -> lift.Lifted:
         """Lift a nested function out; calls to `name` go to the lifted one."""
+        defaults = self._defaults(node.args)
         lifted = lift.lift(node, self.namer.fresh(name + "_lifted"), self.src, self.locals,
-                           dict(self.nested))
+                           dict(self.nested), defaults)
         self.src.lifted[lifted.name] = lifted.func
         self.nested[name] = lifted
         return lifted
+
+    def _defaults(self, args) -> dict:
+        """A nested function's defaults, evaluated here, where it is defined,
+        in order: parameter -> a literal, or a fresh local holding the value
+        (`k_default = k`), so later rebinding of `k` does not change it."""
+        positional = list(args.posonlyargs) + list(args.args)
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        out = {}
+        for param, default in pairs:
+            if isinstance(default, gast.Constant) or astutil.is_number(default):
+                out[param.id] = astutil.clone(default)
+                continue
+            ident = self.namer.fresh(param.id + "_default")
+            self.emit(astutil.assign(ident, self.rhs(default)))
+            out[param.id] = astutil.name(ident)
+        return out
 
     def s_Import(self, stmt) -> None:
         """`import a.b as c` inside the function binds `c` at compile time."""

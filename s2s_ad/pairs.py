@@ -27,8 +27,11 @@ from . import astutil
 SPLIT = "__s2s_ad_split__"
 
 
-def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
-    """(forward def, backward def) of a pair-mode adjoint function."""
+def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
+    """(forward def, backward def) of a pair-mode adjoint function; `names`
+    are (forward name, backward name, saved-state parameter), fresh names
+    from the function's `Namer` (see reverse_names.py)."""
+    fwd_name, bwd_name, saved_param = names
     body = fdef.body
     cut = next(i for i, s in enumerate(body) if _is_split(s))
     output = body[cut].value.args[0]
@@ -36,17 +39,14 @@ def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
     params = {a.id for a in astutil.params(fdef.args)}
     bound = params | _stored(head)
     saved = sorted(bound & set(n for s in tail for n in astutil.load_names(s)))
-    saved_param = "saved"
-    while saved_param in bound or saved_param == seed_param:
-        saved_param = "_" + saved_param
     unbound = [astutil.assign(n, astutil.const(None)) for n in saved
                if n not in params and not _bound_at_top(n, head)]
     pack = astutil.tuple_(astutil.name(n) for n in saved)
-    fwd = astutil.function_def(f"{fname}_fwd", fdef.args,
+    fwd = astutil.function_def(fwd_name, fdef.args,
                                unbound + head + [astutil.ret(astutil.tuple_([output, pack]))])
     unpack = [astutil.assign(gast.Tuple(elts=[astutil.name(n, store=True) for n in saved],
                                         ctx=gast.Store()), astutil.name(saved_param))]
-    bwd = astutil.function_def(f"{fname}_bwd", astutil.arguments([saved_param, seed_param]),
+    bwd = astutil.function_def(bwd_name, astutil.arguments([saved_param, seed_param]),
                                (unpack if saved else []) + tail)
     return fwd, bwd
 

@@ -22,17 +22,17 @@ from __future__ import annotations
 import operator
 
 import gast
-import numpy
 
 from . import astutil, runtime, templates
 from .analysis import Facts
 from .errors import RuleError
-from .frontend import NUMPY, OPERATORS, RUNTIME, Source
+from .frontend import Source
 from .normalize import Normalized
 from .primitives import COPY, RULE, UNKNOWN, Prim
 from .pairs import SPLIT
 from .reverse_boundary import Adjoint, Boundary, PairRef, Request
 from .reverse_forward import ForwardSweep, index_of, param_copies
+from .reverse_names import Naming
 
 _AUGMENTED = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
               operator.ipow, operator.imod, operator.imatmul}
@@ -65,14 +65,13 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
             args.kw_defaults.append(None)
         else:
             args.args.append(astutil.param(req.seed))
-    name = f"d{src.tree.name}" if src.tree.name != "<lambda>" else "dlambda"
-    fdef = astutil.function_def(name, args, prologue + forward + seed + backward + ret)
+    fdef = astutil.function_def(gen.name, args, prologue + forward + seed + backward + ret)
     gen.name_reserved(fdef)
     scalars = facts.scalars | {gen.adj[n] for n in facts.scalars if n in gen.adj}
-    return Adjoint(fdef, gen.imports, gen.seed_param, frozenset(scalars))
+    return Adjoint(fdef, gen.imports, gen.seed_param, frozenset(scalars), gen.pair_names)
 
 
-class _Reverser(ForwardSweep, Boundary):
+class _Reverser(ForwardSweep, Boundary, Naming):
     def __init__(self, norm: Normalized, src: Source, prims, facts: Facts, req: Request):
         self.norm, self.src, self.prims, self.facts = norm, src, prims, facts
         self.req = req
@@ -92,32 +91,12 @@ class _Reverser(ForwardSweep, Boundary):
         args = norm.tree.args
         self.params = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs
                        + ([args.vararg] if args.vararg else [])}
+        self.name, self.pair_names = self.own_names(req.mode)
         self._rt = self._import("rt", runtime)
         for name, func in src.lifted.items():      # nested functions, lifted
             self._import(name, func)
 
-    # -- naming -----------------------------------------------------------
-    def _import(self, preferred: str, obj) -> str:
-        for ident, known in self.imports.items():
-            if known is obj:
-                return ident
-        ident = preferred
-        user = self.src.resolve(astutil.name(preferred), self.norm.locals)
-        if ident in self.imports or self.namer.taken(ident) and user is not obj:
-            ident = self.namer.fresh(preferred)
-        self.namer.reserve(ident)
-        self.imports[ident] = obj
-        return ident
-
-    def name_reserved(self, fdef) -> None:
-        """Code that normalization wrote refers to s2s_ad's own modules by
-        reserved names (`__s2s_ad_np__.sort`); print them as imports."""
-        reserved = {RUNTIME: ("rt", runtime), NUMPY: ("np", numpy),
-                    OPERATORS: ("operator", operator)}
-        for node in gast.walk(fdef):
-            if isinstance(node, gast.Name) and node.id in reserved:
-                node.id = self._import(*reserved[node.id])
-
+    # -- naming (see reverse_names.py) ------------------------------------
     def adjoint_name(self, primal: str) -> str:
         if primal not in self.adj:
             self.adj[primal] = self.namer.fresh("d" + primal)
@@ -215,11 +194,10 @@ class _Reverser(ForwardSweep, Boundary):
             if old is not None:
                 binding = {k: _rename(v, target, old) for k, v in binding.items()}
             try:
-                items, imports = templates.instantiate(
-                    prim.rule.template, binding, target, d_result, self.namer)
+                items, _ = templates.instantiate(
+                    prim.rule.template, binding, target, d_result, self.namer, self._import)
             except RuleError as exc:
                 raise RuleError(exc.message, self.src.locate(stmt), exc.hint) from None
-            self._merge_imports(items, imports)
         if self_ref and _read_after_write(items, d_result, {target, old}):
             # `x = f(x)` whose rule reads d[z] after writing d[x]: keep d[z]
             moved = self.namer.fresh(d_result + "_next")
@@ -306,19 +284,6 @@ class _Reverser(ForwardSweep, Boundary):
         self.live.add(primal)
         return astutil.assign(d, value)
 
-    def _merge_imports(self, items, imports: dict) -> None:
-        renames = {}
-        for ident, obj in imports.items():
-            actual = self._import(ident, obj)
-            if actual != ident:
-                renames[ident] = actual
-        if renames:
-            for item in items:
-                node = item.value if isinstance(item, templates.Contribution) else item
-                for sub in gast.walk(node):
-                    if isinstance(sub, gast.Name) and sub.id in renames:
-                        sub.id = renames[sub.id]
-
     def _zero(self, primal: str) -> gast.stmt:
         self.live.add(primal)
         return astutil.assign(self.adjoint_name(primal), astutil.call(
@@ -377,12 +342,14 @@ class _Reverser(ForwardSweep, Boundary):
         counter = self.counters.get(id(loop))
         if isinstance(loop, gast.While):
             target = self.namer.fresh("_")
-            return astutil.for_(target, astutil.call("range", [astutil.name(counter)]), body)
+            return astutil.for_(target, astutil.call(astutil.builtin("range"),
+                                                     [astutil.name(counter)]), body)
         iterable = astutil.clone(loop.iter)
         if counter:
             iterable = gast.Subscript(value=iterable, slice=gast.Slice(
                 None, astutil.name(counter), None), ctx=gast.Load())
-        return astutil.for_(loop.target.id, astutil.call("reversed", [iterable]), body)
+        return astutil.for_(loop.target.id, astutil.call(astutil.builtin("reversed"),
+                                                         [iterable]), body)
 
 
 def _is_call_to(node, module: str, func: str) -> bool:
@@ -433,4 +400,6 @@ def _header(stmt) -> str:
         return f"for {astutil.unparse(stmt.target)} in {astutil.unparse(stmt.iter)}:"
     if isinstance(stmt, gast.While):
         return "while " + astutil.unparse(stmt.test) + ":"
+    if isinstance(stmt, gast.FunctionDef):      # its defaults: its first line
+        return astutil.unparse(stmt).splitlines()[0]
     return astutil.unparse(stmt)

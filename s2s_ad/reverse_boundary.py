@@ -33,12 +33,13 @@ class Request:
 
 @dataclass(frozen=True)
 class PairRef:
-    """A callee's generated forward/backward functions, for a caller to use.
+    """A callee's generated forward/backward functions, for a caller to use:
+    the names they prefer to be imported under, and the functions.
 
     `objects` is None while the pair itself is being compiled (recursion):
-    the names then refer to the defs compiled alongside."""
-    fwd: str
-    bwd: str
+    the caller is then that pair, and calls its own defs."""
+    fwd: str | None
+    bwd: str | None
     objects: tuple | None = None
 
 
@@ -48,6 +49,7 @@ class Adjoint:
     imports: dict = field(default_factory=dict)   # name -> object
     seed_param: str | None = None                 # pair mode: the cotangent
     scalars: frozenset = frozenset()              # locals known to hold scalars
+    pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
 
 
 
@@ -65,9 +67,7 @@ class Boundary:
         if req.mode != "vjp" and checked is not None:
             check = astutil.call(f"{self._rt}.check_scalar",
                                  [astutil.name(checked), astutil.const(src.name)])
-            test = gast.Compare(left=astutil.call("type", [astutil.name(checked)]),
-                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
-            out.append(astutil.if_(test, [astutil.expr_stmt(check)]))
+            out.append(astutil.if_(_not_float(checked), [astutil.expr_stmt(check)]))
         if output.id in self.facts.varied_out:
             seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
             out.append(astutil.assign(self.adjoint_name(output.id), seed))
@@ -162,10 +162,13 @@ class Boundary:
     def _like_check(self, d: str, p: str) -> gast.stmt:
         """`dx` takes `x`'s type, shape and dtype: a cheap test for the
         common float case, the helper (which also rejects ints) otherwise."""
-        def not_float(n):
-            return gast.Compare(left=astutil.call("type", [astutil.name(n)]),
-                                ops=[gast.IsNot()], comparators=[astutil.name("float")])
-        test = gast.BoolOp(op=gast.Or(), values=[not_float(d), not_float(p)])
+        test = gast.BoolOp(op=gast.Or(), values=[_not_float(d), _not_float(p)])
         fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
             astutil.name(d), astutil.name(p), astutil.const(p)]))
         return astutil.if_(test, [fix])
+
+
+def _not_float(ident: str) -> gast.expr:
+    """`type(ident) is not float`, through the builtins' reserved names."""
+    return gast.Compare(left=astutil.call(astutil.builtin("type"), [astutil.name(ident)]),
+                        ops=[gast.IsNot()], comparators=[astutil.builtin("float")])

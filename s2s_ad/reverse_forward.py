@@ -21,7 +21,8 @@ from .primitives import CALL, COPY, INPLACE, Prim, names_of
 
 class ForwardSweep:
     """Relies on the reverser's `prims`, `facts`, `namer`, `depth`, `saves`,
-    `counters`, `unbound`, `calls`, `req`, `src`, `params` and `_import`."""
+    `counters`, `unbound`, `calls`, `req`, `src`, `params`, `pair_names`
+    and `_import`."""
 
     def forward(self, body: list) -> list:
         out = []
@@ -80,8 +81,9 @@ class ForwardSweep:
             return [astutil.clone(stmt)]
         variant = prim.variant(self.facts.varied_before[id(stmt)])
         ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
-        fwd, bwd = ref.fwd, ref.bwd
-        if ref.objects is not None:
+        if ref.objects is None:         # recursion: this pair's own defs
+            fwd, bwd = self.pair_names[:2]
+        else:
             fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
         saved = self.namer.fresh(prim.key.__name__ + "_saved")
         self.calls[id(stmt)] = (saved, bwd, variant)

@@ -24,6 +24,7 @@ import inspect
 import textwrap
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 import gast
 
@@ -179,16 +180,22 @@ def bind(tpl: Template, args: list, kwargs: dict) -> dict[str, gast.expr]:
 
 
 def instantiate(tpl: Template, binding: dict[str, gast.expr], result: str,
-                d_result: str, namer: Namer) -> tuple[list, dict[str, object]]:
+                d_result: str, namer: Namer,
+                imported: Callable[[str, object], str] | None = None
+                ) -> tuple[list, dict[str, object]]:
     """Substitute a bound template.
 
     Returns the statements (gast statements and `Contribution`s, in order)
-    and the imports they need (free name -> object).  Template locals are
-    renamed with `namer`; `d[result]` becomes `d_result`.
+    and the imports they need (identifier -> object).  Template locals are
+    renamed with `namer`; `d[result]` becomes `d_result`.  A free name of
+    the template (`np`, `rt` from its module, or a builtin such as `sum`)
+    becomes `imported(name, object)`, the identifier the generated code reads
+    it by; only those nodes are renamed, never the call site's arguments.
     """
     renames = {n: namer.temp(n.strip("_") or "t") for n in tpl.temporaries}
     imports: dict[str, object] = {}
-    subst = _Substituter(tpl, binding, result, d_result, renames, imports)
+    subst = _Substituter(tpl, binding, result, d_result, renames, imports,
+                         imported or (lambda ident, obj: ident))
     out = []
     for stmt in tpl.body:
         out.extend(subst.statement(astutil.clone(stmt)))
@@ -232,9 +239,10 @@ def primal_of(node):
 
 
 class _Substituter(gast.NodeTransformer):
-    def __init__(self, tpl, binding, result, d_result, renames, imports):
+    def __init__(self, tpl, binding, result, d_result, renames, imports, imported):
         self.tpl, self.binding, self.renames = tpl, binding, renames
         self.result, self.d_result, self.imports = result, d_result, imports
+        self.imported = imported
 
     def statement(self, stmt) -> list:
         if isinstance(stmt, gast.AugAssign) and _is_adjoint_ref(stmt.target):
@@ -283,7 +291,11 @@ class _Substituter(gast.NodeTransformer):
         if node.id in self.binding:
             return astutil.clone(self.binding[node.id])
         if node.id in self.tpl.namespace:
-            self.imports[node.id] = self.tpl.namespace[node.id]
-        elif not hasattr(builtins, node.id):
+            obj = self.tpl.namespace[node.id]
+        elif hasattr(builtins, node.id):
+            obj = getattr(builtins, node.id)
+        else:
             raise RuleError(f"rule {self.tpl.name!r}: unknown name {node.id!r}")
-        return node
+        ident = self.imported(node.id, obj)
+        self.imports[ident] = obj
+        return astutil.name(ident)
