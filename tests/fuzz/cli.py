@@ -1,7 +1,7 @@
 """Command line of the fuzzer.
 
     python -m tests.fuzz --seeds 0:10000 [--jobs 2] [--features if,for] [--exclude names]
-                         [--show-failures N] [--save DIR]
+                         [--show-failures N] [--save DIR] [--results FILE]
     python -m tests.fuzz --seed N [--print]     # judge (or just print) one program
     python -m tests.fuzz --minimize N           # shrink seed N's failure
     python -m tests.fuzz --list-features
@@ -12,6 +12,7 @@ Exit status: 1 if any seed was wrong or crashed, else 0.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -35,6 +36,8 @@ def parse_args(argv=None):
     p.add_argument("--show-failures", type=int, default=0, metavar="N",
                    help="print the program of the first N failures")
     p.add_argument("--save", metavar="DIR", help="write each failing program to DIR/seed_N.py")
+    p.add_argument("--results", metavar="FILE",
+                   help="write one JSON line per seed: seed, outcome, signature")
     p.add_argument("--list-features", action="store_true")
     return p.parse_args(argv)
 
@@ -102,6 +105,11 @@ def _many(args, features) -> int:
             print(f"# {res.detail}")
     if args.save:
         _save(args.save, bad, features)
+    if args.results:
+        with open(args.results, "w") as fh:
+            for seed, res in results:
+                fh.write(json.dumps({"seed": seed, "outcome": res.outcome,
+                                     "signature": res.signature}) + "\n")
     return int(bool(bad))
 
 

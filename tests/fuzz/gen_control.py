@@ -171,18 +171,15 @@ def while_loop(g: Gen, sc: Scope):
         tests.append(f"abs({state.name}) > 0.1")
     test, body = g.pick(tests), sc.child(loop=True)
     g.w.line(f"{ctr} = 0")
-    if g.on("jumps") and g.chance(0.3):
-        header, last = "while True:", f"if not ({test}) or {ctr} >= {k}:"
-    else:
-        header, last = f"while {test} and {ctr} < {k}:", None
-    with g.w.block(header):
+    forever = g.on("jumps") and g.chance(0.3)        # `while True:` ... `break`
+    with g.w.block("while True:" if forever else f"while {test} and {ctr} < {k}:"):
         g.w.line(f"{ctr} += 1")
+        if forever:                                  # before any `continue`
+            with g.w.block(f"if not ({test}) or {ctr} > {k}:"):
+                g.w.line("break")
         g.w.line(f"{state.name} = {strip(expr(g, body, 'S'))}")
         if g.chance(0.6):
             block(g, body, g.rng.randint(1, 2))
-        if last:
-            with g.w.block(last):
-                g.w.line("break")
     sc.add(Var(ctr, "X"))
 
 

@@ -63,11 +63,10 @@ class Program:
         return f"ad.{self.mode}({self.entry}{''.join(', ' + o for o in options)})"
 
     def cotangent(self, output):
-        """The vjp seed: seeded random, shaped like the primal's output."""
-        rng = np.random.default_rng(self.seed + 7)
-        if isinstance(output, np.ndarray):
-            return rng.standard_normal(output.shape)
-        return float(rng.standard_normal())
+        """The vjp seed: seeded random, shaped like the primal's output
+        (`reproducer` writes the same computation out)."""
+        ct = np.random.default_rng(self.seed + 7).standard_normal(np.shape(output))
+        return ct if isinstance(output, np.ndarray) else float(ct)
 
     def with_source(self, source: str) -> "Program":
         return dataclasses.replace(self, source=source)
@@ -80,9 +79,10 @@ class Program:
         lines += [f"{name} = {value_repr(value)}" for name, value in zip(self.params, self.args)]
         call = ", ".join(self.params)
         if self.mode == "vjp":
-            lines.append(f"primal_out = {self.entry}({call})")
+            lines += ["import copy", f"out = {self.entry}(*copy.deepcopy([{call}]))",
+                      f"ct = np.random.default_rng({self.seed + 7}).standard_normal(np.shape(out))",
+                      "ct = ct if isinstance(out, np.ndarray) else float(ct)"]
             call += ", seed=ct" if _has_defaults(self.source, self.entry) else ", ct"
-            lines.insert(-1, "# ct: a seeded random cotangent shaped like the output")
         lines.append(f"print({self.transform_call(params)}({call}))")
         return "\n".join(lines) + "\n"
 

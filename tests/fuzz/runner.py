@@ -228,7 +228,8 @@ def signature(exc: BaseException) -> str:
 def _normalize(text: str) -> str:
     text = re.sub(r"\(<s2s_ad .*?, line \d+\)", "", text)
     text = re.sub(r"\S+\.py:\d+:\d+: ", "", text)
-    text = re.sub(r"'[^']*'", "'…'", text)
+    text = re.sub(r"<[^<>]*>", "<…>", text)
+    text = re.sub(r"'[^']*('|$)", "'…'", text)
     text = re.sub(r"(?<![A-Za-z_])\d+", "N", text)
     return text.strip()[:110]
 
