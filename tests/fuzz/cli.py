@@ -1,0 +1,143 @@
+"""Command line of the fuzzer.
+
+    python -m tests.fuzz --seeds 0:10000 [--jobs 2] [--features if,for] [--exclude names]
+                         [--show-failures N] [--save DIR] [--results FILE]
+    python -m tests.fuzz --seed N [--print]     # judge (or just print) one program
+    python -m tests.fuzz --minimize N           # shrink seed N's failure
+    python -m tests.fuzz --list-features
+
+The same --features/--exclude must be given to reproduce a seed found with them.
+Exit status: 1 if any seed was wrong or crashed, else 0.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .campaign import campaign, run_seed
+from .gen_core import FEATURES
+from .generate import generate
+from .minimize import Minimizer
+from .program import Loader, Program
+from .runner import run
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seeds", help="a range START:STOP of seeds to run")
+    p.add_argument("--seed", type=int, help="one seed: judge it and show the program")
+    p.add_argument("--print", action="store_true", help="with --seed: only print the program")
+    p.add_argument("--minimize", type=int, metavar="SEED", help="minimize this seed's failure")
+    p.add_argument("--features", help="comma-separated features to enable (default: all)")
+    p.add_argument("--exclude", help="comma-separated features to disable")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes for --seeds")
+    p.add_argument("--show-failures", type=int, default=0, metavar="N",
+                   help="print the program of the first N failures")
+    p.add_argument("--save", metavar="DIR", help="write each failing program to DIR/seed_N.py")
+    p.add_argument("--results", metavar="FILE",
+                   help="write one JSON line per seed: seed, outcome, signature")
+    p.add_argument("--list-features", action="store_true")
+    return p.parse_args(argv)
+
+
+def features_of(args) -> tuple:
+    chosen = set(FEATURES if not args.features else args.features.split(","))
+    chosen -= set(args.exclude.split(",")) if args.exclude else set()
+    unknown = chosen - set(FEATURES)
+    if unknown:
+        sys.exit(f"unknown features: {', '.join(sorted(unknown))} (see --list-features)")
+    return tuple(f for f in FEATURES if f in chosen)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    features = features_of(args)
+    if args.list_features:
+        print("\n".join(FEATURES))
+        return 0
+    if args.minimize is not None:
+        return _minimize(args.minimize, features)
+    if args.seed is not None:
+        return _one(args.seed, features, args.print)
+    if args.seeds:
+        return _many(args, features)
+    print("nothing to do: give --seeds, --seed or --minimize (see --help)")
+    return 2
+
+
+def _one(seed: int, features, only_print: bool) -> int:
+    prog = generate(seed, features)
+    print(describe(prog))
+    if only_print:
+        return 0
+    res = run(prog, Loader())
+    print(f"# outcome: {res.outcome}  {res.signature}")
+    if res.detail:
+        print(res.detail)
+    return int(res.outcome in ("wrong", "crash"))
+
+
+def describe(prog: Program) -> str:
+    """The program's source with a header saying how it is called."""
+    head = (f"# seed {prog.seed}: {prog.mode}, has_aux={prog.has_aux}, wrt={list(prog.wrt)}"
+            f"{' (tuple)' if prog.wrt_tuple else ''}\n# features: {', '.join(prog.features)}\n")
+    return head + prog.reproducer()
+
+
+def _many(args, features) -> int:
+    start, _, stop = args.seeds.partition(":")
+    seeds = range(int(start), int(stop))
+
+    def progress(done, total):
+        if sys.stderr.isatty() and (done % 50 == 0 or done == total):
+            print(f"\r{done}/{total}", end="", file=sys.stderr, flush=True)
+    results, summary = campaign(seeds, features, args.jobs, progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(summary.report())
+    bad = [(s, r) for s, r in results if r.outcome in ("wrong", "crash")]
+    for seed, res in bad[:args.show_failures]:
+        print(f"\n{'=' * 70}\n# {res.outcome}: {res.signature}")
+        print(describe(generate(seed, features)))
+        if res.detail and res.outcome == "wrong":
+            print(f"# {res.detail}")
+    if args.save:
+        _save(args.save, bad, features)
+    if args.results:
+        with open(args.results, "w") as fh:
+            for seed, res in results:
+                fh.write(json.dumps({"seed": seed, "outcome": res.outcome,
+                                     "signature": res.signature}) + "\n")
+    return int(bool(bad))
+
+
+def _save(directory: str, bad, features) -> None:
+    os.makedirs(directory, exist_ok=True)
+    for seed, res in bad:
+        with open(os.path.join(directory, f"seed_{seed}.py"), "w") as fh:
+            fh.write(f"# {res.outcome}: {res.signature}\n")
+            fh.write(describe(generate(seed, features)))
+    print(f"\nsaved {len(bad)} failing programs to {directory}")
+
+
+def _minimize(seed: int, features) -> int:
+    loader = Loader()
+
+    def judge(prog):
+        res = run(prog, loader)
+        return res.outcome, res.signature
+    prog = generate(seed, features)
+    first = judge(prog)
+    print(f"# seed {seed}: {first[0]}  {first[1]}")
+    if first[0] in ("ok", "skipped", "refused"):
+        print("# nothing to minimize")
+        return 0
+    small = Minimizer(prog, judge).minimize()
+    res = run(small, loader)
+    print(describe(small))
+    print(f"# outcome: {res.outcome}  {res.signature}")
+    if res.detail and res.outcome == "wrong":
+        print(f"# {res.detail}")
+    return 1
