@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
+from fdcheck import check_grad, checked_grad
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
@@ -151,7 +151,7 @@ def test_contrastive_divergence_fd():
     # The samples are piecewise constant in the parameters: finite differences
     # see them as constants, as stop_gradient does.
     check_grad(m.cd_loss, (W, b, c, v, 7), wrt=("W", "b", "c"))
-    grads = ad.grad(m.cd_loss, wrt=("W", "b", "c"))(W, b, c, v, 7)
+    grads = checked_grad(m.cd_loss, wrt=("W", "b", "c"))(W, b, c, v, 7)
     for g, ref in zip(grads, m.textbook_cd_update(W, b, c, v, 7)):
         np.testing.assert_allclose(g, ref, rtol=1e-10, atol=1e-12)
 
