@@ -8,6 +8,13 @@ gradient has its argument's structure, type, shape and dtype, and that the
 derived function left its arguments untouched.  Every primal evaluation gets
 deep copies, so a primal that writes into its arguments is measured right.
 No other AD library is consulted.
+
+What the user receives is checked against a plain call of the function:
+`check_value` (value and aux of `value_and_grad`; `check_grad` calls it and
+checks grad's aux too); `checked_grad` / `checked_value_and_grad` wrap
+`ad.grad` / `ad.value_and_grad` so that every call of the derived function
+is checked so, for tests that pin gradients exactly; `check_vjp` checks a
+vector-Jacobian product against finite differences.
 """
 import copy
 import inspect
@@ -68,9 +75,10 @@ def check_grad(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5
     before = copy.deepcopy(args)
     derived = ad.grad(f, wrt=wrt, has_aux=has_aux, **options)
     grads = derived(*args)
-    if has_aux:
-        grads, _ = grads
     assert_tree_equal(before, args)
+    if has_aux:
+        grads, aux = grads
+        check_aux(f, args, aux)
     idx = _wrt_indices(f, wrt)
     glist = list(grads) if isinstance(wrt, tuple) else [grads]
     assert len(glist) == len(idx)
@@ -92,19 +100,96 @@ def check_grad(f, args, wrt=0, *, has_aux=False, directions=3, h=1e-6, rtol=1e-5
     return grads
 
 
-def check_value(f, args, wrt=0, *, has_aux=False, grads=None, **options):
+def check_value(f, args, wrt=0, *, has_aux=False, grads=None, kwargs=None, **options):
     """Assert that `value_and_grad` returns what a plain call of `f` returns
     (value, and aux with `has_aux`), the gradients `grads` (if given), and
-    leaves its arguments untouched."""
-    args = list(args)
-    before = copy.deepcopy(args)
-    expected = f(*copy.deepcopy(args))
-    value, got = ad.value_and_grad(f, wrt=wrt, has_aux=has_aux, **options)(*args)
-    assert_tree_equal(before, args)
+    leaves its arguments untouched.  Returns what `value_and_grad` returned."""
+    args, kwargs = list(args), dict(kwargs or {})
+    before = copy.deepcopy((args, kwargs))
+    expected = plain_call(f, args, kwargs)
+    out = ad.value_and_grad(f, wrt=wrt, has_aux=has_aux, **options)(*args, **kwargs)
+    value, got = out
+    assert_tree_equal(before, (args, kwargs))
     assert_tree_close(value, expected, "value_and_grad's value differs from a plain call")
     if grads is not None:
         got = list(got) if isinstance(wrt, tuple) else [got]
         assert_tree_close(got, list(grads), "value_and_grad's gradient differs from grad's")
+    return out
+
+
+def plain_call(f, args, kwargs=None):
+    """What a plain call of `f` returns, on deep copies of its arguments."""
+    return f(*copy.deepcopy(list(args)), **copy.deepcopy(dict(kwargs or {})))
+
+
+def check_aux(f, args, aux, kwargs=None):
+    """Assert that the aux `grad(f, has_aux=True)` returned is a plain call's."""
+    assert_tree_close(aux, plain_call(f, args, kwargs)[1], "grad's aux differs from a plain call")
+
+
+def checked_grad(f, wrt=0, *, has_aux=False, **options):
+    """`ad.grad(f, ...)` whose every call is also checked against a plain call
+    of `f`: grad's aux, value_and_grad's value and aux (`check_value`), the
+    same gradients from both, and arguments left untouched.  Use it where a
+    test pins gradients exactly instead of by finite differences."""
+    derived = ad.grad(f, wrt=wrt, has_aux=has_aux, **options)
+
+    def call(*args, **kwargs):
+        before = copy.deepcopy((args, kwargs))
+        out = derived(*args, **kwargs)
+        assert_tree_equal(before, (args, kwargs))
+        grads = out
+        if has_aux:
+            grads, aux = out
+            check_aux(f, args, aux, kwargs)
+        check_value(f, args, wrt, has_aux=has_aux, kwargs=kwargs,
+                    grads=list(grads) if isinstance(wrt, tuple) else [grads], **options)
+        return out
+    return call
+
+
+def checked_value_and_grad(f, wrt=0, *, has_aux=False, **options):
+    """`ad.value_and_grad(f, ...)` whose every call also checks the value (and
+    aux) against a plain call of `f` on deep copies, and untouched arguments."""
+    def call(*args, **kwargs):
+        return check_value(f, args, wrt, has_aux=has_aux, kwargs=kwargs, **options)
+    return call
+
+
+def check_vjp(f, args, seed, wrt=0, *, directions=3, h=1e-6, rtol=1e-5, atol=1e-6,
+              rng_seed=0, **options):
+    """Assert that `ad.vjp(f, wrt=wrt)(*args, seed)` matches finite
+    differences: <vjp, v> against <seed, (f(a + h v) - f(a - h v)) / 2h> for
+    a few seeded random directions v (`seed` is passed by keyword when `f`
+    has parameters with defaults, as vjp requires); also that every gradient has its
+    argument's structure, type, shape and dtype, and that neither the
+    arguments nor the seed were mutated.  Returns the vjp's gradients."""
+    args = list(args)
+    before = copy.deepcopy((args, seed))
+    derived = ad.vjp(f, wrt=wrt, **options)
+    defaults = any(p.default is not p.empty for p in inspect.signature(f).parameters.values())
+    grads = derived(*args, seed=seed) if defaults else derived(*args, seed)
+    assert_tree_equal(before, (args, seed))
+    idx = _wrt_indices(f, wrt)
+    glist = list(grads) if isinstance(wrt, tuple) else [grads]
+    assert len(glist) == len(idx)
+    for i, g in zip(idx, glist):
+        assert_like(g, args[i])
+    rng = np.random.default_rng(rng_seed)
+    for _ in range(directions):
+        dirs = [tree_map(lambda leaf: _direction(leaf, rng), args[i]) for i in idx]
+        exact = sum(_inner(g, v) for g, v in zip(glist, dirs))
+        plus, minus = list(args), list(args)
+        for i, v in zip(idx, dirs):
+            plus[i] = tree_map(lambda a, d: _shift(a, d, h), args[i], v)
+            minus[i] = tree_map(lambda a, d: _shift(a, d, -h), args[i], v)
+        delta = tree_map(lambda p, m: (np.asarray(p, dtype=float) - np.asarray(m, dtype=float))
+                         / (2 * h), plain_call(f, plus), plain_call(f, minus))
+        approx = _inner(seed, delta)
+        assert abs(exact - approx) <= atol + rtol * max(abs(exact), abs(approx)), \
+            f"vjp mismatch: s2s_ad {exact!r} vs finite differences {approx!r}\n" \
+            + ad.source(derived)
+    return grads
 
 
 def assert_tree_close(a, b, what):

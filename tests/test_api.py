@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
+from fdcheck import (assert_tree_close, check_grad, check_value, check_vjp, checked_grad,
+                     checked_value_and_grad, plain_call)
 
 CALLS = []
 
@@ -42,22 +43,22 @@ def counted(x):
 # -- transforms and options ----------------------------------------------------
 def test_grad_forms_agree():
     x = np.linspace(-1, 1, 4)
-    bare = ad.grad(loss)(x)
+    bare = checked_grad(loss)(x)
 
     @ad.grad(wrt="x")
     def decorated(x, y=2.0):
         return np.sum(np.tanh(x) * y) + y * y
 
     assert np.allclose(bare, decorated(x))
-    assert np.allclose(bare, ad.grad(loss, wrt=0)(x))
-    assert np.allclose(bare, ad.grad(loss, wrt=-2)(x, 2.0))
-    assert np.allclose(bare, ad.grad(loss)(x=x, y=2.0))
+    assert np.allclose(bare, checked_grad(loss, wrt=0)(x))
+    assert np.allclose(bare, checked_grad(loss, wrt=-2)(x, 2.0))
+    assert np.allclose(bare, checked_grad(loss)(x=x, y=2.0))
 
 
 def test_wrt_tuple_returns_tuple():
-    ga, gb = ad.grad(two_args, wrt=(0, "b"))(1.5, 0.5)
+    ga, gb = checked_grad(two_args, wrt=(0, "b"))(1.5, 0.5)
     assert ga == pytest.approx(2 * 1.5 * 0.5) and gb == pytest.approx(1.5 ** 2 + np.cos(0.5))
-    (only,) = ad.grad(two_args, wrt=(1,))(1.5, 0.5)
+    (only,) = checked_grad(two_args, wrt=(1,))(1.5, 0.5)
     assert only == pytest.approx(gb)
 
 
@@ -65,13 +66,14 @@ def test_value_and_grad_runs_primal_once():
     CALLS.clear()
     value, g = ad.value_and_grad(counted)(3.0)
     assert (value, g) == (9.0, 6.0) and len(CALLS) == 1
+    assert_tree_close(value, plain_call(counted, [3.0]), "value differs from a plain call")
 
 
 def test_has_aux():
     x = np.array([0.5, -1.0, 2.0])
-    g, aux = ad.grad(with_aux, has_aux=True)(x)
+    g, aux = checked_grad(with_aux, has_aux=True)(x)
     assert np.allclose(g, 2 * x) and aux == 2.0
-    (value, aux), g = ad.value_and_grad(with_aux, has_aux=True)(x)
+    (value, aux), g = checked_value_and_grad(with_aux, has_aux=True)(x)
     assert value == pytest.approx(np.sum(x ** 2)) and aux == 2.0 and np.allclose(g, 2 * x)
 
 
@@ -81,13 +83,15 @@ def test_vjp_non_scalar_output():
     gx, gw = ad.vjp(vector_out, wrt=(0, 1))(x, w, seed)
     assert np.allclose(gx, seed * w * (1 - np.tanh(x) ** 2))
     assert np.allclose(gw, seed * np.tanh(x))
+    check_vjp(vector_out, [x, w], seed, wrt=(0, 1))
     g = ad.vjp(vector_out_with_default)(x, seed=seed)      # keyword-only seed
     assert np.allclose(g, seed * 3.0 * (1 - np.tanh(x) ** 2))
+    check_vjp(vector_out_with_default, [x], seed)
 
 
 def test_optimize_false_gives_same_gradient():
     x = np.linspace(-1, 1, 5)
-    assert np.allclose(ad.grad(loss, optimize=False)(x), ad.grad(loss)(x))
+    assert np.allclose(checked_grad(loss, optimize=False)(x), checked_grad(loss)(x))
 
 
 # -- gradient types ------------------------------------------------------------
@@ -96,7 +100,7 @@ def test_optimize_false_gives_same_gradient():
 def test_gradient_has_argument_type(x):
     def f(x):
         return np.sum(x * x * 3.0)
-    g = ad.grad(f)(x)
+    g = checked_grad(f)(x)
     assert type(g) is type(x) and np.shape(g) == np.shape(x)
     assert np.asarray(g).dtype == np.asarray(x).dtype
     assert np.allclose(g, 6.0 * np.asarray(x))
@@ -112,8 +116,8 @@ def test_int_argument_is_rejected():
 def test_gradient_of_unused_parameter_is_zero_of_its_type():
     def f(a, b):
         return a * 2.0
-    assert ad.grad(f, wrt=1)(1.0, 5.0) == 0.0
-    g = ad.grad(f, wrt=1)(1.0, np.ones((2, 2), np.float32))
+    assert checked_grad(f, wrt=1)(1.0, 5.0) == 0.0
+    g = checked_grad(f, wrt=1)(1.0, np.ones((2, 2), np.float32))
     assert g.dtype == np.float32 and not g.any()
 
 
@@ -143,7 +147,7 @@ def test_stop_gradient_is_identity_at_run_time():
 
 def test_stop_gradient_masks_and_emits_no_adjoint():
     x = np.array([0.3, -1.2, 2.0, 0.7])
-    g = ad.grad(stopped)(x)
+    g = checked_grad(stopped)(x)
     k = int(np.argmax(x)) + 3
     assert np.allclose(g, 2 * (x - np.max(x)) + k + 1)
     reverse = ad.source(ad.grad(stopped)).split("# grad of:", 1)[1]
@@ -152,7 +156,7 @@ def test_stop_gradient_masks_and_emits_no_adjoint():
 
 
 def test_stop_gradient_on_one_use_only():
-    assert ad.grad(partly_stopped)(3.0) == 3.0      # d/dx x*c at c = x
+    assert checked_grad(partly_stopped)(3.0) == 3.0      # d/dx x*c at c = x
 
 
 def test_nested_stop_gradient_and_grad_inside():
@@ -162,7 +166,7 @@ def test_nested_stop_gradient_and_grad_inside():
         direction = ad.stop_gradient(inner(x))
         return np.sum(x * direction)
     x = np.array([0.2, 0.4])
-    assert np.allclose(ad.grad(outer)(x), inner(x))
+    assert np.allclose(checked_grad(outer)(x), inner(x))
 
 
 # -- generated source ----------------------------------------------------------
@@ -228,7 +232,7 @@ def test_nondifferentiable_declaration():
     assert "bucket_fwd" in ad.source(ad.grad(f))        # differentiated through
     ad.nondifferentiable(bucket)
     assert "bucket_fwd" not in ad.source(ad.grad(f))    # now an opaque call
-    assert np.allclose(ad.grad(f)(x), bucket(x))
+    assert np.allclose(checked_grad(f)(x), bucket(x))
 
 
 def test_callee_without_source_needs_a_rule():
@@ -257,7 +261,7 @@ def test_new_code_object_recompiles():
     def g(x):
         return x * 3.0
     f.__code__ = g.__code__
-    assert ad.grad(f) is not first and ad.grad(f)(1.0) == 3.0
+    assert ad.grad(f) is not first and checked_grad(f)(1.0) == 3.0
 
 
 def test_cache_is_weak():
@@ -297,3 +301,4 @@ def test_threads_share_one_compilation():
     for t in threads:
         t.join()
     assert all(np.array_equal(o, outs[0]) for o in outs)
+    check_value(f, [x], grads=[outs[0]])

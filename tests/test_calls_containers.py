@@ -17,7 +17,8 @@ import pytest
 import _helpers_calls as hc
 import s2s_ad as ad
 from _helpers_calls import mean_var, softplus_sum
-from fdcheck import assert_like, assert_tree_equal, check_grad
+from fdcheck import (assert_like, assert_tree_equal, check_grad, check_value, checked_grad,
+                     checked_value_and_grad)
 
 HERE = __file__
 SCALE = 100.0      # _helpers_calls.SCALE is 0.5: callees must read their own module
@@ -192,28 +193,28 @@ def test_calls_match_finite_differences(case):
 def test_callee_reads_its_own_module_globals():
     """softplus_sum multiplies by _helpers_calls.SCALE (0.5), not ours (100)."""
     x = randn(4)
-    g = ad.grad(module_attribute)(x)
+    g = checked_grad(module_attribute)(x)
     expected = 3.0 * 0.5 / (1.0 + np.exp(-x))
     np.testing.assert_allclose(g, expected, rtol=1e-12)
 
 
 def test_same_callee_twice_exact():
     x = 1.3
-    assert ad.grad(same_callee_same_value)(x) == pytest.approx(6.0 * x ** 5, rel=1e-12)
-    assert ad.grad(uses_defaults)(0.5) == pytest.approx(
+    assert checked_grad(same_callee_same_value)(x) == pytest.approx(6.0 * x ** 5, rel=1e-12)
+    assert checked_grad(uses_defaults)(0.5) == pytest.approx(
         2 * 0.5 * (0.25 + 3.0) + (0.25 + 1.0) * 2 * 0.5 + 2 * 0.5 + 1.0, rel=1e-12)
 
 
 def test_callee_with_constant_arguments_is_just_called():
-    assert ad.grad(inactive_callee)(0.3, 2) == 8.0
+    assert checked_grad(inactive_callee)(0.3, 2) == 8.0
 
 
 def test_caller_with_keywords_and_value_and_grad():
-    value, grads = ad.value_and_grad(mlp, wrt=("W2", "x"))(W1, B1, W2, B2, x=X3)
+    value, grads = checked_value_and_grad(mlp, wrt=("W2", "x"))(W1, B1, W2, B2, x=X3)
     assert value == pytest.approx(mlp(W1, B1, W2, B2, X3), rel=1e-12)
     assert_like(grads[0], W2)
     assert_like(grads[1], X3)
-    gW2, gx = ad.grad(mlp, wrt=("W2", "x"))(W1, B1, W2, B2, X3)
+    gW2, gx = checked_grad(mlp, wrt=("W2", "x"))(W1, B1, W2, B2, X3)
     np.testing.assert_allclose(grads[0], gW2, rtol=1e-12)
     np.testing.assert_allclose(grads[1], gx, rtol=1e-12)
     check_grad(mlp, [W1, B1, W2, B2, X3], ("W2", "x"))
@@ -251,6 +252,8 @@ def test_callee_adjoint_is_generated_once_and_shared(monkeypatch):
                                rtol=1e-12)
     count = sum(r is shared_callee or r is shared_callee.__code__ for r in reads)
     assert count == 1, f"shared_callee's source was read {count} times"
+    check_value(caller_one, [x], grads=[g1])
+    check_value(caller_two, [x], grads=[g2])
 
 
 def golden_caller(W, b, x):
@@ -329,7 +332,7 @@ def test_recursion_matches_finite_differences(case):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 6])
 def test_recursive_power_exact(n):
-    g = ad.grad(power)(1.5, n)
+    g = checked_grad(power)(1.5, n)
     assert isinstance(g, float)
     assert g == pytest.approx(n * 1.5 ** (n - 1) if n else 0.0, rel=1e-12)
 
@@ -418,16 +421,16 @@ def test_closures_match_finite_differences(case):
 
 def test_closure_cells_and_globals_are_constants():
     c, w, x = randn(3), randn(3), randn(3)
-    np.testing.assert_allclose(ad.grad(make_closure(c, w))(x), c * np.cos(x) + w, rtol=1e-12)
-    assert ad.grad(make_scalar_closure(3.0))(0.5) == 3.0
+    np.testing.assert_allclose(checked_grad(make_closure(c, w))(x), c * np.cos(x) + w, rtol=1e-12)
+    assert checked_grad(make_scalar_closure(3.0))(0.5) == 3.0
     expected = 2 * GLOBAL_W * x + np.array([GLOBAL_C, 0.0, 0.0])
-    np.testing.assert_allclose(ad.grad(uses_global)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(checked_grad(uses_global)(x), expected, rtol=1e-12)
 
 
 def test_globals_are_read_when_called(monkeypatch):
     """A global changed after compilation is seen, as the primal sees it."""
     x = randn(3)
-    g = ad.grad(uses_global)
+    g = checked_grad(uses_global)
     g(x)
     monkeypatch.setitem(globals(), "GLOBAL_C", -5.0)
     assert g(x)[0] == pytest.approx(2 * GLOBAL_W[0] * x[0] - 5.0, rel=1e-12)
@@ -435,10 +438,10 @@ def test_globals_are_read_when_called(monkeypatch):
 
 def test_nested_def_and_lambda_exact():
     x = 0.7
-    assert ad.grad(nested_def)(x) == pytest.approx(
+    assert checked_grad(nested_def)(x) == pytest.approx(
         2 * x + 2 * math.sin(x) * math.cos(x), rel=1e-12)
     v = randn(4)
-    np.testing.assert_allclose(ad.grad(lambda_called)(v), 2 * v + 0.3 * v ** 2, rtol=1e-12)
+    np.testing.assert_allclose(checked_grad(lambda_called)(v), 2 * v + 0.3 * v ** 2, rtol=1e-12)
 
 
 # ===========================================================================
@@ -474,12 +477,12 @@ def sg_recursive_callee(x):
 
 
 def test_stop_gradient_calls_exact():
-    assert ad.grad(sg_callee_with_try)(1.5) == 3.0
+    assert checked_grad(sg_callee_with_try)(1.5) == 3.0
     x = np.array([1.0, 2.0, -0.5])
-    np.testing.assert_array_equal(ad.grad(sg_callee_with_genexpr)(x), np.full(3, 5.25))
-    assert ad.grad(sg_no_source)(2.0) == 6.0
-    assert ad.grad(sg_differentiable_callee)(2.0) == 8.0
-    assert ad.grad(sg_recursive_callee)(2.0) == 9.0
+    np.testing.assert_array_equal(checked_grad(sg_callee_with_genexpr)(x), np.full(3, 5.25))
+    assert checked_grad(sg_no_source)(2.0) == 6.0
+    assert checked_grad(sg_differentiable_callee)(2.0) == 8.0
+    assert checked_grad(sg_recursive_callee)(2.0) == 9.0
 
 
 def test_stop_gradient_call_generates_no_callee_adjoint():
@@ -596,7 +599,7 @@ def test_containers_match_finite_differences(case):
 
 def test_containers_exact():
     x = randn(5)
-    np.testing.assert_allclose(ad.grad(mean_var_first_only)(x), np.full(5, 0.4), rtol=1e-12)
+    np.testing.assert_allclose(checked_grad(mean_var_first_only)(x), np.full(5, 0.4), rtol=1e-12)
     x, y = 0.7, -1.2
     # tuple_unpacking: after the swap a = y + x, b = 2x, c = 2x (y + x), d = y + x, e = 2x - y
     a, b, c, d, e = y + x, 2 * x, 2 * x * (y + x), y + x, 2 * x - y
@@ -605,7 +608,7 @@ def test_containers_exact():
     # d/dx: a c = 2x (y+x)^2 -> 2 (y+x)^2 + 4x (y+x); b d = 2x (y+x) -> 2(y+x) + 2x; e^2 -> 4e
     gx = 2 * (y + x) ** 2 + 4 * x * (y + x) + 2 * (y + x) + 2 * x + 4 * e
     gy = 4 * x * (y + x) + 2 * x - 2 * e
-    got = ad.grad(tuple_unpacking, wrt=(0, 1))(x, y)
+    got = checked_grad(tuple_unpacking, wrt=(0, 1))(x, y)
     assert got[0] == pytest.approx(gx, rel=1e-12) and got[1] == pytest.approx(gy, rel=1e-12)
 
 
@@ -681,7 +684,7 @@ def test_structured_arguments_match_finite_differences(case):
 
 def test_dict_gradient_exact_and_structured():
     a, b = randn(3), randn(3)
-    g = ad.grad(dict_products)({"a": a, "b": b})
+    g = checked_grad(dict_products)({"a": a, "b": b})
     assert isinstance(g, dict) and list(g) == ["a", "b"]
     np.testing.assert_allclose(g["a"], b, rtol=1e-12)
     np.testing.assert_allclose(g["b"], a, rtol=1e-12)
@@ -689,7 +692,7 @@ def test_dict_gradient_exact_and_structured():
 
 def test_unused_leaf_gets_zeros_of_its_shape():
     p = {"used": randn(2), "unused": randn(2, 3).astype(np.float32)}
-    g = ad.grad(dict_unused_leaf)(p)
+    g = checked_grad(dict_unused_leaf)(p)
     assert_like(g, p)
     np.testing.assert_array_equal(g["unused"], np.zeros((2, 3), np.float32))
     np.testing.assert_allclose(g["used"], 2 * p["used"], rtol=1e-12)
@@ -698,7 +701,7 @@ def test_unused_leaf_gets_zeros_of_its_shape():
 def test_structured_leaf_dtypes_and_float_leaves():
     p = {"scale": 1.5, "w": randn(3).astype(np.float32)}
     x = randn(3).astype(np.float32)
-    g = ad.grad(dict_float_leaf)(p, x)
+    g = checked_grad(dict_float_leaf)(p, x)
     assert isinstance(g["scale"], float)
     assert g["w"].dtype == np.float32 and g["w"].shape == (3,)
     s = float(np.sum(p["w"] * x))
@@ -706,7 +709,7 @@ def test_structured_leaf_dtypes_and_float_leaves():
 
 
 def test_structured_value_and_grad():
-    value, g = ad.value_and_grad(dict_mlp_loss, wrt="params")(PARAMS, XB, YB)
+    value, g = checked_value_and_grad(dict_mlp_loss, wrt="params")(PARAMS, XB, YB)
     assert value == pytest.approx(dict_mlp_loss(PARAMS, XB, YB), rel=1e-12)
     assert_like(g, PARAMS)
 
@@ -795,15 +798,15 @@ def test_indexing_matches_finite_differences(case):
 
 def test_repeated_indices_accumulate_exactly():
     x, w = np.array([1.0, 2.0, 3.0, 4.0]), np.array([10.0, 20.0, 30.0])
-    np.testing.assert_array_equal(ad.grad(idx_fancy_repeated)(x, w), [30.0, 0.0, 30.0, 0.0])
+    np.testing.assert_array_equal(checked_grad(idx_fancy_repeated)(x, w), [30.0, 0.0, 30.0, 0.0])
     idx = np.array([3, 3, 3, 0])
-    np.testing.assert_array_equal(ad.grad(idx_fancy_argument)(x, idx), [2.0, 0.0, 0.0, 24.0])
+    np.testing.assert_array_equal(checked_grad(idx_fancy_argument)(x, idx), [2.0, 0.0, 0.0, 24.0])
 
 
 def test_mask_and_scalar_index_exact():
     x = np.array([1.0, -2.0, 3.0, -4.0])
-    np.testing.assert_array_equal(ad.grad(idx_mask)(x), [2.0, -1.0, 6.0, -1.0])
-    np.testing.assert_array_equal(ad.grad(idx_scalar)(x, 1), [-4.0, -4.0, 0.0, 1.0])
+    np.testing.assert_array_equal(checked_grad(idx_mask)(x), [2.0, -1.0, 6.0, -1.0])
+    np.testing.assert_array_equal(checked_grad(idx_scalar)(x, 1), [-4.0, -4.0, 0.0, 1.0])
 
 
 # ===========================================================================
@@ -972,9 +975,9 @@ def test_in_place_never_mutates_callers_arrays(case):
     wrt = wrt[0] if wrt else 0
     mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     saved = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    ad.grad(f, wrt=wrt)(*mine)
+    checked_grad(f, wrt=wrt)(*mine)
     assert_tree_equal(saved, mine, "grad mutated the caller's arrays")
-    value, _ = ad.value_and_grad(f, wrt=wrt)(*mine)
+    value, _ = checked_value_and_grad(f, wrt=wrt)(*mine)
     assert_tree_equal(saved, mine, "value_and_grad mutated the caller's arrays")
     expected = f(*copy.deepcopy(saved))
     assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
@@ -984,13 +987,13 @@ def test_aliasing_primal_semantics_and_gradient():
     """y = x; x[0] = 5 w0 changes y too: f = 5 w0^2 + sum_{i>0} x_i w_i."""
     x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
     xc = x.copy()
-    value, (gx, gw) = ad.value_and_grad(setitem_aliasing, wrt=(0, 1))(x, w)
+    value, (gx, gw) = checked_value_and_grad(setitem_aliasing, wrt=(0, 1))(x, w)
     assert np.array_equal(x, xc)
     assert value == pytest.approx(5 * 0.25 - 2.0 + 6.0)
     np.testing.assert_array_equal(gx, [0.0, -1.0, 2.0])
     np.testing.assert_allclose(gw, [10 * 0.5, 2.0, 3.0], rtol=1e-12)
     a, b = np.array([1.0, 2.0]), np.array([3.0, -1.0])
-    ga, gb = ad.grad(array_iadd_aliasing, wrt=(0, 1))(a, b)   # f = sum((a + b) * b)
+    ga, gb = checked_grad(array_iadd_aliasing, wrt=(0, 1))(a, b)   # f = sum((a + b) * b)
     np.testing.assert_array_equal(a, [1.0, 2.0])
     np.testing.assert_allclose(ga, b, rtol=1e-12)
     np.testing.assert_allclose(gb, a + 2 * b, rtol=1e-12)
@@ -998,7 +1001,7 @@ def test_aliasing_primal_semantics_and_gradient():
 
 def test_setitem_on_argument_exact():
     x, w = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
-    gx = ad.grad(setitem_on_argument)(x, w)
+    gx = checked_grad(setitem_on_argument)(x, w)
     np.testing.assert_array_equal(gx, [0.0, 5.0, 6.0])
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
 
@@ -1008,7 +1011,7 @@ def test_cumsum_loop_exact():
     # out = cumsum(x); d/dx_j sum(out^2) = 2 * sum_{i >= j} out_i
     out = np.cumsum(x)
     expected = 2 * np.cumsum(out[::-1])[::-1]
-    np.testing.assert_allclose(ad.grad(cumsum_loop)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(checked_grad(cumsum_loop)(x), expected, rtol=1e-12)
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
 
 
@@ -1177,7 +1180,7 @@ def test_unmodelled_in_place_call_is_a_located_error_only_when_it_matters():
         ad.grad(put_in_place)
     assert info.value.location.line == line_of(put_in_place, "np.put")
     x = np.array([0.5, -1.0, 2.0])
-    assert np.allclose(ad.grad(put_on_constant)(x), 2.0)   # no gradient needed through it
+    assert np.allclose(checked_grad(put_on_constant)(x), 2.0)   # no gradient needed through it
 
 
 # ---------------------------------------------------------------------------
@@ -1215,5 +1218,5 @@ def ragged_concatenated(x):
                          ids=lambda f: f.__name__)
 def test_list_of_arrays_of_different_shapes(f):
     x = np.array([0.5, -1.0, 2.0, 0.3])
-    assert ad.value_and_grad(f)(x)[0] == f(x)
+    assert checked_value_and_grad(f)(x)[0] == f(x)
     check_grad(f, [x])

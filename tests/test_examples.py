@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
+from fdcheck import check_grad, check_value, checked_grad
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
@@ -131,6 +131,7 @@ def test_em_fd_and_fisher():
     g_ll = check_grad(m.loglik, point, wrt=(0, 1, 2))
     g_bad = check_grad(m.expected_loglik_no_stop, point, wrt=(0, 1, 2))
     g_q = m.grad_q(*point)
+    check_value(m.expected_loglik, point, wrt=(0, 1, 2), grads=g_q)
     for a, b, c in zip(g_ll, g_q, g_bad):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10)   # Fisher's identity
     assert max(np.max(np.abs(a - c)) for a, c in zip(g_ll, g_bad)) > 1e-2
@@ -151,7 +152,7 @@ def test_contrastive_divergence_fd():
     # The samples are piecewise constant in the parameters: finite differences
     # see them as constants, as stop_gradient does.
     check_grad(m.cd_loss, (W, b, c, v, 7), wrt=("W", "b", "c"))
-    grads = ad.grad(m.cd_loss, wrt=("W", "b", "c"))(W, b, c, v, 7)
+    grads = checked_grad(m.cd_loss, wrt=("W", "b", "c"))(W, b, c, v, 7)
     for g, ref in zip(grads, m.textbook_cd_update(W, b, c, v, 7)):
         np.testing.assert_allclose(g, ref, rtol=1e-10, atol=1e-12)
 
@@ -166,3 +167,5 @@ def test_adversarial_fd():
     for g, ref in zip(m.adversarial_grad(w, b, x, y, m.EPS),
                       m.worst_case_grad(w, b, x, y, m.EPS)):
         np.testing.assert_allclose(g, ref, rtol=1e-10, atol=1e-12)
+    check_value(m.worst_case_loss, (w, b, x, y, m.EPS), wrt=("w", "b"),
+                grads=m.worst_case_grad(w, b, x, y, m.EPS))

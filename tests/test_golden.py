@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
+from fdcheck import check_grad
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 
@@ -76,6 +77,31 @@ CASES = {
     "two_layers": ad.grad(two_layers, wrt=(0, 1, 2, 3)),
     "fill": ad.grad(fill),
 }
+
+
+RNG = np.random.default_rng(0)
+RUNS = {      # name: (function, arguments, wrt) of each pinned derived function
+    "poly": (poly, [1.3], 0),
+    "softmax_xent": (softmax_xent, [RNG.standard_normal(5), np.eye(5)[1]], 0),
+    "branch": (branch, [1.5, 0.5], (0, 1)),
+    "branch_else": (branch, [0.5, 1.5], (0, 1)),
+    "loop": (loop, [0.7, 4], 0),
+    "newton": (newton, [2.0], 0),
+    "two_layers": (two_layers, [RNG.standard_normal((3, 4)), RNG.standard_normal(4),
+                                RNG.standard_normal((4, 2)), RNG.standard_normal(2),
+                                RNG.standard_normal((5, 3))], (0, 1, 2, 3)),
+    "fill": (fill, [RNG.standard_normal(4)], 0),
+}
+
+
+def test_every_pinned_function_is_run():
+    assert set(CASES) <= set(RUNS)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_pinned_functions_give_plain_values_and_right_gradients(name):
+    f, args, wrt = RUNS[name]
+    check_grad(f, args, wrt)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
+from fdcheck import check_grad, check_vjp, checked_grad, checked_value_and_grad
 
 HERE = __file__
 
@@ -1035,8 +1035,8 @@ def test_user_program(name, f, make_args, wrt):
 
 def test_float32_mlp_matches_float64():
     W1, W2, X = randn(4, 8) * 0.5, randn(8, 2) * 0.5, randn(10, 4)
-    g32 = ad.grad(mlp32, wrt=(0, 1))(W1.astype(np.float32), W2.astype(np.float32),
-                                     X.astype(np.float32))
+    g32 = checked_grad(mlp32, wrt=(0, 1))(W1.astype(np.float32), W2.astype(np.float32),
+                                          X.astype(np.float32))
     g64 = check_grad(mlp32, [W1, W2, X], (0, 1))
     for a, b in zip(g32, g64):
         assert a.dtype == np.float32
@@ -1045,9 +1045,9 @@ def test_float32_mlp_matches_float64():
 
 def test_float32_layer_norm_matches_float64():
     x, g, b = randn(3, 5), randn(5), randn(5)
-    g32 = ad.grad(layer_norm, wrt=(0, 1))(x.astype(np.float32), g.astype(np.float32),
-                                          b.astype(np.float32))
-    g64 = ad.grad(layer_norm, wrt=(0, 1))(x, g, b)
+    g32 = checked_grad(layer_norm, wrt=(0, 1))(x.astype(np.float32), g.astype(np.float32),
+                                               b.astype(np.float32))
+    g64 = checked_grad(layer_norm, wrt=(0, 1))(x, g, b)
     for a, b_ in zip(g32, g64):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b_, rtol=2e-3, atol=1e-3)
@@ -1062,10 +1062,10 @@ def loss_with_aux(w, X, y):
 
 def test_has_aux_grad_and_value_and_grad():
     w, X, y = randn(3), X20, randn(20)
-    g, aux = ad.grad(loss_with_aux, has_aux=True)(w, X, y)
+    g, aux = checked_grad(loss_with_aux, has_aux=True)(w, X, y)
     np.testing.assert_allclose(aux["pred"], X @ w)
     check_grad(loss_with_aux, [w, X, y], 0, has_aux=True)
-    (val, aux2), g2 = ad.value_and_grad(loss_with_aux, has_aux=True)(w, X, y)
+    (val, aux2), g2 = checked_value_and_grad(loss_with_aux, has_aux=True)(w, X, y)
     np.testing.assert_allclose(val, loss_with_aux(w, X, y)[0])
     np.testing.assert_allclose(g2, g)
     assert aux2["mae"] == pytest.approx(aux["mae"])
@@ -1073,12 +1073,13 @@ def test_has_aux_grad_and_value_and_grad():
 
 def test_value_and_grad_tuple_wrt():
     args = [params_mlp(), randn(8, 4), randn(8)]
-    val, g = ad.value_and_grad(mlp_loss, wrt=0)(*args)
+    val, g = checked_value_and_grad(mlp_loss, wrt=0)(*args)
     assert val == pytest.approx(mlp_loss(*args))
-    g2 = ad.grad(mlp_loss)(*args)
+    g2 = checked_grad(mlp_loss)(*args)
     for k in g:
         np.testing.assert_allclose(g[k], g2[k])
-    val, (gw, gb) = ad.value_and_grad(logistic_loss, wrt=("w", "b"))(randn(3), 0.1, X20, Y20)
+    val, (gw, gb) = checked_value_and_grad(logistic_loss, wrt=("w", "b"))(
+        randn(3), 0.1, X20, Y20)
     assert isinstance(gb, float) and gw.shape == (3,)
 
 
@@ -1121,6 +1122,7 @@ def test_vjp_vector_output(f, make_args, wrt):
     J = jacobian_fd(f, args, wrt)
     expected = np.tensordot(seed, J, axes=out.ndim)
     np.testing.assert_allclose(g, expected, rtol=1e-5, atol=1e-7)
+    check_vjp(f, args, seed, wrt)
 
 
 # ---------------------------------------------------------------------------
