@@ -246,8 +246,8 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
             if (live & overwritten or target in reads) and not prims[id(stmt)].keeps_values:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
-            if reads_result:
-                live = live | {target}
+            if reads_result or id(stmt) in facts.recorded and prims[id(stmt)].inplace:
+                live = live | {target}      # (an in-place restore writes into it)
             return live
         if isinstance(stmt, gast.If):
             return live | set(astutil.load_names(stmt.test)) | zeroed(stmt)

@@ -304,7 +304,9 @@ def _pure_call_test(src, norm, imports: dict):
             obj = src.resolve(astutil.name(head), norm.locals)
         if _hashable_obj(obj) and obj in _PURE_BUILTINS:
             return True
-        if obj is runtime or obj is math:
+        if obj is runtime:      # except the helpers that write into their argument
+            return getattr(runtime, path.split(".")[-1], None) not in runtime.MUTATORS
+        if obj is math:
             return True
         return obj is np and not path.startswith(head + ".random")
     return is_pure

@@ -93,7 +93,6 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
-        self.stale: dict = {}           # view -> (base, statement updating the base)
         self.shares: dict = {}          # see Normalized.shares
         self.loops: list = []           # the user's loops being normalized
         self.displays: dict = {}        # name bound once to a display -> its items
@@ -129,8 +128,6 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         user = self._stmt
         gast.copy_location(stmt, user)
         self.origin[id(stmt)] = user
-        if self.stale and not isinstance(stmt, (gast.If, gast.For, gast.While)):
-            self._check_fresh(stmt)
         self._out.append(stmt)
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id

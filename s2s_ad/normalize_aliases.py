@@ -21,9 +21,12 @@ mistaken for a view:
 - for each part `v` of `n`: `v = n[i]` again (the view now reads new values).
 
 A relation bound inside an `if` or a loop is *uncertain* after it (the
-index it was bound with is not known).  An in-place update that would have
-to go through an uncertain relation is a located error; a view whose base
-changed under it becomes *stale*, and reading it later is an error.
+index it was bound with is not known), and so is one whose index variable
+was rebound.  Where an in-place update would have to go through an
+uncertain relation - writing back through it, or re-reading a view that
+the program reads again - the generated code checks at run time that the
+two do not share memory (`rt.refuse_shared`), and raises a located error
+if they do: a float bound in a loop never does.
 `Normalized.shares` maps each in-place statement to every name whose memory
 it may write, so that recording saves what the reverse sweep needs.
 """
@@ -38,7 +41,7 @@ import numpy
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
-from .frontend import OPERATORS, RUNTIME, source_lines
+from .frontend import OPERATORS, RUNTIME, is_resolved, source_lines
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
@@ -68,8 +71,8 @@ class Part:
 
 class AliasForms:
     """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
-    `locals`, `_stmt` and `origin`; owns `aliases`, `parts`, `stale` and
-    `shares`."""
+    `locals`, `_stmt`, `loops` and `origin`; owns `aliases`,
+    `maybe_aliases`, `parts` and `shares`."""
 
     # -- binding -------------------------------------------------------------
     def _bind(self, stmt: gast.Assign) -> None:
@@ -79,25 +82,29 @@ class AliasForms:
             self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
         self._rebind(target)
-        if isinstance(value, gast.Name) and value.id != target:
+        if isinstance(value, gast.Name) and value.id != target and self._is_local(value.id):
             group = self.aliases.setdefault(value.id, {value.id})
             group.add(target)
             self.aliases[target] = group
         view = self._view_of(value)
-        if view is not None and view.base != target and (
+        if view is not None and view.base != target and self._is_local(view.base) and (
                 target in self.locals or not isinstance(value, gast.Subscript)):
             # (a temporary read by subscript is used once, before any update)
             self.parts.setdefault(target, []).append(view)
         if isinstance(value, (gast.Tuple, gast.List)):
             for i, elt in enumerate(value.elts):
-                if isinstance(elt, gast.Name) and elt.id != target:
+                if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
                     item = gast.Subscript(value=astutil.name(target),
                                           slice=astutil.const(i), ctx=gast.Load())
                     self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
 
+    def _is_local(self, name: str) -> bool:
+        """A name of the function's (or a temporary), not a global."""
+        return name in self.locals or not is_resolved(
+            self.src.resolve(astutil.name(name), self.locals))
+
     def _rebind(self, name: str) -> None:
         """`name` now holds a new object: its relations end."""
-        self.stale.pop(name, None)
         for other in self.maybe_aliases.pop(name, set()):
             self.maybe_aliases.get(other, set()).discard(name)
         group = self.aliases.pop(name, None)
@@ -184,7 +191,9 @@ class AliasForms:
             for part in list(self.parts.get(member, [])):
                 if part.base in seen:
                     continue
-                self._require(member, part)
+                if not part.certain:
+                    self._refuse_shared(member, part, "is written through")
+                    continue
                 seen.add(part.base)
                 self._guarded(member, part, self._write_back(member, part))
                 reached |= self._propagate(part.base, True, seen)
@@ -194,7 +203,8 @@ class AliasForms:
             seen.add(view)
             reached.add(view)
             if not part.certain:
-                self._make_stale(view, part)
+                if self._read_later(view):
+                    self._refuse_shared(view, part, "is read again")
                 continue
             self._guarded(view, part, astutil.assign(view, astutil.clone(part.view)))
             reached |= self._propagate(view, True, seen)
@@ -236,34 +246,31 @@ class AliasForms:
         return astutil.assign(part.base, astutil.call(
             f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
 
-    def _require(self, name: str, part: Part) -> None:
-        if not part.certain:
-            raise UnsupportedSyntaxError(
-                f"`{name}` may share memory with `{part.base}` (it was bound inside "
-                f"an `if` or a loop above, or what it views changed), so s2s_ad "
-                f"cannot tell what this in-place update changes in `{part.base}`",
-                self.src.locate(self._stmt),
-                hint=f"update `{part.base}` directly, or copy first "
-                     f"(`{name} = {name}.copy()`)")
+    def _refuse_shared(self, name: str, part: Part, how: str) -> None:
+        """`rt.refuse_shared(name, base, ...)`: a located error at run time
+        if `name` shares memory with `base` (it cannot be followed here)."""
+        loc = self.src.locate(self._stmt)
+        message = (f"`{name}` may share memory with `{part.base}` and {how} after an "
+                   f"in-place update, but it was bound inside an `if` or a loop above "
+                   f"(or what it views changed), so s2s_ad cannot tell which part of "
+                   f"`{part.base}` it is")
+        hint = (f"update `{part.base}` directly, or copy where it is bound "
+                f"(`{name} = {name}.copy()`)")
+        where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
+        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
+            astutil.name(name), astutil.name(part.base), astutil.const(where)])))
 
-    def _make_stale(self, view: str, part: Part) -> None:
-        self.stale[view] = (part.base, self._stmt)
-        for loop in self.loops:         # read again in a later iteration
-            if view in astutil.load_names(loop):
-                self._check_fresh(loop, {view})
-
-    def _check_fresh(self, node, names=None) -> None:
-        """A located error if `node` reads a stale view."""
-        names = names if names is not None else set(astutil.load_names(node))
-        for name in sorted(names & set(self.stale)):
-            base, where = self.stale[name]
-            raise UnsupportedSyntaxError(
-                f"`{name}` may be a view of `{base}`, which was updated in place "
-                f"(line {self.src.locate(where).line}) after `{name}` was bound inside "
-                f"an `if` or a loop; s2s_ad cannot tell which values `{name}` sees",
-                self.src.locate(node if hasattr(node, "lineno") else self._stmt),
-                hint=f"bind `{name}` again after the update, or copy it where it is "
-                     f"bound (`.copy()`)")
+    def _read_later(self, name: str) -> bool:
+        """Whether the user's code reads `name` after the statement being
+        normalized, or anywhere in a loop around it."""
+        here = self._stmt
+        end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
+        for node in gast.walk(self.src.tree):
+            if isinstance(node, gast.Name) and node.id == name and \
+                    isinstance(node.ctx, gast.Load) and \
+                    (node.lineno, node.col_offset) > end:
+                return True
+        return any(name in astutil.load_names(loop) for loop in self.loops)
 
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",

@@ -45,6 +45,9 @@ class InPlaceForms:
 
     def _setitem(self, base: str, index, value) -> None:
         """`x[index] = value` in place: `x = setitem(x, index, value)`."""
+        if not self._is_local(base):
+            self._unsupported(self._stmt, f"an in-place update of `{base}`, which is not "
+                              "a local variable of the function")
         stmt = astutil.assign(base, astutil.call(
             f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
         self.emit(stmt)

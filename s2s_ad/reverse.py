@@ -19,8 +19,6 @@ code never updates an array in place (`dx = dx + e`), so adjoints may alias.
 """
 from __future__ import annotations
 
-import operator
-
 import gast
 
 from . import astutil, runtime, templates
@@ -33,9 +31,6 @@ from .pairs import SPLIT
 from .reverse_boundary import Adjoint, Boundary, PairRef, Request
 from .reverse_forward import ForwardSweep, index_of, param_copies
 from .reverse_names import Naming
-
-_AUGMENTED = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
-              operator.ipow, operator.imod, operator.imatmul}
 
 __all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
 
@@ -54,7 +49,8 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
         seed.insert(0, astutil.expr_stmt(astutil.call(SPLIT, [astutil.clone(output)])))
     backward = gen.backward(body)
     ret = gen.returns(output, aux, req)
-    prologue = gen.own_parameters(param_copies(body, prims, gen.params))
+    prologue = [astutil.assign(p, astutil.call(f"{gen._rt}.copy", [astutil.name(p)]))
+                for p in param_copies(body, prims, gen.params)]
     prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
@@ -101,22 +97,6 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         if primal not in self.adj:
             self.adj[primal] = self.namer.fresh("d" + primal)
         return self.adj[primal]
-
-    def own_parameters(self, copies: dict) -> list:
-        """`p = rt.copy(p)` for each parameter updated in place.  A callee's
-        forward function must not hide an update from its caller: its caller
-        refuses the calls where it could see one, except for `p += v`, in
-        place only for a mutable argument (an array, list or dict), which the
-        copy refuses at run time."""
-        out = []
-        for param, stmt in copies.items():
-            args = [astutil.name(param)]
-            if self.req.mode == "pair" and self.prims[id(stmt)].key in _AUGMENTED:
-                loc = self.src.locate(self.norm.origin.get(id(stmt), stmt))
-                args.append(astutil.const((self.src.name, param, loc.filename, loc.line,
-                                           loc.col, loc.source_line)))
-            out.append(astutil.assign(param, astutil.call(f"{self._rt}.copy", args)))
-        return out
 
     # -- reverse sweep ----------------------------------------------------
     def backward(self, body: list) -> list:

@@ -28,7 +28,7 @@ class ForwardSweep:
         out = []
         for stmt in body:
             if isinstance(stmt, gast.Assign):
-                self._check_mutating_call(stmt)
+                out.extend(self._check_mutating_call(stmt))
                 out.extend(self._record(stmt))
                 out.extend(self._forward_assign(stmt))
             elif isinstance(stmt, gast.If):
@@ -41,31 +41,36 @@ class ForwardSweep:
             elif isinstance(stmt, (gast.For, gast.While)):
                 out.extend(self._forward_loop(stmt))
             else:
-                self._check_mutating_call(stmt)
+                out.extend(self._check_mutating_call(stmt))
                 out.append(astutil.clone(stmt))
         return out
 
-    def _check_mutating_call(self, stmt) -> None:
-        """A helper that updates an argument in place: its adjoint pair
+    def _check_mutating_call(self, stmt) -> list:
+        """A helper that updates an argument in place.  Its adjoint pair
         works on a copy, so the caller must not see the argument (a fresh
-        temporary is fine), and a call that is not differentiated must not
-        change a varied one.  (A parameter only augmented, `p += v`, is
-        checked by the pair at run time: it is in place only for arrays.)"""
+        temporary is fine); a call that is not differentiated must not
+        change a varied one.  Where it surely would, a located error; where
+        it only augments the parameter (`p += v`, in place only for an
+        array, list or dict), a check before the call that raises one then."""
         prim = self.prims.get(id(stmt))
         if prim is None or prim.kind != CALL:
-            return
+            return []
         active = id(stmt) in self.facts.active
-        varied = self.facts.varied_before.get(id(stmt), frozenset())
-        for param in sorted(prim.mutates | (frozenset() if active else prim.augments)):
-            names = names_of(prim.binding.get(param))
-            seen = self.norm.locals if active else varied
-            if any(n in seen for n in names):
-                raise UnsupportedSyntaxError(
-                    f"{prim.key.__qualname__} updates its parameter {param} in place, "
-                    "which the caller sees; s2s_ad does not differentiate through a "
-                    "helper that mutates its caller's array", self.src.locate(stmt),
-                    hint=f"return the new value from {prim.key.__name__} and assign "
-                         "it at the call, or pass a copy")
+        seen = self.norm.locals if active else self.facts.varied_before.get(id(stmt), ())
+        checks = []
+        for param in sorted(prim.mutates | prim.augments):
+            names = [n for n in names_of(prim.binding.get(param)) if n in seen]
+            if not names:
+                continue
+            loc = self.src.locate(stmt)
+            if param in prim.mutates:
+                raise UnsupportedSyntaxError(_mutation_message(prim, param), loc,
+                                             hint=_MUTATION_HINT.format(prim.key.__name__))
+            where = (prim.key.__qualname__, param, loc.filename, loc.line, loc.col,
+                     loc.source_line)
+            checks += [astutil.expr_stmt(astutil.call(f"{self._rt}.copy", [
+                astutil.name(n), astutil.const(where)])) for n in names]
+        return checks
 
     def _forward_assign(self, stmt) -> list:
         """The statement itself, or for an active call of a user function,
@@ -216,3 +221,12 @@ def _has_break(body) -> bool:
         if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
             return True
     return False
+
+
+_MUTATION_HINT = "return the new value from {} and assign it at the call, or pass a copy"
+
+
+def _mutation_message(prim, param: str) -> str:
+    return (f"{prim.key.__qualname__} updates its parameter {param} in place, which the "
+            "caller sees; s2s_ad does not differentiate through a helper that mutates "
+            "its caller's array")

@@ -138,6 +138,22 @@ def shares(view, base, index=None):
         return False
 
 
+def refuse_shared(view, base, where):
+    """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
+    file, line, column, source line) if `view` shares memory with `base`
+    (an in-place update through a relation s2s_ad could not follow)."""
+    if isinstance(base, np.ndarray):
+        shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+    elif isinstance(base, (list, tuple, dict)):
+        items = base.values() if isinstance(base, dict) else base
+        shared = any(item is view for item in items)
+    else:
+        shared = False
+    if shared:
+        message, hint, *location = where
+        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
 def sync_index(x, index, value):
     """`x[index]` was updated in place through the view `value`: nothing to
     do at run time; for the reverse sweep, `x[index] = value`."""
@@ -274,18 +290,20 @@ def restore(x, saved, index=None):
 def copy(x, callee=None):
     """A copy of an argument that the function updates in place.
 
-    `callee` is given in a helper's forward function: (helper, parameter,
-    file, line, column, source line) of the update.  There the update would
-    have to reach the caller's object, which s2s_ad does not differentiate,
-    so a mutable argument raises `UnsupportedSyntaxError`."""
-    if callee is not None and isinstance(x, (np.ndarray, list, dict)):
-        fname, param, *where = callee
-        raise UnsupportedSyntaxError(
-            f"{fname} updates its parameter {param} in place, so the call changes "
-            f"the caller's {type(x).__name__}; s2s_ad does not differentiate through "
-            "a helper that mutates its argument", Location(*where),
-            hint=f"return the new value instead (`{param} = {param} / n; return {param}`) "
-                 f"and assign it at the call, or copy it in the helper first")
+    With `callee` = (helper, parameter, file, line, column, source line) it
+    checks a call instead: the helper augments that parameter in place
+    (`p += v`), which would change the caller's `x` if it is an array, list
+    or dict (then `UnsupportedSyntaxError`); `x` is returned as it is."""
+    if callee is not None:
+        if isinstance(x, (np.ndarray, list, dict)):
+            fname, param, *where = callee
+            raise UnsupportedSyntaxError(
+                f"{fname} updates its parameter {param} in place, so this call changes "
+                f"the caller's {type(x).__name__}; s2s_ad does not differentiate "
+                "through a helper that mutates its argument", Location(*where),
+                hint=f"return the new value from {fname} and assign it at the call, "
+                     "or pass a copy")
+        return x
     if isinstance(x, np.ndarray):
         return x.copy()
     if isinstance(x, (list, dict)):
@@ -381,3 +399,8 @@ def indexable(seq):
 def unindexable(g, seq):
     """The adjoint of `indexable(seq)`: none for a dict's keys."""
     return zeros_like(seq) if isinstance(seq, dict) else g
+
+
+# Helpers that write into an argument (the primal's in-place updates and
+# their undoing): a call of one is never dead code.
+MUTATORS = frozenset({setitem, append, restore, mutated, refuse_shared, *SCATTERS.values()})

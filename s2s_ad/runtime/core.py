@@ -155,12 +155,22 @@ class Seq(list):
     def __add__(self, other):
         if isinstance(other, (int, float)) and other == 0:
             return self
+        if not isinstance(other, (list, tuple)):    # an array adjoint of the list
+            other = _rows(other, len(self))
         out = Seq(a + b for a, b in zip(self, other))
         # a list that grew by appends: the shorter adjoint is zero past its end
         out.extend(self[len(out):] if len(self) > len(out) else other[len(out):])
         return out
 
     __radd__ = __add__
+
+
+def _rows(g, n: int):
+    """An array adjoint (or a compact scalar one) of an n-item list, as its
+    n items."""
+    if np.ndim(g) == 0:
+        return [g] * n
+    return list(np.broadcast_to(g, (n,) + np.shape(g)[1:]))
 
 
 class Tree(dict):
