@@ -201,7 +201,7 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
                 f"{_building[-1][0].__qualname__} and {callee.__qualname__}", location,
                 hint="register a rule for one of them with s2s_ad.adjoint, or "
                      "merge them into one recursive function")
-        return reverse.PairRef(f"{name}_fwd", f"{name}_bwd")
+        return reverse.PairRef(*pairs.names(name))
     options = Options("pair", variant, False, optimize)
     _building.append((callee, variant))
     try:
@@ -224,7 +224,7 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
                  f"{callee.__qualname__}), or wrap the call in stop_gradient(...)") from None
     finally:
         _building.pop()
-    return reverse.PairRef(f"{name}_fwd", f"{name}_bwd", (fwd, bwd))
+    return reverse.PairRef(*pairs.names(name), (fwd, bwd))
 
 
 def parameters(src: frontend.Source) -> list[str]:

@@ -27,6 +27,13 @@ from . import astutil
 SPLIT = "__s2s_ad_split__"
 
 
+def names(fname: str) -> tuple[str, str]:
+    """The pair's function names for a function named `fname`: `g_fwd`,
+    `g_bwd` (`lambda_fwd` for a lambda, whose name is no identifier)."""
+    stem = "lambda" if fname == "<lambda>" else fname
+    return f"{stem}_fwd", f"{stem}_bwd"
+
+
 def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
     """(forward def, backward def) of a pair-mode adjoint function."""
     body = fdef.body
@@ -42,11 +49,12 @@ def split_pair(fdef: gast.FunctionDef, fname: str, seed_param: str):
     unbound = [astutil.assign(n, astutil.const(None)) for n in saved
                if n not in params and not _bound_at_top(n, head)]
     pack = astutil.tuple_(astutil.name(n) for n in saved)
-    fwd = astutil.function_def(f"{fname}_fwd", fdef.args,
+    fwd_name, bwd_name = names(fname)
+    fwd = astutil.function_def(fwd_name, fdef.args,
                                unbound + head + [astutil.ret(astutil.tuple_([output, pack]))])
     unpack = [astutil.assign(gast.Tuple(elts=[astutil.name(n, store=True) for n in saved],
                                         ctx=gast.Store()), astutil.name(saved_param))]
-    bwd = astutil.function_def(f"{fname}_bwd", astutil.arguments([saved_param, seed_param]),
+    bwd = astutil.function_def(bwd_name, astutil.arguments([saved_param, seed_param]),
                                (unpack if saved else []) + tail)
     return fwd, bwd
 

@@ -162,3 +162,17 @@ def test_cli_dump_of_dead_branch_compiles(capsys, tmp_path):
                     textwrap.dedent(inspect.getsource(nested_conditional)))
     assert cli.main(["dump", f"{path}:nested_conditional"]) == 0
     compile(capsys.readouterr().out, "<dump>", "exec")
+
+
+def global_lambda_callee(x):
+    return np.sum(scale_by_two(x) * x)
+
+
+scale_by_two = lambda v: v * 2.0  # noqa: E731
+
+
+def test_a_lambda_callee_gets_a_pair_with_valid_names():
+    x = np.array([0.3, 0.6])
+    value_checked(ad.grad, global_lambda_callee, x)
+    check_grad(global_lambda_callee, (x,))
+    assert "lambda_fwd(x)" in ad.source(ad.grad(global_lambda_callee))
