@@ -3,7 +3,8 @@
 `grad`, `value_and_grad` and `vjp` differ only in the `reverse.Request` they
 build; all go through `derive`, which consults the cache and otherwise runs
 `compile_adjoint`: frontend -> normalize -> primitives -> analysis ->
-reverse -> optimize -> release -> tidy_blocks -> codegen.  The CLI prints what the same stages make.
+complex_check -> reverse -> optimize -> release -> tidy_blocks -> codegen.
+The CLI prints what the same stages make.
 
 Invariants: a derived function is an ordinary Python function with the
 primal's parameters (plus `seed` for `vjp`); no wrapper sits between the
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from . import analysis, astutil, cache, codegen, frontend, normalize, pairs, primitives, release, reverse
+from . import (analysis, astutil, cache, codegen, complex_check, frontend, normalize, pairs,
+               primitives, release, reverse)
 from . import optimize as optimizer
 from . import runtime
 from .errors import (InternalError, NonScalarOutputError, NoRuleError, S2SADError,
@@ -164,6 +166,7 @@ def _stages(func, options: Options):
     facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
                              [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
                              spread=options.mode != "pair")
+    complex_check.check(norm.tree.body[:-1], facts.active, src, norm.locals)
     seed = norm.namer.fresh("seed") if options.mode == "vjp" else None
     request = reverse.Request(wrt, options.mode, options.has_aux, seed,
                               single=not isinstance(options.wrt, tuple),
@@ -268,13 +271,30 @@ def _output(norm, src, options: Options):
             raise UnsupportedSyntaxError(
                 "has_aux=True needs the function to return a pair", src.locate(ret),
                 hint="end the function with `return value, aux`")
+        _check_number(value.elts[0], ret, src, options)
         return value.elts[0], value.elts[1]
     if isinstance(value, gast.Tuple) and options.mode != "pair":
         raise NonScalarOutputError(
             f"{src.name!r} returns a tuple; {options.mode} needs one output",
             src.locate(ret),
             hint="return a single value, or use has_aux=True for `return value, aux`")
+    _check_number(value, ret, src, options)
     return value, None
+
+
+def _check_number(value, ret, src, options: Options) -> None:
+    """A returned literal that is no number (`None`, a string) has no
+    gradient: refuse it rather than return zeros."""
+    if options.mode == "pair" or value is None or not isinstance(value, gast.Constant) \
+            or isinstance(value.value, (int, float)):
+        return
+    what = "None (or nothing)" if value.value is None else \
+        f"a {type(value.value).__name__} ({value.value!r})"
+    raise NonScalarOutputError(
+        f"{src.name!r} returns {what}; {options.mode} needs a real number to "
+        "differentiate", src.locate(ret),
+        hint="return the scalar value to differentiate (vjp: the array), "
+             "e.g. `return loss`")
 
 
 def _is_library(func) -> bool:

@@ -8,6 +8,8 @@ Invariants of a `Source`:
 - `resolve` evaluates a dotted name that is not a local of the function,
   against closure cells, then globals, then builtins, at compile time; and
   the names of functions that normalization lifted out of the body.
+- `load` rejects what is not an ordinary function: coroutines (`async def`)
+  and generators are refused with a located `UnsupportedSyntaxError`.
 """
 from __future__ import annotations
 
@@ -145,8 +147,27 @@ def load(func) -> Source:
                 pass
     src = Source(func, tree, filename, lines, first, indent,
                  func.__globals__, closure)
-    fence(src, tree.body)
+    fence(src, tree.body)       # a `yield` or `await` is located precisely here
+    _fence_kind(src, func)
     return src
+
+
+_NOT_A_FUNCTION = {inspect.CO_COROUTINE: "an async function (`async def`)",
+                   inspect.CO_ASYNC_GENERATOR: "an async generator function",
+                   inspect.CO_GENERATOR: "a generator function (it contains `yield`)",
+                   inspect.CO_ITERABLE_COROUTINE: "a generator-based coroutine"}
+
+
+def _fence_kind(src: Source, func) -> None:
+    """Reject coroutines and generators: calling one returns an awaitable or
+    an iterator, not a value to differentiate."""
+    for flag, kind in _NOT_A_FUNCTION.items():
+        if func.__code__.co_flags & flag:
+            raise UnsupportedSyntaxError(
+                f"s2s_ad cannot differentiate {src.name!r}: it is {kind}",
+                src.locate(src.tree),
+                hint="differentiate a plain `def` function that returns its "
+                     "value; call the async or generator code outside it")
 
 
 def _def_tree(lines: list[str]) -> tuple[gast.FunctionDef, list[str], int]:

@@ -176,3 +176,124 @@ def test_a_lambda_callee_gets_a_pair_with_valid_names():
     value_checked(ad.grad, global_lambda_callee, x)
     check_grad(global_lambda_callee, (x,))
     assert "lambda_fwd(x)" in ad.source(ad.grad(global_lambda_callee))
+
+
+# ---------------------------------------------------------------------------
+# item 18: invalid input refused
+# ---------------------------------------------------------------------------
+
+def complex_literal(x):
+    y = x * 2.0
+    return np.abs(y + 1j * y)
+
+
+def complex_call(x):
+    return np.sum(np.abs(np.fft.fft(x)))
+
+
+def complex_argument_intermediate(x, c):
+    return np.sum(np.abs(x * c))
+
+
+def complex_inactive(x, n):
+    z = complex(n, 2.0)
+    return x * z.imag + np.abs(z) * x
+
+
+def returns_none(x):
+    y = x * 2.0
+
+
+def returns_string(x):
+    return "loss"
+
+
+def returns_none_on_a_path(x):
+    if x > 0:
+        return x * x
+
+
+def returns_string_variable(x):
+    s = "nothing"
+    if x > 100.0:
+        s = x * 2.0
+    return s
+
+
+async def is_async(x):
+    return x * x
+
+
+def is_generator(x):
+    yield x * x
+
+
+def test_complex_literal_on_the_gradient_path_is_refused():
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_literal)
+    assert_located(info.value, complex_literal, "np.abs(y + 1j * y)")
+    assert "1j" in info.value.message and "complex" in info.value.message
+
+
+def test_complex_making_call_is_refused():
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_call)
+    assert_located(info.value, complex_call, "np.fft.fft")
+    assert "np.fft.fft" in info.value.message
+
+
+def test_complex_gradient_at_run_time_is_refused():
+    x, c = np.array([0.5, 1.0]), np.array([1.0 + 2.0j, 0.5j])
+    before = copy.deepcopy((x, c))
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_argument_intermediate)(x, c)
+    assert_tree_equal(before, (x, c))
+    assert_located(info.value, complex_argument_intermediate, "def complex_argument")
+    with pytest.raises(ad.UnsupportedValueError):
+        ad.grad(complex_argument_intermediate)(0.5, 1.0 + 2.0j)
+    with pytest.raises(ad.InputTypeError, match="complex") as info:
+        ad.grad(complex_argument_intermediate)(np.array([1j, 2.0]), 2.0)
+    assert info.value.location.line == line_of(complex_argument_intermediate, "def ")
+
+
+def test_complex_values_off_the_gradient_path_are_fine():
+    value_checked(ad.grad, complex_inactive, 0.7, 3.0)
+    check_grad(complex_inactive, (0.7, 3.0))
+    check_grad(complex_argument_intermediate, (np.array([0.5, -1.0]), np.array([2.0, 3.0])))
+
+
+@pytest.mark.parametrize("f,text,what", [(returns_none, "def returns_none", "None"),
+                                         (returns_string, 'return "loss"', "str")])
+def test_literal_non_number_output_is_refused(f, text, what):
+    for transform in (ad.grad, ad.value_and_grad, ad.vjp):
+        with pytest.raises(ad.NonScalarOutputError) as info:
+            transform(f)
+        assert_located(info.value, f, text)
+        assert what in info.value.message
+
+
+@pytest.mark.parametrize("f,arg,what", [(returns_none_on_a_path, -1.0, "None"),
+                                        (returns_string_variable, 1.0, "str")])
+def test_non_number_output_at_run_time_is_refused(f, arg, what):
+    value_checked(ad.grad, f, 200.0 if f is returns_string_variable else 1.5)
+    for transform in (ad.grad, ad.value_and_grad):
+        with pytest.raises(ad.NonScalarOutputError) as info:
+            transform(f)(arg)
+        assert_located(info.value, f, "def ")
+        assert "returned" in info.value.message and what in info.value.message
+
+
+def test_numbers_of_every_kind_are_scalar_outputs():
+    for value in (np.float32(1.5), np.array(2.0), 3, np.int64(2)):
+        def f(x, value=value):
+            return x * 0.0 + value
+        assert ad.grad(f)(1.0) == 0.0
+
+
+@pytest.mark.parametrize("f,text,kind", [(is_async, "async def", "async function"),
+                                         (is_generator, "yield", "yield")])
+def test_async_and_generator_functions_are_refused(f, text, kind):
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(f)
+    assert_located(info.value, f, text)
+    assert kind in info.value.message

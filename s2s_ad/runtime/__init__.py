@@ -30,10 +30,11 @@ file: they are rule targets, named `s2s_ad.runtime.<name>` by `s2s-ad rules`.
 from __future__ import annotations
 
 import sys
+import weakref
 
 import numpy as np
 
-from ..errors import InputTypeError, NonScalarOutputError
+from ..errors import InputTypeError, NonScalarOutputError, UnsupportedValueError
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
@@ -57,22 +58,44 @@ def stop_gradient(x):
     return x
 
 
+# generated code object -> Location of the user's function (codegen fills it),
+# so that a helper's error names the user's file and line
+origins: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _origin():
+    """The Location of the user's function whose generated code is running."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        where = origins.get(frame.f_code)
+        if where is not None:
+            return where
+        frame = frame.f_back
+    return None
+
+
 def check_scalar(value, fname: str):
-    """Raise `NonScalarOutputError` unless `value` is a real scalar."""
-    if isinstance(value, (float, int, np.number)) or np.ndim(value) == 0:
+    """Raise `NonScalarOutputError` unless `value` is a real scalar (a
+    number or a 0-d real array; not None, a string or a complex number)."""
+    if isinstance(value, (float, int, np.floating, np.integer, np.bool_)) or \
+            type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
         return value
+    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) > 0:
+        what = f"a value of shape {np.shape(value)}"
+    else:
+        what = "None" if value is None else f"a {type(value).__name__}"
     raise NonScalarOutputError(
-        f"grad of {fname!r}: the function returned a value of shape "
-        f"{np.shape(value)}, but grad needs a scalar output",
-        hint="use s2s_ad.vjp for non-scalar outputs, or reduce the output "
-             "(e.g. np.sum) inside the function")
+        f"grad of {fname!r}: the function returned {what}, but grad needs a "
+        "real scalar output", _origin(),
+        hint="return a real number; use s2s_ad.vjp for non-scalar outputs, or "
+             "reduce the output (e.g. np.sum) inside the function")
 
 
 def like(g, x, pname: str):
     """Give the gradient `g` the type, shape and dtype of the argument `x`
     (item by item for a list, tuple or dict: the gradient is a pytree)."""
     if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
-            and g.shape == x.shape and x.dtype.kind in "fc":
+            and g.shape == x.shape and x.dtype.kind == "f":
         return g                                  # already right
     if isinstance(x, (list, tuple, dict)):
         return _like_tree(g, x, pname)
@@ -81,21 +104,43 @@ def like(g, x, pname: str):
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is an "
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
-            "differentiates int or bool values",
+            "differentiates int or bool values", _origin(),
             hint="pass a float (e.g. 3.0) or a float array")
+    _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
-        if x.dtype.kind not in "fc":
+        if x.dtype.kind != "f":
             raise InputTypeError(
                 f"cannot differentiate with respect to {pname!r}: its dtype "
-                f"is {x.dtype}", hint="pass a float array, e.g. x.astype(float)")
+                f"is {x.dtype}", _origin(), hint="pass a float array, e.g. x.astype(float)")
         out = np.empty(x.shape, dtype=x.dtype)
         out[...] = g
         return out
     if isinstance(x, np.generic):
         return x.dtype.type(g)
-    if isinstance(x, complex):
-        return complex(g)
     return float(g)
+
+
+def _check_real(g, x, pname: str) -> None:
+    """Complex values are not differentiated yet: refuse a complex argument,
+    and a gradient that came out complex (from a complex intermediate or
+    seed), rather than drop its imaginary part."""
+    if _is_complex(x):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is complex "
+            f"({type(x).__name__}); s2s_ad does not differentiate complex values yet",
+            _origin(), hint="differentiate with respect to the real and imaginary "
+                            "parts as two float arguments")
+    if _is_complex(g):
+        raise UnsupportedValueError(
+            f"the gradient with respect to {pname!r} came out complex: a complex "
+            "value (an intermediate, or the seed) lies on the gradient's path, and "
+            "s2s_ad does not differentiate complex values yet", _origin(),
+            hint="keep the differentiated computation real (e.g. |x + iy| as "
+                 "np.hypot(x, y)), or wrap the complex part in stop_gradient(...)")
+
+
+def _is_complex(v) -> bool:
+    return isinstance(v, complex) or getattr(getattr(v, "dtype", None), "kind", "") == "c"
 
 
 def _like_tree(g, x, pname):
