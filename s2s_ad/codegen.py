@@ -40,9 +40,13 @@ def to_source(fdef: gast.FunctionDef) -> str:
 
 
 def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
-                      closure: dict, primal) -> list:
+                      closure: dict, primal, hidden: str = "") -> list:
     """Compile the `def`s of `text` together (they may call each other, e.g.
-    a recursive forward/backward pair); returns them in order."""
+    a recursive forward/backward pair); returns them in order.  The defs of
+    `hidden` (a staleness check) are compiled in the same scope, sharing its
+    cells, and returned after them."""
+    shown = text.count("\n")
+    text += hidden
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     filename = f"<s2s_ad {qualname} {digest}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -50,6 +54,7 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
         tree = ast.parse(text, filename)
     except (SyntaxError, ValueError) as exc:
         raise _not_compiling(exc, text, primal) from None
+    several = sum(d.lineno <= shown for d in tree.body) > 1
     code = _factory(tree.body, sorted(set(imports) | set(closure)), filename, text, primal)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     make = types.FunctionType(factory_code, globals_, _FACTORY)
@@ -60,7 +65,7 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
         fn = _share_cells(fn, closure, globals_)
         runtime.origins[fn.__code__] = origin       # locates the helpers' errors
         fn.__module__ = primal.__module__
-        fn.__qualname__ = f"{qualname}.{fn.__name__}" if len(tree.body) > 1 else qualname
+        fn.__qualname__ = f"{qualname}.{fn.__name__}" if several else qualname
         fns.append(fn)
     by_name = {fn.__name__: fn for fn in fns}
     for fn in fns:      # defs calling each other must see the rebuilt functions

@@ -8,12 +8,17 @@ Invariants of a `Source`:
 - `resolve` evaluates a dotted name that is not a local of the function,
   against closure cells, then globals, then builtins, at compile time; and
   the names of functions that normalization lifted out of the body.
+- Every resolution that yields a callable (the objects whose identity picks
+  a rule, a callee's adjoint pair or a loop's lowering) is recorded in
+  `resolved`, keyed by where the name was found; `guards.py` turns that
+  record into the cache's and the derived function's staleness check.
 - `load` rejects what is not an ordinary function: coroutines (`async def`)
   and generators are refused with a located `UnsupportedSyntaxError`.
 """
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import linecache
 import operator
@@ -28,6 +33,9 @@ from . import astutil, runtime
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
 _UNRESOLVED = object()
+
+# where `Source.resolve` found a name's head (see `Source.resolved`)
+CLOSURE, GLOBAL, IMPORTED = "closure", "global", "imported"
 
 # Names that normalized code uses to call s2s_ad's own primitives (they never
 # appear in generated source: the forward sweep prints the statement forms).
@@ -60,9 +68,15 @@ class Source:
     indent: int               # columns removed by dedent
     globals: dict
     closure: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)     # closure variable -> its cell
     # names normalization bound at compile time: lifted nested functions
     # (see lift.py) and names imported inside the function
     lifted: dict = field(default_factory=dict)
+    # alias -> (module name, attribute or None) for names imported inside
+    imported: dict = field(default_factory=dict)
+    # (where, head, dotted path) -> the callable it denoted at compile time;
+    # where is CLOSURE, GLOBAL (globals, then builtins) or IMPORTED
+    resolved: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -79,35 +93,48 @@ class Source:
         return Location(self.filename, lineno + self.first_line - 1,
                         col + self.indent, text)
 
+    @functools.cached_property
+    def user_names(self) -> frozenset:
+        """Every name the user's function text mentions."""
+        return frozenset(astutil.all_names(self.tree))
+
+    def bind_import(self, alias: str, obj, module: str, attr: str | None = None) -> None:
+        """`alias` is bound to `obj` by an import inside the function:
+        `import module` or `from module import attr`."""
+        self.lifted[alias] = obj
+        self.imported[alias] = (module, attr)
+
     def resolve(self, node: gast.expr, local_names: set[str]):
         """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
 
         A name that the function assigns or takes as a parameter is local,
-        hence unknown at compile time.
+        hence unknown at compile time.  A callable result is recorded in
+        `resolved`.
         """
         path = astutil.dotted_name(node)
         if path is None:
             return _UNRESOLVED
         head, *rest = path.split(".")
+        where = None
         if head in _RESERVED:
             obj = _RESERVED[head]
         elif head in self.lifted:
-            obj = self.lifted[head]
+            obj, where = self.lifted[head], IMPORTED if head in self.imported else None
         elif head in local_names:
             return _UNRESOLVED
         elif head in self.closure:
-            obj = self.closure[head]
-        elif head in self.globals:
-            obj = self.globals[head]
-        elif hasattr(builtins, head):
-            obj = getattr(builtins, head)
+            obj, where = self.closure[head], CLOSURE
+        elif head in self.globals or hasattr(builtins, head):
+            obj, where = self.globals.get(head, getattr(builtins, head, None)), GLOBAL
         else:
             return _UNRESOLVED
         for attr in rest:
             try:
                 obj = getattr(obj, attr)
-            except AttributeError:
+            except Exception:           # a property may raise anything
                 return _UNRESOLVED
+        if where is not None and callable(obj) and head in self.user_names:
+            self.resolved.setdefault((where, head, path), obj)
         return obj
 
 
@@ -138,15 +165,15 @@ def load(func) -> Source:
         tree, lines, first, indent = _lambda_tree(func, filename)
     else:
         tree, lines, indent = _def_tree(lines)
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     closure = {}
-    if func.__closure__:
-        for var, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[var] = cell.cell_contents
-            except ValueError:      # an empty cell: not yet assigned
-                pass
+    for var, cell in cells.items():
+        try:
+            closure[var] = cell.cell_contents
+        except ValueError:      # an empty cell: not yet assigned
+            pass
     src = Source(func, tree, filename, lines, first, indent,
-                 func.__globals__, closure)
+                 func.__globals__, closure, cells)
     fence(src, tree.body)       # a `yield` or `await` is located precisely here
     _fence_kind(src, func)
     return src

@@ -179,6 +179,270 @@ def test_a_lambda_callee_gets_a_pair_with_valid_names():
 
 
 # ---------------------------------------------------------------------------
+# item 17: the cache and the derived functions notice what was rebound
+# ---------------------------------------------------------------------------
+
+act = np.tanh
+
+
+def uses_global(x):
+    return np.sum(act(x) * 2.0)
+
+
+def calls_helper_using_global(x):
+    return uses_global(x) + np.sum(x)
+
+
+def resolves_nothing(x):
+    return 3.0 * x ** 3 + 2.0 * x
+
+
+@pytest.fixture
+def restore_act():
+    yield
+    globals()["act"] = np.tanh
+
+
+def test_rebound_global_recompiles_grad_and_returned_function(restore_act):
+    x = np.array([0.3, -0.5, 1.2])
+    derived = ad.grad(uses_global)
+    np.testing.assert_allclose(derived(x), 2.0 * (1.0 - np.tanh(x) ** 2), rtol=1e-12)
+    globals()["act"] = np.sin
+    expected = 2.0 * np.cos(x)
+    np.testing.assert_allclose(derived(x), expected, rtol=1e-12)      # returned before
+    np.testing.assert_allclose(ad.grad(uses_global)(x), expected, rtol=1e-12)
+    assert ad.grad(uses_global) is not derived and ad.grad(uses_global) is ad.grad(uses_global)
+    value_checked(ad.grad, uses_global, x)
+    check_grad(uses_global, (x,))
+
+
+def test_rebinding_reaches_through_a_callee_pair(restore_act):
+    x = np.array([0.2, 0.9])
+    derived = ad.grad(calls_helper_using_global)
+    check_grad(calls_helper_using_global, (x,))
+    globals()["act"] = np.cos
+    np.testing.assert_allclose(derived(x), -2.0 * np.sin(x) + 1.0, rtol=1e-12)
+    value_checked(ad.grad, calls_helper_using_global, x)
+    check_grad(calls_helper_using_global, (x,))
+
+
+def test_the_guard_reads_the_names_and_costs_nothing_without_them():
+    text = ad.source(ad.grad(uses_global))
+    assert "if (act,) != resolved:\n        return rederive(x)" in text, text
+    assert "resolved" not in ad.source(ad.grad(resolves_nothing))
+
+
+def test_value_and_grad_vjp_and_has_aux_forward_every_argument(restore_act):
+    def f(x, *rest, scale=2.0):
+        return np.sum(act(x)) * scale + sum(rest), x
+    x = np.array([0.1, 0.4])
+    vg = ad.value_and_grad(f, has_aux=True)
+    vjp = ad.vjp(lambda x, scale=1.0: act(x) * scale)
+    vg(x, 1.0, scale=3.0)
+    vjp(x, seed=np.ones(2))
+    globals()["act"] = np.sin
+    (value, aux), g = vg(x, 1.0, scale=3.0)
+    assert value == pytest.approx(np.sum(np.sin(x)) * 3.0 + 1.0) and aux is x
+    np.testing.assert_allclose(g, 3.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(vjp(x, 2.0, seed=np.ones(2)), 2.0 * np.cos(x), rtol=1e-12)
+
+
+def test_closure_cell_reassigned():
+    def make():
+        fn = np.sin
+
+        def loss(x):
+            return fn(x) * 3.0
+
+        def use(new):
+            nonlocal fn
+            fn = new
+        return loss, use
+    loss, use = make()
+    derived = ad.grad(loss)
+    assert derived(0.4) == pytest.approx(3.0 * np.cos(0.4))
+    use(np.exp)
+    assert derived(0.4) == pytest.approx(3.0 * np.exp(0.4))
+    value_checked(ad.grad, loss, 0.4)
+    check_grad(loss, (0.4,))
+
+
+def test_partial_and_lambda_follow_a_rebinding(restore_act):
+    def scaled(x, k):
+        return np.sum(act(x)) * k
+    x = np.array([0.5, -0.2])
+    g_partial = ad.grad(functools.partial(scaled, k=2.0))
+    g_lambda = ad.grad(lambda x: np.sum(act(x)))        # nothing keeps the lambda
+    gc.collect()
+    g_partial(x), g_lambda(x)
+    globals()["act"] = np.sin
+    np.testing.assert_allclose(g_partial(x), 2.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(g_lambda(x), np.cos(x), rtol=1e-12)
+
+
+HELPERS_V1 = """
+import numpy as np
+
+SCALE = 2.0
+
+def helper(x):
+    return np.sin(x) * SCALE
+
+def act(x):
+    return x * x
+"""
+
+HELPERS_V2 = """
+import numpy as np
+
+SCALE = 2.0
+
+def helper(x):
+    return np.cos(x) * SCALE * SCALE
+
+def act(x):
+    return x * x * x
+"""
+
+CALLERS = """
+import numpy as np
+import s2s_helpers_mod
+from s2s_helpers_mod import helper
+
+
+def via_module(x):
+    return np.sum(s2s_helpers_mod.helper(x)) + np.sum(x)
+
+
+def via_name(x):
+    return np.sum(helper(x))
+
+
+def via_local_import(x):
+    from s2s_helpers_mod import act
+    return np.sum(act(x))
+"""
+
+
+@pytest.fixture
+def modules(tmp_path, monkeypatch):
+    (tmp_path / "s2s_helpers_mod.py").write_text(HELPERS_V1)
+    (tmp_path / "s2s_callers_mod.py").write_text(CALLERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("s2s_helpers_mod", "s2s_callers_mod"):
+        sys.modules.pop(name, None)
+    import s2s_callers_mod
+    import s2s_helpers_mod
+    yield tmp_path, s2s_helpers_mod, s2s_callers_mod
+    for name in ("s2s_helpers_mod", "s2s_callers_mod"):
+        sys.modules.pop(name, None)
+
+
+def _reload_v2(path, helpers):
+    (path / "s2s_helpers_mod.py").write_text(HELPERS_V2)
+    importlib.invalidate_caches()
+    return importlib.reload(helpers)
+
+
+def test_reloaded_module_and_local_import(modules):
+    path, helpers, callers = modules
+    x = np.array([0.3, 0.8])
+    by_module, by_import = ad.grad(callers.via_module), ad.grad(callers.via_local_import)
+    np.testing.assert_allclose(by_module(x), 2.0 * np.cos(x) + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(by_import(x), 2.0 * x, rtol=1e-12)
+    _reload_v2(path, helpers)
+    np.testing.assert_allclose(by_module(x), -4.0 * np.sin(x) + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(by_import(x), 3.0 * x * x, rtol=1e-12)
+    for f in (callers.via_module, callers.via_local_import):
+        value_checked(ad.grad, f, x)
+        check_grad(f, (x,))
+
+
+def test_from_import_keeps_the_old_helper_until_rebound(modules):
+    path, helpers, callers = modules
+    x = np.array([0.3, 0.8])
+    derived = ad.grad(callers.via_name)
+    helpers.SCALE = 5.0             # the old helper reads its module's global
+    np.testing.assert_allclose(derived(x), 5.0 * np.cos(x), rtol=1e-12)
+    new = _reload_v2(path, helpers)
+    callers.helper = new.helper     # re-executed `def helper`: a new object
+    np.testing.assert_allclose(derived(x), -4.0 * np.sin(x), rtol=1e-12)
+    value_checked(ad.grad, callers.via_name, x)
+    check_grad(callers.via_name, (x,))
+
+
+def test_rule_registered_later_is_used():
+    def bump(x):
+        return x * 3.0
+
+    def f(x):
+        return bump(x) * x
+    derived = ad.grad(f)
+    assert derived(2.0) == pytest.approx(12.0)
+    ad.nondifferentiable(bump)          # from now on: no gradient through bump
+    assert derived(2.0) == pytest.approx(6.0)
+    assert ad.grad(f)(2.0) == pytest.approx(6.0)
+
+
+class _Model:
+    @property
+    def act(self):              # a new function object at every read
+        return lambda v: v * 2.0
+
+
+model = _Model()
+
+
+def uses_unstable_name(x):
+    return np.sum(model.act(x)) + np.sum(np.sin(x))
+
+
+def test_unguardable_name_does_not_recompile_every_call(monkeypatch):
+    x = np.array([0.1, 0.2])
+    builds = []
+    real = api._build
+    monkeypatch.setattr(api, "_build", lambda f, o: builds.append(o.mode) or real(f, o))
+    derived = ad.grad(uses_unstable_name)
+    for _ in range(3):
+        np.testing.assert_allclose(derived(x), 2.0 + np.cos(x), rtol=1e-12)
+        assert ad.grad(uses_unstable_name) is derived
+    assert builds.count("grad") == 1
+    value_checked(ad.grad, uses_unstable_name, x)
+    check_grad(uses_unstable_name, (x,))
+
+
+def test_cache_does_not_keep_the_function_alive(restore_act):
+    def make(k):
+        def loss(x):
+            return np.sum(act(x)) * k
+        return loss
+
+    def recursive(x, n):
+        if n == 0:
+            return x
+        return np.sin(recursive(x, n - 1))
+    loss = make(2.0)
+    derived, alive = ad.grad(loss), weakref.ref(loss)
+    x = np.array([0.2, 0.3])
+    derived(x)
+    globals()["recursive_fn"] = recursive
+    deriv_rec, alive_rec = ad.grad(recursive), weakref.ref(recursive)
+    deriv_rec(0.3, 2)
+    del loss, recursive
+    globals().pop("recursive_fn")
+    gc.collect()
+    assert alive() is None and alive_rec() is None
+    globals()["act"] = np.sin        # the dead primal is rebuilt from its parts
+    np.testing.assert_allclose(derived(x), 2.0 * np.cos(x), rtol=1e-12)
+
+
+def test_grad_of_unchanged_function_is_one_cached_object():
+    assert ad.grad(uses_global) is ad.grad(uses_global)
+    cache.clear()
+    assert ad.grad(uses_global) is ad.grad(uses_global)
+
+
+# ---------------------------------------------------------------------------
 # item 18: invalid input refused
 # ---------------------------------------------------------------------------
 

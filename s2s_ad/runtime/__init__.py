@@ -10,7 +10,8 @@ updates, spelled as expressions, and their undoing.)
 
 Generated code and rule templates reach every helper as `rt.<name>`, with
 `rt` this package: it defines the helpers any generated function may call
-(entry and exit: `like`, `check_scalar`; in-place updates and lists:
+(entry and exit: `like`, `check_scalar`, and `bound` for the staleness
+guard; in-place updates and lists:
 `setitem`, `zero_at`, `snapshot`, `restore`, `copy`, `append`,
 `item_or_zeros`, `head`) and re-exports, by explicit name, every public
 helper of its submodules:
@@ -29,6 +30,7 @@ file: they are rule targets, named `s2s_ad.runtime.<name>` by `s2s-ad rules`.
 """
 from __future__ import annotations
 
+import builtins
 import sys
 import weakref
 
@@ -56,6 +58,36 @@ from .special import digamma
 def stop_gradient(x):
     """The identity at run time; for s2s_ad, `x` carries no gradient."""
     return x
+
+
+_GONE = object()        # what `bound` gives for a name that no longer resolves
+
+
+def bound(scope, *paths: str):
+    """What each dotted path denotes now, for a staleness guard (see
+    s2s_ad/guards.py): the object for one path, a tuple for several.
+    `scope` is a module's globals (then builtins), a closure cell (holding
+    the paths' head), or the name of a module imported inside the function
+    (the paths are then attribute paths in it).  A name that no longer
+    resolves gives a value equal to nothing."""
+    values = tuple(_bound(scope, path) for path in paths)
+    return values[0] if len(values) == 1 else values
+
+
+def _bound(scope, path: str):
+    head, *rest = path.split(".")
+    try:
+        if isinstance(scope, str):
+            obj, rest = sys.modules[scope], path.split(".") if path else []
+        elif isinstance(scope, dict):
+            obj = scope[head] if head in scope else getattr(builtins, head)
+        else:
+            obj = scope.cell_contents
+        for attr in rest:
+            obj = getattr(obj, attr)
+    except Exception:          # unbound, deleted, or a property that raised
+        return _GONE
+    return obj
 
 
 # generated code object -> Location of the user's function (codegen fills it),
