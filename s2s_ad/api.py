@@ -203,8 +203,8 @@ def _stages(func, options: Options) -> Compiled:
                               pairs=functools.partial(_pair_for, optimize=options.optimize))
     adj = reverse.reverse(norm, src, prims, facts, request, output, aux)
     trees = _finish(adj, norm, src, wrt, options)
-    guard = guards.guard(trees[0], src, adj.imports, norm.namer,
-                         in_body=options.mode != "pair")
+    guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
+                         norm.namer, in_body=options.mode != "pair")
     imports, deps = dict(adj.imports), ()
     if guard is not None:
         trees[0].body[:0] = guard.statements

@@ -170,12 +170,13 @@ class Guard:
     rederive: str | None        # the name of the `Rederive` (None for a pair)
 
 
-def guard(fdef: gast.FunctionDef, src: Source, imports: dict, namer,
+def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, namer,
           in_body: bool) -> Guard | None:
-    """The guard of `fdef`, generated from `src` and reading `imports`
+    """The guard of `fdef`, generated from `src` (whose parameters and
+    locals are `locals_`, whose names `namer` gave) and reading `imports`
     (among them the callees' pairs, whose dependencies it inherits); None if
     there is nothing to compare.  `in_body`: also as `fdef`'s first statements."""
-    readers = _Readers(fdef, src, imports, namer)
+    readers = _Readers(src, locals_, imports, namer)
     seen: dict = {}
     callees = [d for obj in imports.values() if isinstance(obj, types.FunctionType)
                for d in getattr(obj, DEPS, ())]
@@ -205,12 +206,14 @@ def guard(fdef: gast.FunctionDef, src: Source, imports: dict, namer,
 
 
 class _Readers:
-    """Expressions that read dependencies' names from inside `fdef`."""
+    """Expressions that read dependencies' names from inside the generated
+    function."""
 
-    def __init__(self, fdef, src: Source, imports: dict, namer):
+    def __init__(self, src: Source, locals_: set, imports: dict, namer):
         self.src, self.imports, self.namer = src, imports, namer
-        self.bound = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                      and not isinstance(n.ctx, gast.Load)}
+        # the names the generated function may bind: the user's parameters
+        # and locals, and every name s2s_ad generated (no walk of the code)
+        self.bound = set(locals_) | (namer.snapshot() - src.user_names)
         self.added: dict = {}       # new names -> the objects they hold
         self.rt = next((k for k, v in imports.items() if v is runtime), None)
 
