@@ -13,7 +13,9 @@ Invariants of a `Source`:
   `resolved`, keyed by where the name was found; `guards.py` turns that
   record into the cache's and the derived function's staleness check.
 - `load` rejects what is not an ordinary function: coroutines (`async def`)
-  and generators are refused with a located `UnsupportedSyntaxError`.
+  and generators are refused with a located `UnsupportedSyntaxError`; and a
+  function whose source file no longer matches its code (edited or reloaded
+  since it was defined) with `SourceUnavailableError`.
 """
 from __future__ import annotations
 
@@ -176,7 +178,39 @@ def load(func) -> Source:
                  func.__globals__, closure, cells)
     fence(src, tree.body)       # a `yield` or `await` is located precisely here
     _fence_kind(src, func)
+    if func.__name__ != "<lambda>":
+        _check_unchanged(src)
     return src
+
+
+def _check_unchanged(src: Source) -> None:
+    """Refuse a function whose source text no longer matches its code: its
+    file was edited since it was defined (typically: a module reloaded while
+    an old function object is still in use).  s2s_ad would differentiate the
+    new text, not what the function runs.  The text's names and constants
+    must all occur in the code (which may have more: pytest rewrites
+    `assert`), so an edit that brings in neither (`+` to `-`) goes unseen."""
+    code = src.func.__code__
+    try:
+        module = compile("\n".join(src.lines) + "\n", src.filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return              # text that compiles only in its context: not checkable
+    new = next((c for c in module.co_consts if isinstance(c, types.CodeType)
+                and c.co_name == code.co_name), None)
+    if new is None or (set(new.co_names) <= set(code.co_names) | set(code.co_freevars)
+                       and _constants(new) <= _constants(code)):
+        return
+    raise SourceUnavailableError(
+        f"the source of {src.func.__qualname__!r} changed since it was defined (its "
+        "file was edited, or its module reloaded while this old function is still in "
+        "use): s2s_ad reads the source, and would differentiate the new text",
+        src.locate(src.tree),
+        hint="use the function from the reloaded module (import or reload the "
+             "modules that refer to it), or restart the interpreter")
+
+
+def _constants(code) -> set:
+    return {(type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)}
 
 
 _NOT_A_FUNCTION = {inspect.CO_COROUTINE: "an async function (`async def`)",

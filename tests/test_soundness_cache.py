@@ -371,6 +371,20 @@ def test_from_import_keeps_the_old_helper_until_rebound(modules):
     check_grad(callers.via_name, (x,))
 
 
+def test_edited_source_file_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "s2s_edited_mod.py").write_text("import numpy as np\n\n\n"
+                                                "def f(x):\n    return np.sin(x) * 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("s2s_edited_mod", None)
+    import s2s_edited_mod
+    (tmp_path / "s2s_edited_mod.py").write_text("import numpy as np\n\n\n"
+                                                "def f(x):\n    return np.cos(x) * 3.0\n")
+    with pytest.raises(ad.SourceUnavailableError, match="changed since") as info:
+        ad.grad(s2s_edited_mod.f)
+    assert_located(info.value, s2s_edited_mod.f, "def f")
+    sys.modules.pop("s2s_edited_mod", None)
+
+
 def test_rule_registered_later_is_used():
     def bump(x):
         return x * 3.0
