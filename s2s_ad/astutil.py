@@ -90,6 +90,10 @@ def compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
     return gast.Compare(left=left, ops=[op], comparators=[right])
 
 
+def or_(values: list) -> gast.BoolOp:
+    return gast.BoolOp(op=gast.Or(), values=list(values))
+
+
 def starred(value: gast.expr) -> gast.Starred:
     """`*value`, as a call argument."""
     return gast.Starred(value=value, ctx=gast.Load())

@@ -20,21 +20,22 @@ the dependencies `guard` builds
   those names again and compares them with the objects they had:
 
       # derive again if a name resolved at compile time was rebound
-      if (act, helper) != resolved:
+      if act is not was_act or helper is not was_helper:
           return rederive(x)
 
   A name of the function's own scope is read as the function reads it;
   names of another scope (a callee in another module) with one
-  `rt.bound(scope, 'name', ...)` per scope.  `rederive` (a `Rederive`)
-  derives afresh, replacing the stale cache entry, and forwards the call.
-  A function with no dependency has no guard: it costs nothing; else one
-  tuple comparison, ~10 ns per name read by name;
+  `rt.bound(scope, 'name', ...)` per scope, compared by `!=`.  `rederive`
+  (a `Rederive`) derives afresh, replacing the stale cache entry, and
+  forwards the call.  A function with no dependency has no guard: it costs
+  nothing; else about 10-20 ns per name read by name (an `is not`);
 - `stale()`, the same comparison compiled alongside, which the cache asks
   before handing out an entry.  A callee's pair has no guard of its own:
   the guards of the functions that call it cover it.
 
-A rule registered after compilation clears the `resolved` tuple of every
-guarded function (a `registry` listener), so each derives again once.
+A rule registered after compilation replaces an expected object of every
+guarded function by one nothing denotes (a `registry` listener), so each
+derives again once.
 
 Invariants: the guard and `stale()` compare exactly `Guard.deps`; a
 dependency whose name the generated code does not read (s2s_ad's own import
@@ -63,7 +64,9 @@ from .rules import registry
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
 COMMENT = "derive again if a name resolved at compile time was rebound"
 
-_resolved_cells: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_STALE = object()       # an expected object that no name denotes
+# guarded function -> the cell of its first expected object (see `_invalidate`)
+_expected_cells: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,9 +167,9 @@ class Guard:
 
     deps: tuple                 # what it compares (callers of a pair inherit them)
     statements: list            # first in the derived function; [] for a pair
-    checker: gast.FunctionDef   # `def stale(): return (...) != resolved`
+    checker: gast.FunctionDef   # `def stale(): return act is not was_act or ...`
     imports: dict               # names the guard reads -> objects
-    resolved: str               # the name of the tuple of expected objects
+    was: list                   # the names holding the expected objects
     rederive: str | None        # the name of the `Rederive` (None for a pair)
 
 
@@ -187,22 +190,25 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
         return None
     for dep in deps:            # heads read by name must not be shadowed
         namer.reserve(dep.path.split(".")[0])
-    values, expected = readers.read_all(deps)
-    resolved = namer.fresh("resolved")
-    new = dict(readers.added, **{resolved: tuple(expected)})
+    tests, was, expected_by_name = [], [], {}
+    for value, expected, stem, same in readers.read_all(deps):
+        was.append(namer.fresh("was_" + stem))
+        expected_by_name[was[-1]] = expected
+        tests.append(astutil.compare(value, gast.IsNot() if same else gast.NotEq(),
+                                     astutil.name(was[-1])))
+    new = {**readers.added, **expected_by_name}    # read_all added the scopes
 
     def test() -> gast.expr:
-        return astutil.compare(astutil.tuple_(astutil.clone(values)), gast.NotEq(),
-                               astutil.name(resolved))
+        return astutil.clone(tests[0] if len(tests) == 1 else astutil.or_(tests))
     checker = astutil.function_def(namer.fresh("stale"), astutil.arguments([]),
                                    [astutil.ret(test())])
     if not in_body:
-        return Guard(deps, [], checker, new, resolved, None)
+        return Guard(deps, [], checker, new, was, None)
     rederive = namer.fresh("rederive")
     new[rederive] = None            # the caller puts the `Rederive` here
     statements = [astutil.comment(COMMENT),
                   astutil.if_(test(), [_forward(fdef.args, rederive)])]
-    return Guard(deps, statements, checker, new, resolved, rederive)
+    return Guard(deps, statements, checker, new, was, rederive)
 
 
 class _Readers:
@@ -235,24 +241,28 @@ class _Readers:
         """Whether `fdef` reads `dep`'s name as the primal does, by name."""
         return self._in_scope(dep) and dep.path.split(".")[0] not in self.imports
 
-    def read_all(self, deps) -> tuple[list, list]:
-        """The expressions reading `deps` and the values they must equal:
-        one per name read as the primal reads it, and one per other scope
-        (`rt.bound(scope, 'a', 'b')`, giving a tuple for several names)."""
-        mine = sorted((d for d in deps if self.own(d)), key=lambda d: d.path)
-        values = [astutil.dotted(d.path) for d in mine]
-        expected = [d.expected for d in mine]
+    def read_all(self, deps) -> list:
+        """(expression, expected value, stem, compared by `is`) per name read
+        as the primal reads it, and per other scope (`rt.bound(scope, 'a',
+        'b')`, a tuple for several names, compared by `!=`).  A name whose
+        object compares equal without being identical (a bound method, made
+        anew at each read) or stands for the function itself is compared
+        by `!=` too."""
+        out = [(astutil.dotted(d.path), d.expected, d.path.replace(".", "_"),
+                runtime.bound(d.scope, d.path) is d.expected)
+               for d in sorted((d for d in deps if self.own(d)), key=lambda d: d.path)]
         groups: dict = {}
         for dep in deps:
             if not self.own(dep):
                 groups.setdefault(dep.key[0], []).append(dep)
         for group in sorted(groups.values(), key=lambda g: g[0].label):
             group.sort(key=lambda d: d.path)
-            values.append(astutil.call(f"{self._runtime()}.bound", [self._scope(group[0])] +
-                                       [astutil.const(d.path) for d in group]))
-            expected.append(group[0].expected if len(group) == 1 else
-                            tuple(d.expected for d in group))
-        return values, expected
+            value = astutil.call(f"{self._runtime()}.bound", [self._scope(group[0])] +
+                                 [astutil.const(d.path) for d in group])
+            expected = group[0].expected if len(group) == 1 else \
+                tuple(d.expected for d in group)
+            out.append((value, expected, group[0].label, False))
+        return out
 
     def _runtime(self) -> str:
         if self.rt is None:
@@ -323,18 +333,19 @@ class Rederive:
 
 def install(g: Guard | None, derived, thunk: Rederive | None) -> None:
     """Point `thunk` at the compiled guarded function `derived`, whose
-    `resolved` tuple a rule registered later clears."""
+    expected objects a rule registered later makes stale."""
     if g is None or not g.statements:
         return
     thunk.derived = weakref.ref(derived)
-    _resolved_cells[derived] = derived.__closure__[
-        derived.__code__.co_freevars.index(g.resolved)]
+    _expected_cells[derived] = derived.__closure__[
+        derived.__code__.co_freevars.index(g.was[0])]
 
 
 def _invalidate() -> None:
-    """A rule was registered: every guarded function derives again once."""
-    for cell in list(_resolved_cells.values()):
-        cell.cell_contents = None
+    """A rule was registered: every guarded function derives again once
+    (its first expected object is replaced by one nothing equals)."""
+    for cell in list(_expected_cells.values()):
+        cell.cell_contents = _STALE
 
 
 registry.on_change(_invalidate)
