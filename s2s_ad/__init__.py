@@ -11,7 +11,7 @@
 from .api import grad, source, value_and_grad, vjp
 from .errors import (InputTypeError, InternalError, NoRuleError, NonScalarOutputError,
                      RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
-                     WrtError)
+                     UnsupportedValueError, WrtError)
 from .rules import adjoint, nondifferentiable
 from .runtime import stop_gradient
 
@@ -20,4 +20,4 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
            "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
            "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError",
-           "InputTypeError", "InternalError", "__version__"]
+           "InputTypeError", "UnsupportedValueError", "InternalError", "__version__"]

@@ -102,6 +102,19 @@ def if_(test: gast.expr, body: list, orelse: list | None = None) -> gast.If:
     return gast.If(test=test, body=body, orelse=orelse or [])
 
 
+def compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
+    return gast.Compare(left=left, ops=[op], comparators=[right])
+
+
+def or_(values: list) -> gast.BoolOp:
+    return gast.BoolOp(op=gast.Or(), values=list(values))
+
+
+def starred(value: gast.expr) -> gast.Starred:
+    """`*value`, as a call argument."""
+    return gast.Starred(value=value, ctx=gast.Load())
+
+
 def pass_() -> gast.Pass:
     return gast.Pass()
 

@@ -72,11 +72,12 @@ def _dump(args) -> int:
     func = _load_function(args.target)
     wrt = _parse_wrt(args.wrt)
     options = api.Options(args.mode, wrt, False, not args.no_optimize)
-    text, imports, _ = api.compile_adjoint(func, options)
-    codegen.check_generated(text, func)
-    print(_colorize(text, args.color), end="")
-    for name, obj in imports.items():      # the callees' generated adjoint pairs
-        if getattr(obj, "__s2s_ad_primal__", None) is not None:
+    out = api.compile_adjoint(func, options)
+    codegen.check_generated(out.text, func)
+    print(_colorize(out.text, args.color), end="")
+    guarded = out.guard.imports if out.guard is not None else {}
+    for name, obj in out.imports.items():      # the callees' generated adjoint pairs
+        if name not in guarded and getattr(obj, "__s2s_ad_primal__", None) is not None:
             print(f"\n# {name}: generated from {obj.__s2s_ad_primal__().__qualname__}")
             print(_colorize(api.source(obj), args.color), end="")
     return 0

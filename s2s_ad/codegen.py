@@ -5,6 +5,8 @@ The generated function:
   name, so `inspect.getsource`, tracebacks and pdb show its lines;
 - runs with the primal's module globals (late-bound, like the primal), so
   user helpers and module constants resolve as they do in the user's code;
+- is noted in `runtime.origins`, so that a run-time helper's error (an
+  output that is no scalar, a complex gradient) names the user's function;
 - reads s2s_ad's own imports (`np`, `rt`, ...) and the primal's closure
   variables from closure cells; the primal's cells are shared, not copied,
   and nothing is added to the user's module.
@@ -23,7 +25,7 @@ import types
 
 import gast
 
-from . import astutil
+from . import astutil, runtime
 from .errors import InternalError, location_of
 
 _COMMENT = re.compile(r"^(\s*)" + astutil.COMMENT_MARKER + r"\((.*)\)$", re.M)
@@ -46,9 +48,13 @@ def _comment(match) -> str:
 
 
 def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
-                      closure: dict, primal) -> list:
+                      closure: dict, primal, hidden: str = "") -> list:
     """Compile the `def`s of `text` together (they may call each other, e.g.
-    a recursive forward/backward pair); returns them in order."""
+    a recursive forward/backward pair); returns them in order.  The defs of
+    `hidden` (a staleness check) are compiled in the same scope, sharing its
+    cells, and returned after them."""
+    shown = text.count("\n")
+    text += hidden
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     filename = f"<s2s_ad {qualname} {digest}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -56,16 +62,18 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
         tree = ast.parse(text, filename)
     except (SyntaxError, ValueError) as exc:
         raise _not_compiling(exc, text, primal) from None
+    several = sum(d.lineno <= shown for d in tree.body) > 1
     code = _factory(tree.body, sorted(set(imports) | set(closure)), filename, text, primal)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     make = types.FunctionType(factory_code, globals_, _FACTORY)
     free = factory_code.co_varnames[:factory_code.co_argcount]
     values = {**{n: _Missing for n in closure}, **imports}
-    fns = []
+    fns, origin = [], location_of(primal)
     for fn in make(*[values.get(n) for n in free]):
         fn = _share_cells(fn, closure, globals_)
+        runtime.origins[fn.__code__] = origin       # locates the helpers' errors
         fn.__module__ = primal.__module__
-        fn.__qualname__ = f"{qualname}.{fn.__name__}" if len(tree.body) > 1 else qualname
+        fn.__qualname__ = f"{qualname}.{fn.__name__}" if several else qualname
         fns.append(fn)
     by_name = {fn.__name__: fn for fn in fns}
     for fn in fns:      # defs calling each other must see the rebuilt functions

@@ -88,6 +88,12 @@ class InputTypeError(S2SADError, TypeError):
     """A differentiated argument has a type that has no gradient (int, bool)."""
 
 
+class UnsupportedValueError(S2SADError, TypeError):
+    """A value s2s_ad does not differentiate yet: complex numbers (a complex
+    literal or complex-making call on the gradient's path, or a gradient
+    that comes out complex at run time)."""
+
+
 class InternalError(S2SADError):
     """A bug in s2s_ad: the compiler failed, or generated code that does not
     compile, on the function at `location`.  `generated` holds the generated

@@ -10,6 +10,14 @@ Invariants of a `Source`:
 - `resolve` evaluates a dotted name that is not a local of the function,
   against closure cells, then globals, then builtins, at compile time; and
   the names of functions that normalization lifted out of the body.
+- Every resolution that yields a callable (the objects whose identity picks
+  a rule, a callee's adjoint pair or a loop's lowering) is recorded in
+  `resolved`, keyed by where the name was found; `guards.py` turns that
+  record into the cache's and the derived function's staleness check.
+- `load` rejects what is not an ordinary function: coroutines (`async def`)
+  and generators are refused with a located `UnsupportedSyntaxError`; and a
+  function whose source file no longer matches its code (edited or reloaded
+  since it was defined) with `SourceUnavailableError`.
 """
 from __future__ import annotations
 
@@ -18,6 +26,7 @@ import functools
 import inspect
 import linecache
 import operator
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -30,6 +39,9 @@ from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 from .naming import BUILTINS
 
 _UNRESOLVED = object()
+
+# where `Source.resolve` found a name's head (see `Source.resolved`)
+CLOSURE, GLOBAL, IMPORTED = "closure", "global", "imported"
 
 # Names that normalized code uses to call s2s_ad's own primitives and the
 # builtins (they never appear in generated source: the reverse transform
@@ -63,9 +75,15 @@ class Source:
     indent: int               # columns removed by dedent
     globals: dict
     closure: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)     # closure variable -> its cell
     # names normalization bound at compile time: lifted nested functions
     # (see lift.py) and names imported inside the function
     lifted: dict = field(default_factory=dict)
+    # alias -> (module name, attribute or None) for names imported inside
+    imported: dict = field(default_factory=dict)
+    # (where, head, dotted path) -> the callable it denoted at compile time;
+    # where is CLOSURE, GLOBAL (globals, then builtins) or IMPORTED
+    resolved: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -82,35 +100,50 @@ class Source:
         return Location(self.filename, lineno + self.first_line - 1,
                         col + self.indent, text)
 
+    @functools.cached_property
+    def user_names(self) -> frozenset:
+        """Every name the user's function text mentions."""
+        return frozenset(astutil.all_names(self.tree))
+
+    def bind_import(self, alias: str, obj, module: str, attr: str | None = None) -> None:
+        """`alias` is bound to `obj` by an import inside the function:
+        `import module` or `from module import attr`."""
+        self.lifted[alias] = obj
+        self.imported[alias] = (module, attr)
+
     def resolve(self, node: gast.expr, local_names: set[str]):
         """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
 
         A name that the function assigns or takes as a parameter is local,
-        hence unknown at compile time.
+        hence unknown at compile time.  A callable result is recorded in
+        `resolved`.
         """
         path = astutil.dotted_name(node)
         if path is None:
             return _UNRESOLVED
         head, *rest = path.split(".")
+        where = None
         if head in _RESERVED:
             obj = _RESERVED[head]
         elif head in self.lifted:
-            obj = self.lifted[head]
+            obj, where = self.lifted[head], IMPORTED if head in self.imported else None
         elif head in local_names:
             return _UNRESOLVED
         elif head in self.closure:
-            obj = self.closure[head]
+            obj, where = self.closure[head], CLOSURE
         elif head in self.globals:
-            obj = self.globals[head]
-        elif hasattr(builtins, head):
+            obj, where = self.globals[head], GLOBAL
+        elif hasattr(builtins, head):   # fixed, like the standard library
             obj = getattr(builtins, head)
         else:
             return _UNRESOLVED
         for attr in rest:
             try:
                 obj = getattr(obj, attr)
-            except AttributeError:
+            except Exception:           # a property may raise anything
                 return _UNRESOLVED
+        if where is not None and callable(obj) and head in self.user_names:
+            self.resolved.setdefault((where, head, path), obj)
         return obj
 
 
@@ -118,11 +151,24 @@ def is_resolved(obj) -> bool:
     return obj is not _UNRESOLVED
 
 
-@functools.lru_cache(maxsize=1024)
+_SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
+
+
 def source_lines(code: types.CodeType) -> tuple[list, int]:
-    """`inspect.getsourcelines(code)`, read once per code object (the
-    frontend and the alias analysis of callers both read a callee)."""
+    """`inspect.getsourcelines(code)`, read once per code object while its
+    file is unchanged (the frontend and the alias analysis of its callers
+    both read a callee)."""
+    try:
+        mtime = os.stat(code.co_filename).st_mtime_ns
+    except (OSError, ValueError):
+        mtime = None                # a synthetic file: linecache holds it
+    hit = _SOURCE_LINES.get(code)
+    if hit is not None and mtime is not None and hit[0] == mtime:
+        return list(hit[1]), hit[2]
     lines, first = inspect.getsourcelines(code)
+    if len(_SOURCE_LINES) > 1024:
+        _SOURCE_LINES.clear()
+    _SOURCE_LINES[code] = (mtime, tuple(lines), first)
     return list(lines), first
 
 
@@ -150,17 +196,68 @@ def load(func) -> Source:
         tree, lines, first, indent = _lambda_tree(func, filename)
     else:
         tree, lines, indent = _def_tree(lines, func, Location(filename, first, 0))
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     closure = {}
-    if func.__closure__:
-        for var, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[var] = cell.cell_contents
-            except ValueError:      # an empty cell: not yet assigned
-                pass
+    for var, cell in cells.items():
+        try:
+            closure[var] = cell.cell_contents
+        except ValueError:      # an empty cell: not yet assigned
+            pass
     src = Source(func, tree, filename, lines, first, indent,
-                 func.__globals__, closure)
-    fence(src, tree.body)
+                 func.__globals__, closure, cells)
+    fence(src, tree.body)       # a `yield` or `await` is located precisely here
+    _fence_kind(src, func)
+    if func.__name__ != "<lambda>":
+        _check_unchanged(src)
     return src
+
+
+def _check_unchanged(src: Source) -> None:
+    """Refuse a function whose source text no longer matches its code: its
+    file was edited since it was defined (typically: a module reloaded while
+    an old function object is still in use).  s2s_ad would differentiate the
+    new text, not what the function runs.  The text's names and constants
+    must all occur in the code (which may have more: pytest rewrites
+    `assert`), so an edit that brings in neither (`+` to `-`) goes unseen."""
+    code = src.func.__code__
+    try:
+        module = compile("\n".join(src.lines) + "\n", src.filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return              # text that compiles only in its context: not checkable
+    new = next((c for c in module.co_consts if isinstance(c, types.CodeType)
+                and c.co_name == code.co_name), None)
+    if new is None or (set(new.co_names) <= set(code.co_names) | set(code.co_freevars)
+                       and _constants(new) <= _constants(code)):
+        return
+    raise SourceUnavailableError(
+        f"the source of {src.func.__qualname__!r} changed since it was defined (its "
+        "file was edited, or its module reloaded while this old function is still in "
+        "use): s2s_ad reads the source, and would differentiate the new text",
+        src.locate(src.tree),
+        hint="use the function from the reloaded module (import or reload the "
+             "modules that refer to it), or restart the interpreter")
+
+
+def _constants(code) -> set:
+    return {(type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)}
+
+
+_NOT_A_FUNCTION = {inspect.CO_COROUTINE: "an async function (`async def`)",
+                   inspect.CO_ASYNC_GENERATOR: "an async generator function",
+                   inspect.CO_GENERATOR: "a generator function (it contains `yield`)",
+                   inspect.CO_ITERABLE_COROUTINE: "a generator-based coroutine"}
+
+
+def _fence_kind(src: Source, func) -> None:
+    """Reject coroutines and generators: calling one returns an awaitable or
+    an iterator, not a value to differentiate."""
+    for flag, kind in _NOT_A_FUNCTION.items():
+        if func.__code__.co_flags & flag:
+            raise UnsupportedSyntaxError(
+                f"s2s_ad cannot differentiate {src.name!r}: it is {kind}",
+                src.locate(src.tree),
+                hint="differentiate a plain `def` function that returns its "
+                     "value; call the async or generator code outside it")
 
 
 def _def_tree(lines: list[str], func, where: Location):

@@ -4,7 +4,8 @@ A mixin of the normalizer (see normalize.py).  A nested `def` (or a lambda
 bound to a name) is lifted out by lift.py and calls to it go to the lifted
 function; `import` statements inside the function are resolved at compile
 time.  Both record the objects in `Source.lifted`, where name resolution and
-code generation find them.
+code generation find them (imports through `Source.bind_import`, which also
+notes where each came from, for the staleness guard).
 """
 from __future__ import annotations
 
@@ -56,10 +57,10 @@ class ScopeForms:
         for alias in stmt.names:
             module = self._import_module(alias.name, stmt)
             if alias.asname:
-                self.src.lifted[alias.asname] = module
+                self.src.bind_import(alias.asname, module, alias.name)
             else:
                 head = alias.name.split(".")[0]
-                self.src.lifted[head] = self._import_module(head, stmt)
+                self.src.bind_import(head, self._import_module(head, stmt), head)
 
     def s_ImportFrom(self, stmt) -> None:
         """`from m import x as y` inside the function binds `y` at compile time."""
@@ -69,7 +70,8 @@ class ScopeForms:
         for alias in stmt.names:
             if alias.name == "*" or not hasattr(module, alias.name):
                 self._unsupported(stmt, f"`from {stmt.module} import {alias.name}`")
-            self.src.lifted[alias.asname or alias.name] = getattr(module, alias.name)
+            self.src.bind_import(alias.asname or alias.name, getattr(module, alias.name),
+                                 stmt.module, alias.name)
 
     def _import_module(self, name: str, stmt):
         try:

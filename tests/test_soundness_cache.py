@@ -162,3 +162,454 @@ def test_cli_dump_of_dead_branch_compiles(capsys, tmp_path):
                     textwrap.dedent(inspect.getsource(nested_conditional)))
     assert cli.main(["dump", f"{path}:nested_conditional"]) == 0
     compile(capsys.readouterr().out, "<dump>", "exec")
+
+
+def global_lambda_callee(x):
+    return np.sum(scale_by_two(x) * x)
+
+
+scale_by_two = lambda v: v * 2.0  # noqa: E731
+
+
+def test_a_lambda_callee_gets_a_pair_with_valid_names():
+    x = np.array([0.3, 0.6])
+    value_checked(ad.grad, global_lambda_callee, x)
+    check_grad(global_lambda_callee, (x,))
+    assert "lambda_fwd(x)" in ad.source(ad.grad(global_lambda_callee))
+
+
+# ---------------------------------------------------------------------------
+# item 17: the cache and the derived functions notice what was rebound
+# ---------------------------------------------------------------------------
+
+act = np.tanh
+
+
+def uses_global(x):
+    return np.sum(act(x) * 2.0)
+
+
+def calls_helper_using_global(x):
+    return uses_global(x) + np.sum(x)
+
+
+def resolves_nothing(x):
+    return 3.0 * x ** 3 + 2.0 * x
+
+
+@pytest.fixture
+def restore_act():
+    yield
+    globals()["act"] = np.tanh
+
+
+def test_rebound_global_recompiles_grad_and_returned_function(restore_act):
+    x = np.array([0.3, -0.5, 1.2])
+    derived = ad.grad(uses_global)
+    np.testing.assert_allclose(derived(x), 2.0 * (1.0 - np.tanh(x) ** 2), rtol=1e-12)
+    globals()["act"] = np.sin
+    expected = 2.0 * np.cos(x)
+    np.testing.assert_allclose(derived(x), expected, rtol=1e-12)      # returned before
+    np.testing.assert_allclose(ad.grad(uses_global)(x), expected, rtol=1e-12)
+    assert ad.grad(uses_global) is not derived and ad.grad(uses_global) is ad.grad(uses_global)
+    value_checked(ad.grad, uses_global, x)
+    check_grad(uses_global, (x,))
+
+
+def test_rebinding_reaches_through_a_callee_pair(restore_act):
+    x = np.array([0.2, 0.9])
+    derived = ad.grad(calls_helper_using_global)
+    check_grad(calls_helper_using_global, (x,))
+    globals()["act"] = np.cos
+    np.testing.assert_allclose(derived(x), -2.0 * np.sin(x) + 1.0, rtol=1e-12)
+    value_checked(ad.grad, calls_helper_using_global, x)
+    check_grad(calls_helper_using_global, (x,))
+
+
+def test_the_guard_reads_the_names_and_costs_nothing_without_them():
+    text = ad.source(ad.grad(uses_global))
+    assert "if act is not was_act:\n        return rederive(x)" in text, text
+    assert "rederive" not in ad.source(ad.grad(resolves_nothing))
+
+
+def test_value_and_grad_vjp_and_has_aux_forward_every_argument(restore_act):
+    def f(x, *rest, scale=2.0):
+        return np.sum(act(x)) * scale + sum(rest), x
+    x = np.array([0.1, 0.4])
+    vg = ad.value_and_grad(f, has_aux=True)
+    vjp = ad.vjp(lambda x, scale=1.0: act(x) * scale)
+    vg(x, 1.0, scale=3.0)
+    vjp(x, seed=np.ones(2))
+    globals()["act"] = np.sin
+    (value, aux), g = vg(x, 1.0, scale=3.0)
+    assert value == pytest.approx(np.sum(np.sin(x)) * 3.0 + 1.0) and aux is x
+    np.testing.assert_allclose(g, 3.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(vjp(x, 2.0, seed=np.ones(2)), 2.0 * np.cos(x), rtol=1e-12)
+
+
+def test_closure_cell_reassigned():
+    def make():
+        fn = np.sin
+
+        def loss(x):
+            return fn(x) * 3.0
+
+        def use(new):
+            nonlocal fn
+            fn = new
+        return loss, use
+    loss, use = make()
+    derived = ad.grad(loss)
+    assert derived(0.4) == pytest.approx(3.0 * np.cos(0.4))
+    use(np.exp)
+    assert derived(0.4) == pytest.approx(3.0 * np.exp(0.4))
+    value_checked(ad.grad, loss, 0.4)
+    check_grad(loss, (0.4,))
+
+
+def test_partial_and_lambda_follow_a_rebinding(restore_act):
+    def scaled(x, k):
+        return np.sum(act(x)) * k
+    x = np.array([0.5, -0.2])
+    g_partial = ad.grad(functools.partial(scaled, k=2.0))
+    g_lambda = ad.grad(lambda x: np.sum(act(x)))        # nothing keeps the lambda
+    gc.collect()
+    g_partial(x), g_lambda(x)
+    globals()["act"] = np.sin
+    np.testing.assert_allclose(g_partial(x), 2.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(g_lambda(x), np.cos(x), rtol=1e-12)
+
+
+HELPERS_V1 = """
+import numpy as np
+
+SCALE = 2.0
+
+def inner(x):
+    return x * SCALE
+
+def helper(x):
+    return np.sin(inner(x))
+
+def act(x):
+    return x * x
+"""
+
+HELPERS_V2 = """
+import numpy as np
+
+SCALE = 2.0
+
+def inner(x):
+    return x * SCALE * 1.5
+
+def helper(x):
+    return np.cos(inner(x))
+
+def act(x):
+    return x * x * x
+"""
+
+CALLERS = """
+import numpy as np
+import s2s_helpers_mod
+from s2s_helpers_mod import helper
+
+
+def via_module(x):
+    return np.sum(s2s_helpers_mod.helper(x)) + np.sum(x)
+
+
+def via_name(x):
+    return np.sum(helper(x))
+
+
+def via_local_import(x):
+    from s2s_helpers_mod import act
+    return np.sum(act(x))
+"""
+
+
+@pytest.fixture
+def modules(tmp_path, monkeypatch):
+    (tmp_path / "s2s_helpers_mod.py").write_text(HELPERS_V1)
+    (tmp_path / "s2s_callers_mod.py").write_text(CALLERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("s2s_helpers_mod", "s2s_callers_mod"):
+        sys.modules.pop(name, None)
+    import s2s_callers_mod
+    import s2s_helpers_mod
+    yield tmp_path, s2s_helpers_mod, s2s_callers_mod
+    for name in ("s2s_helpers_mod", "s2s_callers_mod"):
+        sys.modules.pop(name, None)
+
+
+def _reload_v2(path, helpers):
+    (path / "s2s_helpers_mod.py").write_text(HELPERS_V2)
+    importlib.invalidate_caches()
+    return importlib.reload(helpers)
+
+
+def test_reloaded_module_and_local_import(modules):
+    path, helpers, callers = modules
+    x = np.array([0.3, 0.8])
+    by_module, by_import = ad.grad(callers.via_module), ad.grad(callers.via_local_import)
+    np.testing.assert_allclose(by_module(x), 2.0 * np.cos(2.0 * x) + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(by_import(x), 2.0 * x, rtol=1e-12)
+    _reload_v2(path, helpers)
+    np.testing.assert_allclose(by_module(x), -3.0 * np.sin(3.0 * x) + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(by_import(x), 3.0 * x * x, rtol=1e-12)
+    for f in (callers.via_module, callers.via_local_import):
+        value_checked(ad.grad, f, x)
+        check_grad(f, (x,))
+
+
+def test_from_import_keeps_the_old_helper_until_rebound(modules):
+    path, helpers, callers = modules
+    x = np.array([0.3, 0.8])
+    derived = ad.grad(callers.via_name)
+    assert "rt.bound(s2s_helpers_mod_globals, 'inner') != was_s2s_helpers_mod_globals" \
+        in ad.source(derived)       # the callee's global, read in its module
+    helpers.SCALE = 5.0             # a number: read at run time, no recompile
+    np.testing.assert_allclose(derived(x), 5.0 * np.cos(5.0 * x), rtol=1e-12)
+    helpers.SCALE = 2.0
+    helpers.inner = lambda v: v * 3.0       # the callee's callee rebound
+    np.testing.assert_allclose(derived(x), 3.0 * np.cos(3.0 * x), rtol=1e-12)
+    value_checked(ad.grad, callers.via_name, x)
+    new = _reload_v2(path, helpers)
+    # the old helper is still called, but its file now holds other text:
+    # refused, at the call, rather than differentiated from the new text
+    with pytest.raises(ad.NoRuleError, match="changed since it was defined") as info:
+        derived(x)
+    assert_located(info.value, callers.via_name, "np.sum(helper(x))")
+    callers.helper = new.helper     # a re-executed `def helper`: a new object
+    np.testing.assert_allclose(derived(x), -3.0 * np.sin(3.0 * x), rtol=1e-12)
+    value_checked(ad.grad, callers.via_name, x)
+    check_grad(callers.via_name, (x,))
+
+
+def test_edited_source_file_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "s2s_edited_mod.py").write_text("import numpy as np\n\n\n"
+                                                "def f(x):\n    return np.sin(x) * 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("s2s_edited_mod", None)
+    import s2s_edited_mod
+    (tmp_path / "s2s_edited_mod.py").write_text("import numpy as np\n\n\n"
+                                                "def f(x):\n    return np.cos(x) * 3.0\n")
+    with pytest.raises(ad.SourceUnavailableError, match="changed since") as info:
+        ad.grad(s2s_edited_mod.f)
+    assert_located(info.value, s2s_edited_mod.f, "def f")
+    sys.modules.pop("s2s_edited_mod", None)
+
+
+def test_rule_registered_later_is_used():
+    def bump(x):
+        return x * 3.0
+
+    def f(x):
+        return bump(x) * x
+    derived = ad.grad(f)
+    assert derived(2.0) == pytest.approx(12.0)
+    ad.nondifferentiable(bump)          # from now on: no gradient through bump
+    assert derived(2.0) == pytest.approx(6.0)
+    assert ad.grad(f)(2.0) == pytest.approx(6.0)
+
+
+class _Model:
+    @property
+    def act(self):              # a new function object at every read
+        return lambda v: v * 2.0
+
+    def weight(self, v):        # a new bound method at every read, all equal
+        return np.cos(v)
+
+
+model = _Model()
+
+
+def uses_unstable_name(x):
+    return np.sum(model.act(x)) + np.sum(np.sin(x))
+
+
+def uses_bound_method(x):
+    return np.sum(ad.stop_gradient(model.weight(x)) * x)
+
+
+def test_bound_method_is_compared_by_equality(monkeypatch):
+    x = np.array([0.1, 0.7])
+    builds = []
+    real = api._build
+    monkeypatch.setattr(api, "_build", lambda f, o: builds.append(o.mode) or real(f, o))
+    derived = ad.grad(uses_bound_method)
+    assert "model.weight != was_model_weight" in ad.source(derived)
+    for _ in range(3):
+        np.testing.assert_allclose(derived(x), np.cos(x), rtol=1e-12)
+        assert ad.grad(uses_bound_method) is derived
+    assert builds == ["grad"]
+    value_checked(ad.grad, uses_bound_method, x)
+
+
+def test_unguardable_name_does_not_recompile_every_call(monkeypatch):
+    x = np.array([0.1, 0.2])
+    builds = []
+    real = api._build
+    monkeypatch.setattr(api, "_build", lambda f, o: builds.append(o.mode) or real(f, o))
+    derived = ad.grad(uses_unstable_name)
+    for _ in range(3):
+        np.testing.assert_allclose(derived(x), 2.0 + np.cos(x), rtol=1e-12)
+        assert ad.grad(uses_unstable_name) is derived
+    assert builds.count("grad") == 1
+    value_checked(ad.grad, uses_unstable_name, x)
+    check_grad(uses_unstable_name, (x,))
+
+
+def test_cache_does_not_keep_the_function_alive(restore_act):
+    def make(k):
+        def loss(x):
+            return np.sum(act(x)) * k
+        return loss
+
+    def recursive(x, n):
+        if n == 0:
+            return x
+        return np.sin(recursive(x, n - 1))
+    loss = make(2.0)
+    derived, alive = ad.grad(loss), weakref.ref(loss)
+    x = np.array([0.2, 0.3])
+    derived(x)
+    globals()["recursive_fn"] = recursive
+    deriv_rec, alive_rec = ad.grad(recursive), weakref.ref(recursive)
+    deriv_rec(0.3, 2)
+    del loss, recursive
+    globals().pop("recursive_fn")
+    gc.collect()
+    assert alive() is None and alive_rec() is None
+    globals()["act"] = np.sin        # the dead primal is rebuilt from its parts
+    np.testing.assert_allclose(derived(x), 2.0 * np.cos(x), rtol=1e-12)
+
+
+def test_grad_of_unchanged_function_is_one_cached_object():
+    assert ad.grad(uses_global) is ad.grad(uses_global)
+    cache.clear()
+    assert ad.grad(uses_global) is ad.grad(uses_global)
+
+
+# ---------------------------------------------------------------------------
+# item 18: invalid input refused
+# ---------------------------------------------------------------------------
+
+def complex_literal(x):
+    y = x * 2.0
+    return np.abs(y + 1j * y)
+
+
+def complex_call(x):
+    return np.sum(np.abs(np.fft.fft(x)))
+
+
+def complex_argument_intermediate(x, c):
+    return np.sum(np.abs(x * c))
+
+
+def complex_inactive(x, n):
+    z = complex(n, 2.0)
+    return x * z.imag + np.abs(z) * x
+
+
+def returns_none(x):
+    y = x * 2.0
+
+
+def returns_string(x):
+    return "loss"
+
+
+def returns_none_on_a_path(x):
+    if x > 0:
+        return x * x
+
+
+def returns_string_variable(x):
+    s = "nothing"
+    if x > 100.0:
+        s = x * 2.0
+    return s
+
+
+async def is_async(x):
+    return x * x
+
+
+def is_generator(x):
+    yield x * x
+
+
+def test_complex_literal_on_the_gradient_path_is_refused():
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_literal)
+    assert_located(info.value, complex_literal, "np.abs(y + 1j * y)")
+    assert "1j" in info.value.message and "complex" in info.value.message
+
+
+def test_complex_making_call_is_refused():
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_call)
+    assert_located(info.value, complex_call, "np.fft.fft")
+    assert "np.fft.fft" in info.value.message
+
+
+def test_complex_gradient_at_run_time_is_refused():
+    x, c = np.array([0.5, 1.0]), np.array([1.0 + 2.0j, 0.5j])
+    before = copy.deepcopy((x, c))
+    with pytest.raises(ad.UnsupportedValueError) as info:
+        ad.grad(complex_argument_intermediate)(x, c)
+    assert_tree_equal(before, (x, c))
+    assert_located(info.value, complex_argument_intermediate, "def complex_argument")
+    with pytest.raises(ad.UnsupportedValueError):
+        ad.grad(complex_argument_intermediate)(0.5, 1.0 + 2.0j)
+    with pytest.raises(ad.InputTypeError, match="complex") as info:
+        ad.grad(complex_argument_intermediate)(np.array([1j, 2.0]), 2.0)
+    assert info.value.location.line == line_of(complex_argument_intermediate, "def ")
+
+
+def test_complex_values_off_the_gradient_path_are_fine():
+    value_checked(ad.grad, complex_inactive, 0.7, 3.0)
+    check_grad(complex_inactive, (0.7, 3.0))
+    check_grad(complex_argument_intermediate, (np.array([0.5, -1.0]), np.array([2.0, 3.0])))
+
+
+@pytest.mark.parametrize("f,text,what", [(returns_none, "def returns_none", "None"),
+                                         (returns_string, 'return "loss"', "str")])
+def test_literal_non_number_output_is_refused(f, text, what):
+    for transform in (ad.grad, ad.value_and_grad, ad.vjp):
+        with pytest.raises(ad.NonScalarOutputError) as info:
+            transform(f)
+        assert_located(info.value, f, text)
+        assert what in info.value.message
+
+
+@pytest.mark.parametrize("f,arg,what", [(returns_none_on_a_path, -1.0, "None"),
+                                        (returns_string_variable, 1.0, "str")])
+def test_non_number_output_at_run_time_is_refused(f, arg, what):
+    value_checked(ad.grad, f, 200.0 if f is returns_string_variable else 1.5)
+    for transform in (ad.grad, ad.value_and_grad):
+        with pytest.raises(ad.NonScalarOutputError) as info:
+            transform(f)(arg)
+        assert_located(info.value, f, "def ")
+        assert "returned" in info.value.message and what in info.value.message
+
+
+def test_numbers_of_every_kind_are_scalar_outputs():
+    for value in (np.float32(1.5), np.array(2.0), 3, np.int64(2)):
+        def f(x, value=value):
+            return x * 0.0 + value
+        assert ad.grad(f)(1.0) == 0.0
+
+
+@pytest.mark.parametrize("f,text,kind", [(is_async, "async def", "async function"),
+                                         (is_generator, "yield", "yield")])
+def test_async_and_generator_functions_are_refused(f, text, kind):
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(f)
+    assert_located(info.value, f, text)
+    assert kind in info.value.message

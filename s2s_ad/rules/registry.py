@@ -61,10 +61,22 @@ class Rule:
 _ADJOINTS: dict = {}
 _NONDIFF: set = set()
 _version = [0]      # bumped on every change; cached gradients check it
+_listeners: list = []   # called after every change (guards.py: derived functions)
 
 
 def version() -> int:
     return _version[0]
+
+
+def on_change(listener) -> None:
+    """Call `listener()` after every registration."""
+    _listeners.append(listener)
+
+
+def _changed() -> None:
+    _version[0] += 1
+    for listener in _listeners:
+        listener()
 
 
 def _key(target):
@@ -94,7 +106,7 @@ def adjoint(*targets, shape: str | None = None):
             check_signature(target, tpl)
             _ADJOINTS[_key(target)] = Rule(tpl, shape)
             _NONDIFF.discard(_key(target))
-        _version[0] += 1
+        _changed()
         return fn
     return register
 
@@ -104,7 +116,7 @@ def nondifferentiable(*targets) -> None:
     for target in targets:
         _NONDIFF.add(_key(target))
         _ADJOINTS.pop(_key(target), None)
-    _version[0] += 1
+    _changed()
 
 
 def lookup(target) -> Rule | None:

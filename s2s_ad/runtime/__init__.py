@@ -10,7 +10,8 @@ primal's own in-place updates, spelled as expressions, and their undoing.)
 
 Generated code and rule templates reach every helper as `rt.<name>`, with
 `rt` this package: it defines the helpers any generated function may call
-(entry and exit: `like`, `check_scalar`; in-place updates and lists:
+(entry and exit: `like`, `check_scalar`, and `bound` for the staleness
+guard; in-place updates and lists:
 `setitem`, `scatter_add` & co. (`np.add.at`), `zero_at`, `snapshot`,
 `restore`, `copy`, `append`, `item_or_zeros`, `head`) and re-exports, by
 explicit name, every public helper of its submodules:
@@ -32,11 +33,14 @@ package, so there is no import cycle.  `setitem`, `append` and the
 """
 from __future__ import annotations
 
+import builtins
 import sys
+import weakref
 
 import numpy as np
 
-from ..errors import InputTypeError, Location, NonScalarOutputError, UnsupportedSyntaxError
+from ..errors import (InputTypeError, Location, NonScalarOutputError, UnsupportedSyntaxError,
+                      UnsupportedValueError)
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
@@ -64,22 +68,74 @@ def stop_gradient(x):
     return x
 
 
+_GONE = object()        # what `bound` gives for a name that no longer resolves
+
+
+def bound(scope, *paths: str):
+    """What each dotted path denotes now, for a staleness guard (see
+    s2s_ad/guards.py): the object for one path, a tuple for several.
+    `scope` is a module's globals (then builtins), a closure cell (holding
+    the paths' head), or the name of a module imported inside the function
+    (the paths are then attribute paths in it).  A name that no longer
+    resolves gives a value equal to nothing."""
+    values = tuple(_bound(scope, path) for path in paths)
+    return values[0] if len(values) == 1 else values
+
+
+def _bound(scope, path: str):
+    head, *rest = path.split(".")
+    try:
+        if isinstance(scope, str):
+            obj, rest = sys.modules[scope], path.split(".") if path else []
+        elif isinstance(scope, dict):
+            obj = scope[head] if head in scope else getattr(builtins, head)
+        else:
+            obj = scope.cell_contents
+        for attr in rest:
+            obj = getattr(obj, attr)
+    except Exception:          # unbound, deleted, or a property that raised
+        return _GONE
+    return obj
+
+
+# generated code object -> Location of the user's function (codegen fills it),
+# so that a helper's error names the user's file and line
+origins: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _origin():
+    """The Location of the user's function whose generated code is running."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        where = origins.get(frame.f_code)
+        if where is not None:
+            return where
+        frame = frame.f_back
+    return None
+
+
 def check_scalar(value, fname: str):
-    """Raise `NonScalarOutputError` unless `value` is a real scalar."""
-    if isinstance(value, (float, int, np.number)) or np.ndim(value) == 0:
+    """Raise `NonScalarOutputError` unless `value` is a real scalar (a
+    number or a 0-d real array; not None, a string or a complex number)."""
+    if isinstance(value, (float, int, np.floating, np.integer, np.bool_)) or \
+            type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
         return value
+    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) > 0:
+        what = f"a value of shape {np.shape(value)}"
+    else:
+        what = "None" if value is None else f"a {type(value).__name__}"
     raise NonScalarOutputError(
-        f"grad of {fname!r}: the function returned a value of shape "
-        f"{np.shape(value)}, but grad needs a scalar output",
-        hint="use s2s_ad.vjp for non-scalar outputs, or reduce the output "
-             "(e.g. np.sum) inside the function")
+        f"grad of {fname!r}: the function returned {what}, but grad needs a "
+        "real scalar output", _origin(),
+        hint="return a real number; use s2s_ad.vjp for non-scalar outputs, or "
+             "reduce the output (e.g. np.sum) inside the function")
 
 
 def like(g, x, pname: str):
     """Give the gradient `g` the type, shape and dtype of the argument `x`
     (item by item for a list, tuple or dict: the gradient is a pytree)."""
     if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
-            and g.shape == x.shape and x.dtype.kind in "fc":
+            and g.shape == x.shape and x.dtype.kind == "f":
         return g                                  # already right
     if isinstance(x, (list, tuple, dict)):
         return _like_tree(g, x, pname)
@@ -88,21 +144,43 @@ def like(g, x, pname: str):
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is an "
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
-            "differentiates int or bool values",
+            "differentiates int or bool values", _origin(),
             hint="pass a float (e.g. 3.0) or a float array")
+    _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
-        if x.dtype.kind not in "fc":
+        if x.dtype.kind != "f":
             raise InputTypeError(
                 f"cannot differentiate with respect to {pname!r}: its dtype "
-                f"is {x.dtype}", hint="pass a float array, e.g. x.astype(float)")
+                f"is {x.dtype}", _origin(), hint="pass a float array, e.g. x.astype(float)")
         out = np.empty(x.shape, dtype=x.dtype)
         out[...] = g
         return out
     if isinstance(x, np.generic):
         return x.dtype.type(g)
-    if isinstance(x, complex):
-        return complex(g)
     return float(g)
+
+
+def _check_real(g, x, pname: str) -> None:
+    """Complex values are not differentiated yet: refuse a complex argument,
+    and a gradient that came out complex (from a complex intermediate or
+    seed), rather than drop its imaginary part."""
+    if _is_complex(x):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is complex "
+            f"({type(x).__name__}); s2s_ad does not differentiate complex values yet",
+            _origin(), hint="differentiate with respect to the real and imaginary "
+                            "parts as two float arguments")
+    if _is_complex(g):
+        raise UnsupportedValueError(
+            f"the gradient with respect to {pname!r} came out complex: a complex "
+            "value (an intermediate, or the seed) lies on the gradient's path, and "
+            "s2s_ad does not differentiate complex values yet", _origin(),
+            hint="keep the differentiated computation real (e.g. |x + iy| as "
+                 "np.hypot(x, y)), or wrap the complex part in stop_gradient(...)")
+
+
+def _is_complex(v) -> bool:
+    return isinstance(v, complex) or getattr(getattr(v, "dtype", None), "kind", "") == "c"
 
 
 def _like_tree(g, x, pname):

@@ -32,7 +32,7 @@ def unbroadcast(g, like, full=None):
     shape, and `g` is spread over it first.
     """
     if type(like) is float and full is None:                # scalar code
-        return g if type(g) is float else float(np.sum(g))
+        return g if type(g) is float else _scalar_sum(g)
     shape, gshape = _shape(like), _shape(g)
     if full is not None and gshape != _shape(full):
         if _shape(full) == shape:
@@ -53,6 +53,13 @@ def unbroadcast(g, like, full=None):
     if axes:
         g = np.sum(g, axis=axes, keepdims=True)
     return g
+
+
+def _scalar_sum(g):
+    """`g` summed to a Python float; a complex sum stays complex, for the
+    gradient boundary to refuse rather than lose its imaginary part."""
+    total = np.sum(g)
+    return complex(total) if np.iscomplexobj(total) else float(total)
 
 
 def _shape(x) -> tuple:

@@ -1,0 +1,351 @@
+"""Staleness guards: what a derived function was compiled against, checked.
+
+s2s_ad resolves names when it compiles: `act(x)` with a global
+`act = np.tanh` is differentiated with tanh's rule, and a call of `helper`
+uses an adjoint pair generated from helper's source as it was then.  The
+primal resolves the same names at every call, so after `act = np.sin`, a
+re-executed `def helper`, an `importlib.reload` or a reassigned closure
+cell, the compiled gradient would silently be another function's.
+
+Each compilation therefore has *dependencies* (`Dep`): the callables that
+`frontend.Source.resolve` returned for names of the user's code (closure
+cells, module globals, builtins, names imported inside the function, and
+attributes of the user's own modules: `helpers.act`), plus, transitively,
+those of the callees whose adjoint pairs it calls.  Modules of Python and
+of installed packages are taken as fixed: `np.tanh` is a dependency on
+nothing (neither numpy's attributes nor the name `np` are guarded).  From
+the dependencies `guard` builds
+
+- for a derived function handed to the user, a first statement that reads
+  those names again and compares them with the objects they had:
+
+      # derive again if a name resolved at compile time was rebound
+      if act is not was_act or helper is not was_helper:
+          return rederive(x)
+
+  A name of the function's own scope is read as the function reads it;
+  names of another scope (a callee in another module) with one
+  `rt.bound(scope, 'name', ...)` per scope, compared by `!=`.  `rederive`
+  (a `Rederive`) derives afresh, replacing the stale cache entry, and
+  forwards the call.  A function with no dependency has no guard: it costs
+  nothing; else about 10-20 ns per name read by name (an `is not`);
+- `stale()`, the same comparison compiled alongside, which the cache asks
+  before handing out an entry.  A callee's pair has no guard of its own:
+  the guards of the functions that call it cover it.
+
+A rule registered after compilation replaces an expected object of every
+guarded function by one nothing denotes (a `registry` listener), so each
+derives again once.
+
+Invariants: the guard and `stale()` compare exactly `Guard.deps`; a
+dependency whose name the generated code does not read (s2s_ad's own import
+of the same object stands in for it) is left out, and so is one that does
+not equal itself when read again right after compilation (a property that
+makes a new object per read): it cannot be guarded, and must not force a
+compilation per call.  No dependency and no `Rederive` holds the primal
+strongly (`_Same` stands for it in its own dependencies, and `Rederive`
+keeps the parts to rebuild it), so the cache's weak keys still let it go.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import types
+import weakref
+from dataclasses import dataclass, field
+
+import gast
+
+from . import astutil, runtime
+from .frontend import CLOSURE, GLOBAL, Source
+from .rules import registry
+
+DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
+COMMENT = "derive again if a name resolved at compile time was rebound"
+
+_STALE = object()       # an expected object that no name denotes
+# guarded function -> the cell of its first expected object (see `_invalidate`)
+_expected_cells: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True, eq=False)
+class Dep:
+    """One name resolved at compile time and the object it denoted."""
+
+    scope: object       # a module's globals, a closure cell, or a module's name
+    path: str           # the dotted name, as `runtime.bound` reads it in `scope`
+    expected: object    # the object it denoted (`_Same` for the function itself)
+    label: str          # stem of the variable that holds `scope` in generated code
+
+    @property
+    def key(self) -> tuple:
+        return (self.scope if isinstance(self.scope, str) else id(self.scope), self.path)
+
+    def holds(self) -> bool:
+        """Whether the name still denotes the object it denoted."""
+        now = runtime.bound(self.scope, self.path)
+        try:
+            return now is self.expected or bool(now == self.expected)
+        except Exception:       # an `==` that raises or is ambiguous
+            return False
+
+
+class _Same:
+    """The function being compiled, in its own dependencies (it calls itself
+    by name), held weakly: equal to the function while it is alive."""
+
+    def __init__(self, func):
+        self._ref = weakref.ref(func)
+
+    def __eq__(self, other):
+        return other is not None and other is self._ref()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"<the function {getattr(self._ref(), '__qualname__', '(gone)')}>"
+
+
+def own(src: Source) -> list[Dep]:
+    """The dependencies recorded while compiling `src` itself."""
+    deps = []
+    for (where, head, path), obj in src.resolved.items():
+        if where == CLOSURE:
+            scope, label = src.cells[head], f"{src.name}_{head}_cell"
+        elif where == GLOBAL:
+            scope, label = src.globals, _module_label(src.globals)
+        else:                   # imported inside the function: read the module
+            module, attr = src.imported[head]
+            path = ".".join(([attr] if attr else []) + path.split(".")[1:])
+            scope, label = module, module
+            if _fixed(sys.modules.get(module)):
+                continue
+        path, obj = _up_to_fixed(scope, path, obj)
+        if _fixed(obj):
+            continue
+        deps.append(Dep(scope, path, _Same(obj) if obj is src.func else obj, label))
+    return deps
+
+
+def _up_to_fixed(scope, path: str, obj) -> tuple:
+    """`path` and its object, cut after the first module on it that is part
+    of Python or an installed package (`np` for `np.linalg.norm`)."""
+    parts = path.split(".")
+    for i in range(1, len(parts)):
+        value = runtime.bound(scope, ".".join(parts[:i]))
+        if _fixed(value):
+            return ".".join(parts[:i]), value
+    return path, obj
+
+
+def _fixed(module) -> bool:
+    """A module of the standard library, an installed package or s2s_ad."""
+    if not isinstance(module, types.ModuleType):
+        return False
+    top = module.__name__.partition(".")[0]
+    if top in sys.stdlib_module_names or top == "s2s_ad":
+        return True
+    path = getattr(module, "__file__", None)
+    return path is not None and os.path.abspath(path).startswith(_INSTALLED)
+
+
+_INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep
+                   for k in ("stdlib", "purelib", "platlib"))
+
+
+def _module_label(globals_: dict) -> str:
+    return str(globals_.get("__name__", "module")).rsplit(".", 1)[-1] + "_globals"
+
+
+@dataclass
+class Guard:
+    """The guard of one generated function (see the module docstring)."""
+
+    deps: tuple                 # what it compares (callers of a pair inherit them)
+    statements: list            # first in the derived function; [] for a pair
+    checker: gast.FunctionDef   # `def stale(): return act is not was_act or ...`
+    imports: dict               # names the guard reads -> objects
+    was: list                   # the names holding the expected objects
+    rederive: str | None        # the name of the `Rederive` (None for a pair)
+
+
+def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, namer,
+          in_body: bool) -> Guard | None:
+    """The guard of `fdef`, generated from `src` (whose parameters and
+    locals are `locals_`, whose names `namer` gave) and reading `imports`
+    (among them the callees' pairs, whose dependencies it inherits); None if
+    there is nothing to compare.  `in_body`: also as `fdef`'s first statements."""
+    readers = _Readers(src, locals_, imports, namer)
+    seen: dict = {}
+    callees = [d for obj in imports.values() if isinstance(obj, types.FunctionType)
+               for d in getattr(obj, DEPS, ())]
+    for dep in [d for d in own(src) if not readers.shadowed(d)] + callees:
+        seen.setdefault(dep.key, dep)
+    deps = tuple(d for d in seen.values() if d.holds())     # else: unguardable
+    if not deps:
+        return None
+    for dep in deps:            # heads read by name must not be shadowed
+        namer.reserve(dep.path.split(".")[0])
+    tests, was, expected_by_name = [], [], {}
+    for value, expected, stem, same in readers.read_all(deps):
+        was.append(namer.fresh("was_" + stem))
+        expected_by_name[was[-1]] = expected
+        tests.append(astutil.compare(value, gast.IsNot() if same else gast.NotEq(),
+                                     astutil.name(was[-1])))
+    new = {**readers.added, **expected_by_name}    # read_all added the scopes
+
+    def test() -> gast.expr:
+        return astutil.clone(tests[0] if len(tests) == 1 else astutil.or_(tests))
+    checker = astutil.function_def(namer.fresh("stale"), astutil.arguments([]),
+                                   [astutil.ret(test())])
+    if not in_body:
+        return Guard(deps, [], checker, new, was, None)
+    rederive = namer.fresh("rederive")
+    new[rederive] = None            # the caller puts the `Rederive` here
+    statements = [astutil.comment(COMMENT),
+                  astutil.if_(test(), [_forward(fdef.args, rederive)])]
+    return Guard(deps, statements, checker, new, was, rederive)
+
+
+class _Readers:
+    """Expressions that read dependencies' names from inside the generated
+    function."""
+
+    def __init__(self, src: Source, locals_: set, imports: dict, namer):
+        self.src, self.imports, self.namer = src, imports, namer
+        # the names the generated function may bind: the user's parameters
+        # and locals, and every name s2s_ad generated (no walk of the code)
+        self.bound = set(locals_) | (namer.snapshot() - src.user_names)
+        self.added: dict = {}       # new names -> the objects they hold
+        self.rt = next((k for k, v in imports.items() if v is runtime), None)
+
+    def _in_scope(self, dep: Dep) -> bool:
+        """`dep` is a global or closure variable of the function itself,
+        not hidden by a parameter or local of `fdef`."""
+        head = dep.path.split(".")[0]
+        return not isinstance(dep.scope, str) and head not in self.bound and (
+            dep.scope is self.src.globals or dep.scope is self.src.cells.get(head))
+
+    def shadowed(self, dep: Dep) -> bool:
+        """`fdef` reads s2s_ad's own import of the same object instead
+        (`np`): rebinding the user's name cannot change what it runs."""
+        head = dep.path.split(".")[0]
+        return self._in_scope(dep) and head in self.imports and \
+            self.imports[head] is runtime.bound(dep.scope, head)
+
+    def own(self, dep: Dep) -> bool:
+        """Whether `fdef` reads `dep`'s name as the primal does, by name."""
+        return self._in_scope(dep) and dep.path.split(".")[0] not in self.imports
+
+    def read_all(self, deps) -> list:
+        """(expression, expected value, stem, compared by `is`) per name read
+        as the primal reads it, and per other scope (`rt.bound(scope, 'a',
+        'b')`, a tuple for several names, compared by `!=`).  A name whose
+        object compares equal without being identical (a bound method, made
+        anew at each read) or stands for the function itself is compared
+        by `!=` too."""
+        out = [(astutil.dotted(d.path), d.expected, d.path.replace(".", "_"),
+                runtime.bound(d.scope, d.path) is d.expected)
+               for d in sorted((d for d in deps if self.own(d)), key=lambda d: d.path)]
+        groups: dict = {}
+        for dep in deps:
+            if not self.own(dep):
+                groups.setdefault(dep.key[0], []).append(dep)
+        for group in sorted(groups.values(), key=lambda g: g[0].label):
+            group.sort(key=lambda d: d.path)
+            value = astutil.call(f"{self._runtime()}.bound", [self._scope(group[0])] +
+                                 [astutil.const(d.path) for d in group])
+            expected = group[0].expected if len(group) == 1 else \
+                tuple(d.expected for d in group)
+            out.append((value, expected, group[0].label, False))
+        return out
+
+    def _runtime(self) -> str:
+        if self.rt is None:
+            self.rt = self.namer.fresh("rt")
+            self.added[self.rt] = runtime
+        return self.rt
+
+    def _scope(self, dep: Dep) -> gast.expr:
+        if isinstance(dep.scope, str):
+            return astutil.const(dep.scope)
+        ident = self.namer.fresh(dep.label)
+        self.added[ident] = dep.scope
+        return astutil.name(ident)
+
+
+def _forward(args: gast.arguments, rederive: str) -> gast.stmt:
+    """`return rederive(<every parameter, passed as it was received>)`."""
+    positional = [astutil.name(a.id) for a in args.posonlyargs + args.args]
+    if args.vararg:
+        positional.append(astutil.starred(astutil.name(args.vararg.id)))
+    keywords = [(a.id, astutil.name(a.id)) for a in args.kwonlyargs]
+    if args.kwarg:
+        keywords.append((None, astutil.name(args.kwarg.id)))
+    return astutil.ret(astutil.call(rederive, positional, keywords))
+
+
+@dataclass(eq=False)
+class Rederive:
+    """What a guarded function calls when a name was rebound: `again(primal,
+    options, stale function)` derives anew; the call is forwarded to it.
+
+    Holds the primal weakly, with the parts to rebuild it if it is gone:
+    `grad(lambda x: ...)` keeps no reference to its lambda."""
+
+    primal: weakref.ref
+    options: object
+    again: object
+    derived: weakref.ref = field(default=lambda: None)
+    _parts: tuple = ()
+    _kept: object = None
+
+    @classmethod
+    def of(cls, primal, options, again) -> "Rederive":
+        parts = (primal.__code__, primal.__globals__, primal.__name__, primal.__defaults__,
+                 primal.__closure__, primal.__kwdefaults__, primal.__qualname__,
+                 primal.__module__)
+        return cls(weakref.ref(primal), options, again, _parts=parts)
+
+    def __call__(self, *args, **kwargs):
+        fresh = self.again(self.function(), self.options, self.derived())
+        return fresh(*args, **kwargs)
+
+    def function(self):
+        """The primal, or while it is gone, one rebuilt from its parts."""
+        func = self.primal()
+        if func is None:
+            if self._kept is None:
+                code, globals_, name, defaults, closure, kwdefaults, qualname, module = self._parts
+                self._kept = types.FunctionType(code, globals_, name, defaults, closure)
+                self._kept.__kwdefaults__ = kwdefaults
+                self._kept.__qualname__, self._kept.__module__ = qualname, module
+            func = self._kept
+        return func
+
+    def __repr__(self) -> str:
+        return f"<s2s_ad rederive of {self._parts[6]}>"
+
+
+def install(g: Guard | None, derived, thunk: Rederive | None) -> None:
+    """Point `thunk` at the compiled guarded function `derived`, whose
+    expected objects a rule registered later makes stale."""
+    if g is None or not g.statements:
+        return
+    thunk.derived = weakref.ref(derived)
+    _expected_cells[derived] = derived.__closure__[
+        derived.__code__.co_freevars.index(g.was[0])]
+
+
+def _invalidate() -> None:
+    """A rule was registered: every guarded function derives again once
+    (its first expected object is replaced by one nothing equals)."""
+    for cell in list(_expected_cells.values()):
+        cell.cell_contents = _STALE
+
+
+registry.on_change(_invalidate)
