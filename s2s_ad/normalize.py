@@ -60,6 +60,7 @@ class Normalized:
     locals: set[str]        # every name the function binds
     namer: Namer
     shares: dict            # id(in-place statement) -> names whose memory it may write
+    unbound: set            # names read where they may not be bound yet: None at entry
 
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:
@@ -81,7 +82,7 @@ def normalize(src: Source) -> Normalized:
     body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
     gast.copy_location(out, fdef)
-    return Normalized(out, norm.origin, locals_, namer, norm.shares)
+    return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.unbound)
 
 
 class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
@@ -94,6 +95,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
         self.shares: dict = {}          # see Normalized.shares
+        self.unbound: set = set()       # see Normalized.unbound
         self.loops: list = []           # the user's loops being normalized
         self.displays: dict = {}        # name bound once to a display -> its items
         self.params = {a.id for a in astutil.params(src.tree.args)}
@@ -282,6 +284,9 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         return gast.UnaryOp(op=expr.op, operand=self.atom(expr.operand))
 
     def e_Call(self, expr):
+        popped = self._pop(expr)
+        if popped is not None:
+            return popped
         expr = gast.copy_location(gast.Call(func=expr.func, args=self._unstar(expr.args),
                                             keywords=expr.keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)

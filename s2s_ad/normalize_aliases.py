@@ -57,6 +57,7 @@ class Part:
     kind: str                   # "index", "T" or "reshape": how a write reaches base
     view: gast.expr             # the expression that reads it from `base`
     certain: bool = True
+    reread: bool = True         # re-read it when `base` changes (not a temporary)
 
     @property
     def index(self):
@@ -87,9 +88,9 @@ class AliasForms:
             group.add(target)
             self.aliases[target] = group
         view = self._view_of(value)
-        if view is not None and view.base != target and self._is_local(view.base) and (
-                target in self.locals or not isinstance(value, gast.Subscript)):
-            # (a temporary read by subscript is used once, before any update)
+        if view is not None and view.base != target and self._is_local(view.base):
+            # a temporary read by subscript is used once, before any update
+            view.reread = target in self.locals or not isinstance(value, gast.Subscript)
             self.parts.setdefault(target, []).append(view)
         if isinstance(value, (gast.Tuple, gast.List)):
             for i, elt in enumerate(value.elts):
@@ -198,7 +199,7 @@ class AliasForms:
                 self._guarded(member, part, self._write_back(member, part))
                 reached |= self._propagate(part.base, True, seen)
         for view, part in self._views_of(group):
-            if view in seen:
+            if view in seen or not part.reread:
                 continue
             seen.add(view)
             reached.add(view)
@@ -215,12 +216,16 @@ class AliasForms:
         the analyses see them change too; names that only may be aliases
         (bound in a branch or loop) are rebound if they still are."""
         for other in sorted(self.aliases.get(name, {name}) - {name}):
+            if other not in self.locals:
+                continue                # a temporary, read once already
             if always:
                 self.emit(astutil.assign(other, astutil.name(name)))
             else:
                 self._if_same(other, name)
         for other in sorted(self.maybe_aliases.get(name, set()) - {name}):
-            self._if_same(other, name)
+            if other in self.locals:
+                self.unbound.add(other)     # bound in a branch or loop, maybe not yet
+                self._if_same(other, name)
 
     def _if_same(self, other: str, name: str) -> None:
         same = self.namer.temp("same")

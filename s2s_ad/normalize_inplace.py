@@ -63,7 +63,9 @@ class InPlaceForms:
         callee = self.src.resolve(func, self.locals)
         first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
             and call.args[0].id in self.locals else None
-        if receiver and method == "append" and len(call.args) == 1 and not call.keywords:
+        if self._pop(call) is not None:
+            pass
+        elif receiver and method == "append" and len(call.args) == 1 and not call.keywords:
             self._append(receiver, call.args[0])
         elif receiver and method == "fill" and len(call.args) == 1 and not call.keywords:
             self._setitem(receiver, astutil.const(...), self.atom(call.args[0]))
@@ -104,6 +106,25 @@ class InPlaceForms:
             [astutil.name(base), self._argument(index), self.atom(values)]))
         self.emit(stmt)
         self._updated(stmt, base, always=True)
+
+    def _pop(self, call: gast.Call):
+        """`items.pop(i)` on a local list or dict: `v = items[i]` (the value),
+        then `items = pop(items, i)` in place; None if `call` is no such call."""
+        func = call.func
+        if not (isinstance(func, gast.Attribute) and func.attr == "pop" and
+                isinstance(func.value, gast.Name) and func.value.id in self.locals
+                and len(call.args) <= 1 and not call.keywords):
+            return None
+        items = func.value.id
+        index = self.atom(call.args[0]) if call.args else astutil.const(-1)
+        value = self.namer.temp("pop")
+        self.emit(astutil.assign(value, gast.Subscript(
+            value=astutil.name(items), slice=astutil.clone(index), ctx=gast.Load())))
+        stmt = astutil.assign(items, astutil.call(
+            f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
+        self.emit(stmt)
+        self._updated(stmt, items, always=True)
+        return astutil.name(value)
 
     def _sort_in_place(self, name: str, keywords) -> None:
         """`y.sort(axis=a)`: `y[...] = np.sort(y, axis=a)`."""

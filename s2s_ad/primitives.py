@@ -37,7 +37,8 @@ BINOPS = {
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)
-INPLACE = {runtime.setitem: None, runtime.append: None, runtime.sync_index: None,
+INPLACE = {runtime.setitem: None, runtime.append: None, runtime.pop: None,
+           runtime.sync_index: None,
            runtime.sync_transposed: None, runtime.sync_reshaped: None,
            **{update: None for update in runtime.SCATTERS.values()},
            operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
@@ -56,6 +57,7 @@ class Prim:
     shape_hint: str | None = None        # "scalar" if known to be a scalar
     mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
     augments: frozenset = frozenset()    # CALL: parameters it updates with `p += v` only
+    writes: frozenset = frozenset()      # CONST: locals a helper called inside may update
 
     @property
     def inplace(self) -> bool:
@@ -113,7 +115,8 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     if isinstance(rhs, gast.Name):
         return Prim(COPY, operands=(rhs.id,))
     if is_opaque(rhs, src, locals_) or not _names_in(rhs):
-        return Prim(CONST, shape_hint=_opaque_shape(rhs, src, locals_))
+        return Prim(CONST, shape_hint=_opaque_shape(rhs, src, locals_),
+                    writes=_opaque_writes(rhs, src, locals_))
     key, args, kwargs = _primitive(rhs, src, locals_)
     if key is operator.floordiv:
         return Prim(CONST)
@@ -179,6 +182,20 @@ def _opaque_shape(rhs, src: Source, locals_) -> str | None:
             and len(inner.args) == 1:
         return "scalar"
     return None
+
+
+def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
+    """Locals passed, inside an expression kept verbatim (`stop_gradient(f(v))`),
+    to a function of the user's that updates a parameter in place."""
+    out = set()
+    for node in gast.walk(rhs):
+        if not isinstance(node, gast.Call):
+            continue
+        callee = src.resolve(node.func, locals_)
+        if isinstance(callee, types.FunctionType) and any(mutated_parameters(callee)):
+            out.update(n.id for n in [*node.args, *(k.value for k in node.keywords)]
+                       if isinstance(n, gast.Name) and n.id in locals_)
+    return frozenset(out)
 
 
 def names_of(node) -> list[str]:

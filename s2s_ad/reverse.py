@@ -80,7 +80,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         self.branches = 0                 # `if` nesting while generating the forward sweep
         self.saves: dict[int, str] = {}   # id(stmt) -> save variable
         self.counters: dict[int, str] = {}  # id(loop) -> trip counter
-        self.unbound: set[str] = set()    # recorded in a loop before first bound
+        self.unbound: set[str] = set(norm.unbound)   # bound to None at entry
         self.tape: str | None = None
         self._enclosing = None            # origin of the `if` being reversed
         self.imports: dict[str, object] = {}

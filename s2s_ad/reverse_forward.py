@@ -53,10 +53,18 @@ class ForwardSweep:
         it only augments the parameter (`p += v`, in place only for an
         array, list or dict), a check before the call that raises one then."""
         prim = self.prims.get(id(stmt))
+        varied = self.facts.varied_before.get(id(stmt), frozenset())
+        if prim is not None and prim.writes & varied:
+            name = sorted(prim.writes & varied)[0]
+            raise UnsupportedSyntaxError(
+                f"a function called here may update `{name}` in place, inside an "
+                "expression s2s_ad does not differentiate (`stop_gradient(...)` or a "
+                "call declared non-differentiable); its gradient would miss the update",
+                self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
         if prim is None or prim.kind != CALL:
             return []
         active = id(stmt) in self.facts.active
-        seen = self.norm.locals if active else self.facts.varied_before.get(id(stmt), ())
+        seen = self.norm.locals if active else varied
         checks = []
         for param in sorted(prim.mutates | prim.augments):
             names = [n for n in names_of(prim.binding.get(param)) if n in seen]
@@ -183,6 +191,10 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
         return astutil.expr_stmt(astutil.call(
             f"{NUMPY}.{_UFUNC_OF[prim.key]}.at",
             [astutil.name(target)] + [astutil.clone(a) for a in args[1:]]))
+    if prim.key is runtime.pop:
+        return astutil.expr_stmt(astutil.call(gast.Attribute(
+            value=astutil.name(target), attr="pop", ctx=gast.Load()),
+            [astutil.clone(args[1])]))
     if prim.key is runtime.append:
         return astutil.expr_stmt(astutil.call(gast.Attribute(
             value=astutil.name(target), attr="append", ctx=gast.Load()),
@@ -202,8 +214,15 @@ def param_copies(body, prims, params) -> dict:
     function copies them so that the caller's arrays are never mutated."""
     alias = {p: p for p in params}
     reached = {}
-    for stmt in astutil.assignments(body):
-        prim = prims[id(stmt)]
+    for stmt in astutil.statements(body):
+        prim = prims.get(id(stmt))
+        if prim is not None and prim.kind == CALL:     # a helper updating an argument
+            for param in sorted(prim.mutates | prim.augments):
+                for name in names_of(prim.binding.get(param)):
+                    if name in alias:
+                        reached.setdefault(alias[name], stmt)
+        if not isinstance(stmt, gast.Assign):
+            continue
         target = stmt.targets[0].id
         if prim.kind == COPY and prim.operands[0] in alias:
             alias[target] = alias[prim.operands[0]]

@@ -82,6 +82,11 @@ def setitem(z, x, index, value):
     d[x] += rt.zero_at(d[z], index)
 
 
+@adjoint(rt.pop)
+def pop(z, items, index):
+    d[items] += rt.unpop(d[z], items, index)
+
+
 @adjoint(rt.sync_transposed)
 def sync_transposed(z, base, view):
     d[view] += np.transpose(d[z])

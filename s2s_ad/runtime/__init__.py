@@ -43,7 +43,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, Unsupporte
                       UnsupportedValueError)
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
-from .core import (Seq, Tree, _ndarray, expand, unbroadcast, unindex, unreduce,
+from .core import (Seq, Tree, _ndarray, _rows, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, median_weights,
                          prod_others, reduced_mask, unsum)
@@ -186,7 +186,8 @@ def _is_complex(v) -> bool:
 def _like_tree(g, x, pname):
     if isinstance(x, dict):
         return {k: like(_part(g, k), v, f"{pname}[{k!r}]") for k, v in x.items()}
-    items = [like(_part(g, i), v, f"{pname}[{i}]") for i, v in enumerate(x)]
+    parts = g if isinstance(g, (list, tuple)) else _rows(g, len(x))   # array adjoint
+    items = [like(parts[i], v, f"{pname}[{i}]") for i, v in enumerate(x)]
     return type(x)(items) if isinstance(x, list) or type(x) is tuple else type(x)(*items)
 
 
@@ -348,9 +349,12 @@ def _exclusive(a) -> bool:
 
 
 def snapshot(x, index=None):
-    """The value an in-place update is about to destroy, copied."""
+    """The value an in-place update is about to destroy, copied (a list or
+    dict shallowly: its items are not changed by an update of it)."""
     part = x if index is None else x[index]
-    return part.copy() if isinstance(part, np.ndarray) else part
+    if isinstance(part, (np.ndarray, list, dict)):
+        return part.copy()
+    return part
 
 
 def restore(x, saved, index=None):
@@ -361,6 +365,13 @@ def restore(x, saved, index=None):
         return x
     if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
         x[...] = saved
+        return x
+    if isinstance(x, list) and isinstance(saved, list):
+        x[:] = saved
+        return x
+    if isinstance(x, dict) and isinstance(saved, dict):
+        x.clear()
+        x.update(saved)
         return x
     return saved
 
@@ -406,6 +417,26 @@ def append(items, item, position):
     index (generated code prints the statement)."""
     items.append(item)
     return items
+
+
+def pop(items, index):
+    """`items.pop(index)` for a list or dict, as an expression returning
+    `items` (the popped item was read before, as `items[index]`)."""
+    items.pop(index)
+    return items
+
+
+def unpop(g, items, index):
+    """The adjoint of a list or dict before `items.pop(index)`, from `g`,
+    the adjoint after: zeros where the item was (its value's adjoint comes
+    back through the read of `items[index]`)."""
+    if isinstance(items, dict):
+        out = Tree(g) if isinstance(g, dict) else Tree()
+        out[index] = zeros_like(items[index])
+        return out
+    parts = list(g) if isinstance(g, (list, tuple)) else _rows(g, len(items) - 1)
+    at = index % len(items)
+    return Seq(parts[:at] + [zeros_like(items[at])] + parts[at:])
 
 
 def item_or_zeros(g, position, item):
@@ -481,4 +512,5 @@ def unindexable(g, seq):
 
 # Helpers that write into an argument (the primal's in-place updates and
 # their undoing): a call of one is never dead code.
-MUTATORS = frozenset({setitem, append, restore, mutated, refuse_shared, *SCATTERS.values()})
+MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
+                      *SCATTERS.values()})

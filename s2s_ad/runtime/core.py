@@ -72,10 +72,12 @@ def _shape(x) -> tuple:
 
 def expand(g, like):
     """A compact adjoint `g` spread to the shape of `like` (a fresh array)."""
+    if isinstance(like, (list, tuple)):         # the adjoint of a list: its items'
+        return g if isinstance(g, (list, tuple)) else Seq(_rows(g, len(like)))
     shape = np.shape(like)
     if np.shape(g) == shape:
         return g
-    out = np.empty(shape, dtype=np.result_type(g, _float_dtype(like)))
+    out = np.empty(shape, dtype=np.result_type(_float_dtype(g), _float_dtype(like)))
     out[...] = g
     return out
 
