@@ -246,8 +246,13 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
             if (live & overwritten or target in reads) and not prims[id(stmt)].keeps_values:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
-            if reads_result or id(stmt) in facts.recorded and prims[id(stmt)].inplace:
+            prim = prims[id(stmt)]
+            if reads_result or id(stmt) in facts.recorded and prim.inplace:
                 live = live | {target}      # (an in-place restore writes into it)
+            if id(stmt) in facts.recorded and prim.inplace:     # ...at its index
+                for slot in ("index", "position"):
+                    if slot in prim.binding:
+                        live = live | set(astutil.load_names(prim.binding[slot]))
             return live
         if isinstance(stmt, gast.If):
             return live | set(astutil.load_names(stmt.test)) | zeroed(stmt)

@@ -224,7 +224,8 @@ class AliasForms:
                 self._if_same(other, name)
         for other in sorted(self.maybe_aliases.get(name, set()) - {name}):
             if other in self.locals:
-                self.unbound.add(other)     # bound in a branch or loop, maybe not yet
+                if other not in self.params:    # bound in a branch or loop, maybe not yet
+                    self.unbound.add(other)
                 self._if_same(other, name)
 
     def _if_same(self, other: str, name: str) -> None:

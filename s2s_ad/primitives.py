@@ -69,9 +69,9 @@ class Prim:
 
     @property
     def keeps_values(self) -> bool:
-        """An append, or the write-back of an update through a view (done
-        already): it destroys no value at run time, so nothing is recorded."""
-        return self.key in (runtime.append, runtime.sync_index, runtime.sync_transposed,
+        """The write-back of an update through a view (done already): it
+        destroys no value at run time, so nothing is recorded."""
+        return self.key in (runtime.sync_index, runtime.sync_transposed,
                             runtime.sync_reshaped)
 
     @property

@@ -179,6 +179,9 @@ def index_of(prim: Prim) -> list:
     """The index operand of a `setitem` or `scatter_*`, as a list (empty for
     `a += b`): the slots the update overwrites, saved and restored alone."""
     index = prim.binding.get("index")
+    if prim.key is runtime.append:      # the new slot: restoring truncates the list
+        return [astutil.call(astutil.builtin("slice"), [
+            astutil.clone(prim.binding["position"]), astutil.const(None)])]
     return [astutil.clone(index)] if index is not None and prim.key in _SLOTTED else []
 
 

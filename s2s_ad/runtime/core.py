@@ -73,7 +73,9 @@ def _shape(x) -> tuple:
 def expand(g, like):
     """A compact adjoint `g` spread to the shape of `like` (a fresh array)."""
     if isinstance(like, (list, tuple)):         # the adjoint of a list: its items'
-        return g if isinstance(g, (list, tuple)) else Seq(_rows(g, len(like)))
+        if isinstance(g, (list, tuple)):
+            return g
+        return Seq(expand(part, item) for part, item in zip(_rows(g, len(like)), like))
     shape = np.shape(like)
     if np.shape(g) == shape:
         return g
