@@ -96,6 +96,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
         self.shares: dict = {}          # see Normalized.shares
         self.unbound: set = set()       # see Normalized.unbound
+        self.user_names = None          # every name in the user's function
         self.loops: list = []           # the user's loops being normalized
         self.displays: dict = {}        # name bound once to a display -> its items
         self.params = {a.id for a in astutil.params(src.tree.args)}
@@ -216,12 +217,12 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         pass
 
     def s_If(self, stmt: gast.If) -> None:
-        self._leave_compound(stmt)
+        before = self._enter_compound(stmt)
         test = self.atom(stmt.test)
         if isinstance(test, gast.Name) and test.id in astutil.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
-        self._leave_compound(stmt)
+        self._leave_compound(stmt, before)
 
     def _copy(self, atom: gast.Name) -> gast.Name:
         t = self.namer.temp()
@@ -290,7 +291,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         expr = gast.copy_location(gast.Call(func=expr.func, args=self._unstar(expr.args),
                                             keywords=expr.keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
-        if isinstance(out, gast.Name):      # f(x, out=y): y[...] = f(x), value y
+        if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
             kept = [k for k in expr.keywords if k.arg != "out"]
             value = self.atom(gast.copy_location(
                 gast.Call(func=expr.func, args=expr.args, keywords=kept), expr))
@@ -314,6 +315,16 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         args = [self._argument(a) for a in expr.args]
         kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]
         return astutil.call(func, args, kws)
+
+    def _writes_out(self, call) -> bool:
+        """A NumPy function or method, whose `out=y` writes its result into y
+        (a function of the user's may have a parameter named `out`)."""
+        callee = self.src.resolve(call.func, self.locals)
+        if not is_resolved(callee):         # an ndarray method: `x.sum(out=y)`
+            return isinstance(call.func, gast.Attribute)
+        return getattr(callee, "__module__", None) in (None, "numpy") or \
+            str(getattr(callee, "__module__", "")).startswith("numpy") or \
+            type(callee).__name__ == "ufunc"
 
     def _unstar(self, args: list) -> list:
         """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`."""

@@ -32,6 +32,7 @@ it may write, so that recording saves what the reverse sweep needs.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import textwrap
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ import numpy
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
-from .frontend import OPERATORS, RUNTIME, is_resolved, source_lines
+from .frontend import OPERATORS, RUNTIME, source_lines
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
@@ -87,6 +88,9 @@ class AliasForms:
             group = self.aliases.setdefault(value.id, {value.id})
             group.add(target)
             self.aliases[target] = group
+            for part in self.parts.get(value.id, []):   # the same view of the same base
+                self.parts.setdefault(target, []).append(dataclasses.replace(
+                    part, view=astutil.clone(part.view), reread=target in self.locals))
         view = self._view_of(value)
         if view is not None and view.base != target and self._is_local(view.base):
             # a temporary read by subscript is used once, before any update
@@ -100,9 +104,10 @@ class AliasForms:
                     self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
 
     def _is_local(self, name: str) -> bool:
-        """A name of the function's (or a temporary), not a global."""
-        return name in self.locals or not is_resolved(
-            self.src.resolve(astutil.name(name), self.locals))
+        """A name the function binds, or a temporary (a name of s2s_ad's)."""
+        if self.user_names is None:
+            self.user_names = astutil.all_names(self.src.tree)
+        return name in self.locals or name not in self.user_names
 
     def _rebind(self, name: str) -> None:
         """`name` now holds a new object: its relations end."""
@@ -162,10 +167,21 @@ class AliasForms:
         return [(view, part) for view, parts in sorted(self.parts.items())
                 for part in parts if part.base in names]
 
-    def _leave_compound(self, stmt) -> None:
-        """Relations of names a compound statement rebinds are uncertain at
-        its start (a loop's next iteration) and after it."""
+    def _enter_compound(self, stmt) -> dict:
+        """At the start of a compound statement: the relations of the names
+        it rebinds become uncertain (a loop's next iteration); returns them,
+        for `_leave_compound`."""
+        self._leave_compound(stmt)
+        return {name: list(self.parts.get(name, [])) for name in _rebound_names(stmt)}
+
+    def _leave_compound(self, stmt, before: dict | None = None) -> None:
+        """Relations of names a compound statement rebinds are uncertain
+        after it; `before` (from `_enter_compound`) holds those they had on
+        entry, which hold on the paths that did not rebind them."""
         rebound = _rebound_names(stmt)
+        for name, parts in (before or {}).items():
+            known = self.parts.setdefault(name, [])
+            known.extend(p for p in parts if p not in known)
         for name in rebound:
             group = self.aliases.pop(name, None)
             if group is not None:
@@ -199,10 +215,12 @@ class AliasForms:
                 self._guarded(member, part, self._write_back(member, part))
                 reached |= self._propagate(part.base, True, seen)
         for view, part in self._views_of(group):
-            if view in seen or not part.reread:
+            if view in seen:
                 continue
             seen.add(view)
-            reached.add(view)
+            reached.add(view)           # its values change: record them if needed
+            if not part.reread:
+                continue
             if not part.certain:
                 if self._read_later(view):
                     self._refuse_shared(view, part, "is read again")
@@ -240,6 +258,7 @@ class AliasForms:
         args = [astutil.name(view), astutil.name(part.base)]
         if part.kind == "index":
             args.append(part.index)
+        self.unbound.update({view, part.base} - self.params)    # maybe bound in a branch only
         test = self.namer.temp("shares")
         self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.shares", args)))
         self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt))))
@@ -256,12 +275,13 @@ class AliasForms:
         """`rt.refuse_shared(name, base, ...)`: a located error at run time
         if `name` shares memory with `base` (it cannot be followed here)."""
         loc = self.src.locate(self._stmt)
-        message = (f"`{name}` may share memory with `{part.base}` and {how} after an "
+        self.unbound.update({name, part.base} - self.params)    # maybe bound in a branch only
+        base = f"`{part.base}`" if part.base in self.locals else "the array it was read from"
+        message = (f"`{name}` may share memory with {base} and {how} after an "
                    f"in-place update, but it was bound inside an `if` or a loop above "
                    f"(or what it views changed), so s2s_ad cannot tell which part of "
-                   f"`{part.base}` it is")
-        hint = (f"update `{part.base}` directly, or copy where it is bound "
-                f"(`{name} = {name}.copy()`)")
+                   f"{base} it is")
+        hint = f"update {base} directly, or copy where `{name}` is bound (`.copy()`)"
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
             astutil.name(name), astutil.name(part.base), astutil.const(where)])))
@@ -305,6 +325,11 @@ def _mutated(code) -> tuple[frozenset, frozenset]:
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return frozenset(), frozenset()
     params = {a.id for a in astutil.params(fdef.args)}
+    copies = {}                     # `v = p`: updating v updates p
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) and \
+                node.value.id in params and all(isinstance(t, gast.Name) for t in node.targets):
+            copies.update((t.id, node.value.id) for t in node.targets)
     surely, augmented = set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.AugAssign):
@@ -314,6 +339,8 @@ def _mutated(code) -> tuple[frozenset, frozenset]:
             surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
             surely.update(_call_mutates(node))
+    surely = {copies.get(n, n) for n in surely}
+    augmented = {copies.get(n, n) for n in augmented}
     return frozenset(surely & params), frozenset(augmented & params - surely)
 
 

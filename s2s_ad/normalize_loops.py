@@ -23,7 +23,7 @@ class LoopForms:
         sweep can run it backward and element reads are ordinary subscripts.
         The range is evaluated once into a variable if the body rebinds a name
         it reads (the reverse sweep evaluates the header again)."""
-        self._leave_compound(stmt)
+        before = self._enter_compound(stmt)
         if self._unroll(stmt):
             return
         header, element = self._iteration(stmt.iter)
@@ -50,7 +50,7 @@ class LoopForms:
         self.loops.pop()
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
-        self._leave_compound(stmt)
+        self._leave_compound(stmt, before)
 
     def _unroll(self, stmt) -> bool:
         """`for fn in [np.sin, np.cos]:` runs its body once per function, with
@@ -165,7 +165,7 @@ class LoopForms:
         """`while test:` computes the test into one variable before the loop and
         again at the end of the body (a `continue` is lowered to a flag later,
         so the recomputation is always reached)."""
-        self._leave_compound(stmt)
+        before = self._enter_compound(stmt)
         cond = self.namer.fresh("cond")
 
         def recompute():
@@ -177,7 +177,7 @@ class LoopForms:
         self.while_tests[id(loop)] = self.capture(recompute)
         self.loops.pop()
         self.emit(loop)
-        self._leave_compound(stmt)
+        self._leave_compound(stmt, before)
 
     def s_Break(self, stmt) -> None:
         self.emit(gast.Break())
