@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import textwrap
+import types
 from dataclasses import dataclass
 
 import gast
@@ -42,6 +43,7 @@ import numpy
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
+from .rules import registry
 from .frontend import OPERATORS, RUNTIME, source_lines
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
@@ -96,12 +98,28 @@ class AliasForms:
             # a temporary read by subscript is used once, before any update
             view.reread = target in self.locals or not isinstance(value, gast.Subscript)
             self.parts.setdefault(target, []).append(view)
-        if isinstance(value, (gast.Tuple, gast.List)):
-            for i, elt in enumerate(value.elts):
-                if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
-                    item = gast.Subscript(value=astutil.name(target),
-                                          slice=astutil.const(i), ctx=gast.Load())
-                    self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+        for arg in self._helper_arguments(value):   # a helper may return a view of it
+            self.parts.setdefault(target, []).append(
+                Part(arg, "index", astutil.clone(value), certain=False))
+        for key, elt in _items(value):
+            if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
+                item = gast.Subscript(value=astutil.name(target), slice=key, ctx=gast.Load())
+                self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+
+    def _helper_arguments(self, value) -> list:
+        """The local names passed to a function of the user's (or a nested
+        one) called by `value`: its result may be one of them, or a view."""
+        if not isinstance(value, gast.Call):
+            return []
+        func = value.func
+        callee = self.src.resolve(func, self.locals)
+        nested = isinstance(func, gast.Name) and func.id in self.nested
+        if not nested and not (isinstance(callee, types.FunctionType) and
+                               registry.lookup(callee) is None and
+                               not registry.is_nondifferentiable(callee)):
+            return []
+        args = [*value.args, *(k.value for k in value.keywords)]
+        return sorted({a.id for a in args if isinstance(a, gast.Name) and self._is_local(a.id)})
 
     def _is_local(self, name: str) -> bool:
         """A name the function binds, or a temporary (a name of s2s_ad's)."""
@@ -197,8 +215,14 @@ class AliasForms:
     # -- after an in-place update -------------------------------------------
     def _updated(self, stmt, name: str, always: bool) -> None:
         """Emit what keeps related names true after the in-place update
-        `stmt` of `name`; record the names whose memory it may write."""
+        `stmt` of `name`; record the names whose memory it may write.  (A
+        write through a relation that cannot be followed is checked before
+        the update, so a refused call changes nothing.)"""
+        at = len(self._out) - 1
         self.shares[id(stmt)] = frozenset(self._propagate(name, always, {name}))
+        checks = [s for s in self._out[at + 1:] if _is_refusal(s)]
+        if checks:
+            self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
 
     def _propagate(self, name: str, always: bool, seen: set) -> set:
         group = self.aliases.get(name, {name})
@@ -278,9 +302,9 @@ class AliasForms:
         self.unbound.update({name, part.base} - self.params)    # maybe bound in a branch only
         base = f"`{part.base}`" if part.base in self.locals else "the array it was read from"
         message = (f"`{name}` may share memory with {base} and {how} after an "
-                   f"in-place update, but it was bound inside an `if` or a loop above "
-                   f"(or what it views changed), so s2s_ad cannot tell which part of "
-                   f"{base} it is")
+                   f"in-place update, but s2s_ad cannot tell which part of {base} it "
+                   f"is (it was bound in an `if` or a loop above, or returned by a "
+                   f"function, or what it was read with changed since)")
         hint = f"update {base} directly, or copy where `{name}` is bound (`.copy()`)"
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
@@ -325,11 +349,13 @@ def _mutated(code) -> tuple[frozenset, frozenset]:
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return frozenset(), frozenset()
     params = {a.id for a in astutil.params(fdef.args)}
-    copies = {}                     # `v = p`: updating v updates p
+    copies = {}                     # `v = p`, `v = p[1:]`: updating v updates p
     for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) and \
-                node.value.id in params and all(isinstance(t, gast.Name) for t in node.targets):
-            copies.update((t.id, node.value.id) for t in node.targets)
+        if isinstance(node, gast.Assign) and all(isinstance(t, gast.Name) for t in node.targets):
+            root = _root(node.value.func.value) if isinstance(node.value, gast.Call) and \
+                isinstance(node.value.func, gast.Attribute) else _root(node.value)
+            if root in params:
+                copies.update((t.id, root) for t in node.targets)
     surely, augmented = set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.AugAssign):
@@ -358,6 +384,21 @@ def _root(node):
     while isinstance(node, (gast.Subscript, gast.Attribute)):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+def _items(value) -> list:
+    """(key, item) of a tuple, list or dict display (dict keys: literals)."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return [(astutil.const(i), e) for i, e in enumerate(value.elts)]
+    if isinstance(value, gast.Dict):
+        return [(astutil.clone(k), v) for k, v in zip(value.keys, value.values)
+                if isinstance(k, gast.Constant)]
+    return []
+
+
+def _is_refusal(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) == f"{RUNTIME}.refuse_shared"
 
 
 def _rebound_names(stmt) -> set:

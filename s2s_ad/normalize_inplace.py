@@ -155,25 +155,28 @@ class InPlaceForms:
         `x[i] += v` reads, adds and stores back into `x`."""
         target = stmt.target
         if isinstance(target, gast.Subscript):
+            # as Python does: the item is augmented (in place if it is an
+            # array) and stored back
             base, index = self._subscript_target(target)
-            old = self.namer.temp()
-            self.emit(astutil.assign(old, gast.Subscript(
+            item = self.namer.temp()
+            self.emit(astutil.assign(item, gast.Subscript(
                 value=astutil.name(base), slice=astutil.index_syntax(index),
                 ctx=gast.Load())))
-            new = self.namer.temp()
-            self.emit(astutil.assign(new, astutil.binop(
-                astutil.name(old), stmt.op, self.atom(stmt.value))))
-            self._setitem(base, index, astutil.name(new))
+            self._augment(item, stmt.op, self.atom(stmt.value))
+            self._setitem(base, index, astutil.name(item))
             return
         if not isinstance(target, gast.Name):
             self._unsupported(stmt, "augmented assignment to " + astutil.describe(target))
-        value = self.atom(stmt.value)
-        func = _INPLACE.get(type(stmt.op))
-        rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(target.id), value]) \
-            if func else astutil.binop(astutil.name(target.id), stmt.op, value)
-        update = astutil.assign(target.id, rhs)
+        self._augment(target.id, stmt.op, self.atom(stmt.value))
+
+    def _augment(self, name: str, op, value) -> None:
+        """`name op= value`: `name = iadd(name, value)`, in place for arrays."""
+        func = _INPLACE.get(type(op))
+        rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(name), value]) \
+            if func else astutil.binop(astutil.name(name), op, value)
+        update = astutil.assign(name, rhs)
         self.emit(update)
-        self._updated(update, target.id, always=False)
+        self._updated(update, name, always=False)
 
 
 def _is_ufunc_at(callee) -> bool:
