@@ -221,7 +221,9 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         test = self.atom(stmt.test)
         if isinstance(test, gast.Name) and test.id in astutil.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
-        self.emit(astutil.if_(test, self.block(stmt.body), self.block(stmt.orelse)))
+        body, orelse = self._branches(lambda: self.block(stmt.body),
+                                      lambda: self.block(stmt.orelse))
+        self.emit(astutil.if_(test, body, orelse))
         self._leave_compound(stmt, before)
 
     def _copy(self, atom: gast.Name) -> gast.Name:

@@ -185,6 +185,37 @@ class AliasForms:
         return [(view, part) for view, parts in sorted(self.parts.items())
                 for part in parts if part.base in names]
 
+    def _relations(self) -> tuple:
+        """A copy of the alias and part relations (for the other branch)."""
+        groups, aliases = {}, {}
+        for name, group in self.aliases.items():
+            aliases[name] = groups.setdefault(id(group), set(group))
+        maybe = {name: set(others) for name, others in self.maybe_aliases.items()}
+        parts = {name: [dataclasses.replace(p, view=astutil.clone(p.view)) for p in ps]
+                 for name, ps in self.parts.items()}
+        return aliases, maybe, parts
+
+    def _branches(self, body_fn, orelse_fn):
+        """Normalize both branches of an `if` from the relations before it,
+        and join them: what either branch relates holds after, uncertainly."""
+        before = self._relations()
+        body = body_fn()
+        after_body = self._relations()
+        self.aliases, self.maybe_aliases, self.parts = before
+        orelse = orelse_fn()
+        aliases, maybe, parts = after_body
+        for name, others in maybe.items():
+            self.maybe_aliases.setdefault(name, set()).update(others)
+        for name, group in aliases.items():
+            if self.aliases.get(name) != group:
+                for other in group - {name}:
+                    self.maybe_aliases.setdefault(name, set()).add(other)
+                    self.maybe_aliases.setdefault(other, set()).add(name)
+        for name, ps in parts.items():
+            known = self.parts.setdefault(name, [])
+            known.extend(p for p in ps if p not in known)
+        return body, orelse
+
     def _enter_compound(self, stmt) -> dict:
         """At the start of a compound statement: the relations of the names
         it rebinds become uncertain (a loop's next iteration); returns them,
