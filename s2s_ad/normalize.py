@@ -69,6 +69,8 @@ def local_names(fdef: gast.FunctionDef) -> set[str]:
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
+        elif isinstance(node, gast.FunctionDef) and node is not fdef:
+            out.add(node.name)          # a nested def shadows what it names
     return out
 
 

@@ -50,7 +50,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
     backward = gen.backward(body)
     ret = gen.returns(output, aux, req)
     prologue = [astutil.assign(p, astutil.call(f"{gen._rt}.copy", [astutil.name(p)]))
-                for p in param_copies(body, prims, gen.params)]
+                for p in param_copies(body, prims, gen.params, norm.shares)]
     prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
     if gen.tape:
         prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))

@@ -211,7 +211,7 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
                           value=astutil.clone(args[1]))
 
 
-def param_copies(body, prims, params) -> dict:
+def param_copies(body, prims, params, shares=None) -> dict:
     """Parameters that an in-place update may reach (directly or through
     plain copies), each with the first statement that does: the derived
     function copies them so that the caller's arrays are never mutated."""
@@ -229,8 +229,10 @@ def param_copies(body, prims, params) -> dict:
         target = stmt.targets[0].id
         if prim.kind == COPY and prim.operands[0] in alias:
             alias[target] = alias[prim.operands[0]]
-        elif prim.inplace and target in alias:
-            reached.setdefault(alias[target], stmt)
+        elif prim.inplace and ({target} | (shares or {}).get(id(stmt), set())) & alias.keys():
+            for name in sorted({target} | (shares or {}).get(id(stmt), set())):
+                if name in alias:           # (an item or a view of it, too)
+                    reached.setdefault(alias[name], stmt)
         elif target in alias and target not in params:
             del alias[target]
     return dict(sorted(reached.items()))

@@ -348,9 +348,14 @@ def _exclusive(a) -> bool:
             and sys.getrefcount(a) <= _UNSHARED)
 
 
+_MISSING = type("Missing", (), {"__repr__": lambda self: "<missing key>"})()
+
+
 def snapshot(x, index=None):
     """The value an in-place update is about to destroy, copied (a list or
     dict shallowly: its items are not changed by an update of it)."""
+    if isinstance(x, dict) and index is not None and index not in x:
+        return _MISSING                 # a new key: restoring deletes it
     part = x if index is None else x[index]
     if isinstance(part, (np.ndarray, list, dict)):
         return part.copy()
@@ -361,7 +366,10 @@ def restore(x, saved, index=None):
     """Undo an in-place update: put `saved` back into `x` (in place for
     arrays and lists, so that aliases see the old values again)."""
     if index is not None:
-        x[index] = saved
+        if saved is _MISSING:
+            del x[index]
+        else:
+            x[index] = saved
         return x
     if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
         x[...] = saved
