@@ -96,6 +96,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
+        self.tuples: dict = {}          # name -> the names of the tuple display it holds
         self.shares: dict = {}          # see Normalized.shares
         self.unbound: set = set()       # see Normalized.unbound
         self.user_names = None          # every name in the user's function

@@ -86,6 +86,10 @@ class AliasForms:
             self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
         self._rebind(target)
+        for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
+            del self.tuples[holder]         # an item rebound: the display no longer holds it
+        if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
+            self.tuples[target] = [e.id for e in value.elts]
         if isinstance(value, gast.Name) and value.id != target and self._is_local(value.id):
             group = self.aliases.setdefault(value.id, {value.id})
             group.add(target)
@@ -93,6 +97,11 @@ class AliasForms:
             for part in self.parts.get(value.id, []):   # the same view of the same base
                 self.parts.setdefault(target, []).append(dataclasses.replace(
                     part, view=astutil.clone(part.view), reread=target in self.locals))
+        item = self._tuple_item(value)
+        if item is not None and item != target:     # `t = pair[0]` is that item
+            group = self.aliases.setdefault(item, {item})
+            group.add(target)
+            self.aliases[target] = group
         view = self._view_of(value)
         if view is not None and view.base != target and self._is_local(view.base):
             # a temporary read by subscript is used once, before any update
@@ -105,6 +114,17 @@ class AliasForms:
             if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
                 item = gast.Subscript(value=astutil.name(target), slice=key, ctx=gast.Load())
                 self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+
+    def _tuple_item(self, value) -> str | None:
+        """For `tup[i]`, with `tup` bound to a tuple display, the name at i."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                and isinstance(value.slice, gast.Constant)):
+            return None
+        items = self.tuples.get(value.value.id)
+        index = value.slice.value
+        if items is None or not isinstance(index, int) or not -len(items) <= index < len(items):
+            return None
+        return items[index]
 
     def _helper_arguments(self, value) -> list:
         """The local names passed to a function of the user's (or a nested
@@ -257,6 +277,7 @@ class AliasForms:
 
     def _propagate(self, name: str, always: bool, seen: set) -> set:
         group = self.aliases.get(name, {name})
+        seen |= group                   # one object: nothing to write back between them
         self._realias(name, always)
         reached = set(group) | self.maybe_aliases.get(name, set())
         for member in sorted(group):
@@ -267,7 +288,7 @@ class AliasForms:
                     self._refuse_shared(member, part, "is written through")
                     continue
                 seen.add(part.base)
-                self._guarded(member, part, self._write_back(member, part))
+                self._guarded(name, part, self._write_back(name, part))   # name: the new value
                 reached |= self._propagate(part.base, True, seen)
         for view, part in self._views_of(group):
             if view in seen:
@@ -287,25 +308,30 @@ class AliasForms:
     def _realias(self, name: str, always: bool) -> None:
         """Rebind the aliases of `name` to it (a no-op for the primal), so
         the analyses see them change too; names that only may be aliases
-        (bound in a branch or loop) are rebound if they still are."""
-        for other in sorted(self.aliases.get(name, {name}) - {name}):
+        (bound in a branch or loop, with their own aliases) are rebound if
+        they still are."""
+        group = self.aliases.get(name, {name})
+        for other in sorted(group - {name}):
             if other not in self.locals:
                 continue                # a temporary, read once already
             if always:
                 self.emit(astutil.assign(other, astutil.name(name)))
             else:
-                self._if_same(other, name)
-        for other in sorted(self.maybe_aliases.get(name, set()) - {name}):
-            if other in self.locals:
-                if other not in self.params:    # bound in a branch or loop, maybe not yet
-                    self.unbound.add(other)
-                self._if_same(other, name)
+                self._if_same([other], name)
+        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - group
+        for other in sorted(maybe):
+            names = sorted(n for n in self.aliases.get(other, {other}) if n in self.locals)
+            if names:
+                self.unbound.update(set(names) - self.params)   # maybe not bound yet
+                self._if_same(names, name)
 
-    def _if_same(self, other: str, name: str) -> None:
+    def _if_same(self, others: list, name: str) -> None:
+        """`if others[0] is name: others... = name`."""
         same = self.namer.temp("same")
         self.emit(astutil.assign(same, gast.Compare(
-            left=astutil.name(other), ops=[gast.Is()], comparators=[astutil.name(name)])))
-        body = self.capture(lambda: self.emit(astutil.assign(other, astutil.name(name))))
+            left=astutil.name(others[0]), ops=[gast.Is()], comparators=[astutil.name(name)])))
+        body = self.capture(lambda: [self.emit(astutil.assign(o, astutil.name(name)))
+                                     for o in others])
         self.emit(astutil.if_(astutil.name(same), body))
 
     def _guarded(self, view: str, part: Part, stmt) -> None:

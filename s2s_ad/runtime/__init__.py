@@ -401,11 +401,27 @@ def copy(x, callee=None):
                 hint=f"return the new value from {fname} and assign it at the call, "
                      "or pass a copy")
         return x
+    return _copy_tree(x, {})
+
+
+def _copy_tree(x, memo: dict):
+    """A copy of the arrays, lists and dicts in `x` (each copied once, so
+    what shared an object still does)."""
+    if not isinstance(x, (np.ndarray, list, tuple, dict)):
+        return x
+    if id(x) in memo:
+        return memo[id(x)]
     if isinstance(x, np.ndarray):
-        return x.copy()
-    if isinstance(x, (list, dict)):
-        return type(x)(x)
-    return x
+        out = x.copy()
+    elif isinstance(x, dict):
+        out = type(x)((k, _copy_tree(v, memo)) for k, v in x.items())
+    elif isinstance(x, list):
+        out = type(x)(_copy_tree(v, memo) for v in x)
+    else:
+        items = [_copy_tree(v, memo) for v in x]
+        out = type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    memo[id(x)] = out
+    return out
 
 
 def keep(value):
