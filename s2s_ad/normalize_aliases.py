@@ -310,7 +310,8 @@ class AliasForms:
         the analyses see them change too; names that only may be aliases
         (bound in a branch or loop, with their own aliases) are rebound if
         they still are."""
-        group = self.aliases.get(name, {name})
+        group = set(self.aliases.get(name, {name}))
+        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - group
         for other in sorted(group - {name}):
             if other not in self.locals:
                 continue                # a temporary, read once already
@@ -318,7 +319,6 @@ class AliasForms:
                 self.emit(astutil.assign(other, astutil.name(name)))
             else:
                 self._if_same([other], name)
-        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - group
         for other in sorted(maybe):
             names = sorted(n for n in self.aliases.get(other, {other}) if n in self.locals)
             if names:
@@ -332,7 +332,9 @@ class AliasForms:
             left=astutil.name(others[0]), ops=[gast.Is()], comparators=[astutil.name(name)])))
         body = self.capture(lambda: [self.emit(astutil.assign(o, astutil.name(name)))
                                      for o in others])
-        self.emit(astutil.if_(astutil.name(same), body))
+        guard = astutil.if_(astutil.name(same), body)
+        self.emit(guard)
+        self._leave_compound(guard)     # still only maybe aliases
 
     def _guarded(self, view: str, part: Part, stmt) -> None:
         """`if rt.shares(view, base[, index]): stmt`."""
