@@ -87,8 +87,12 @@ class Prim:
 
     def reads(self, varied) -> tuple[frozenset, bool]:
         """(primal names whose values the adjoint reads, whether it reads the
-        result), counting only the contributions to `varied` operands.
-        A CALL's adjoint reads only what its forward function saved."""
+        result), counting only the contributions to `varied` operands.  A
+        CALL's adjoint reads what its forward function saved, which may be
+        any argument, by reference (so each must hold its value then)."""
+        if self.kind == CALL:       # its forward function may save any argument
+            return frozenset(n for node in self.binding.values()
+                             for n in astutil.load_names(node)), False
         if self.rule is None:
             return frozenset(), False
         tpl = self.rule.template

@@ -43,6 +43,13 @@ def call_primal(f, args):
         return f(*copy.deepcopy(list(args)))
 
 
+def rounding_noise(value, h: float) -> float:
+    """How far a central difference with step h may be off through rounding
+    alone, for a function of magnitude |value| (a large value swamps a
+    small term's contribution: `z @ z + 1e12`)."""
+    return 64 * np.finfo(float).eps * abs(float(value)) / h
+
+
 def agree(a: float, b: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
