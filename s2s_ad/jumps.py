@@ -32,8 +32,9 @@ class _Loop:
 
 @dataclass
 class _Function:
-    result: str | None = None
+    results: list = field(default_factory=list)     # one per item if `width`
     returned: str | None = None
+    width: int | None = None        # every return returns a tuple of this many
     loops: list = field(default_factory=list)
 
 
@@ -46,11 +47,23 @@ def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:
     if not early:
         out, _ = lowerer.block(body[:-1] if final is not None else body)
         return out + [final if final is not None else astutil.ret(astutil.const(None))]
+    lowerer.fn.width = _tuple_width(early + [final])
     out, _ = lowerer.block(body)
     fn = lowerer.fn
-    prologue = [astutil.assign(fn.result, astutil.const(None)),
-                astutil.assign(fn.returned, astutil.const(False))]
-    return prologue + out + [astutil.ret(astutil.name(fn.result))]
+    prologue = [astutil.assign(r, astutil.const(None)) for r in fn.results] + \
+        [astutil.assign(fn.returned, astutil.const(False))]
+    value = astutil.tuple_(astutil.name(r) for r in fn.results) if fn.width \
+        else astutil.name(fn.results[0])
+    return prologue + out + [astutil.ret(value)]
+
+
+def _tuple_width(returns: list) -> int | None:
+    """n if every `return` returns a tuple display of n items (then each
+    item gets a result variable: `return value, aux` stays a pair)."""
+    widths = {len(r.value.elts) if r is not None and isinstance(r.value, gast.Tuple) else None
+              for r in returns}
+    width = widths.pop() if len(widths) == 1 else None
+    return width or None
 
 
 class _Lowerer:
@@ -116,10 +129,11 @@ class _Lowerer:
     def _return(self, stmt) -> tuple[list, set]:
         fn = self.fn
         if fn.returned is None:
-            fn.result, fn.returned = self.namer.fresh("result"), self.namer.fresh("returned")
-        return [self._at(astutil.assign(fn.result, stmt.value), stmt),
-                self._at(astutil.assign(fn.returned, astutil.const(True)), stmt)], \
-            {fn.returned}
+            fn.results = [self.namer.fresh("result") for _ in range(fn.width or 1)]
+            fn.returned = self.namer.fresh("returned")
+        values = stmt.value.elts if fn.width else [stmt.value]
+        return [self._at(astutil.assign(r, v), stmt) for r, v in zip(fn.results, values)] + \
+            [self._at(astutil.assign(fn.returned, astutil.const(True)), stmt)], {fn.returned}
 
     def _loop(self, loop) -> tuple[list, set]:
         self.fn.loops.append(_Loop())

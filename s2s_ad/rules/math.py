@@ -268,6 +268,11 @@ def prod(z, iterable, *, start=1):
     d[start] += d[z] * math.prod(iterable)
 
 
+@adjoint(builtins.list, builtins.tuple)
+def to_sequence(z, iterable=()):
+    d[iterable] += rt.unlist(d[z], iterable)
+
+
 @adjoint(builtins.float, shape=SCALAR)
 def to_float(z, x=0.0):
     d[x] += d[z]

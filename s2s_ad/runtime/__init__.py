@@ -46,7 +46,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, Unsupporte
 from .core import (Seq, Tree, _ndarray, _rows, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, median_weights,
-                         prod_others, reduced_mask, unsum)
+                         prod_others, reduced_mask, unlist, unsum)
 from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
                      unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
                      unrepeat, unsplit, unstack, untake, untake_along_axis, untile,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Seq, _as_float, _axes, _float_dtype, unbroadcast, unreduce
+from .core import Seq, _as_float, _axes, _float_dtype, expand, unbroadcast, unreduce
 
 
 def reduced_mask(x, z, axis=None, keepdims=False):
@@ -52,6 +52,15 @@ def unsum(g, items):
     if isinstance(items, np.ndarray):
         return unreduce(unbroadcast(g, items[0]), items, 0)
     return Seq(unbroadcast(g, item) for item in items)
+
+
+def unlist(g, items):
+    """The adjoint of `list(items)` / `tuple(items)`: item by item, as an
+    array for an array (its rows), else as a list."""
+    if isinstance(items, np.ndarray):
+        parts = [expand(part, row) for part, row in zip(g, items)]
+        return np.stack(parts) if parts else np.zeros(items.shape, _float_dtype(items))
+    return Seq(g)
 
 
 def cumprod_adjoint(g, a, z, axis=None):

@@ -231,6 +231,8 @@ def _pack_unpack(g: Gen, sc: Scope):
 
 def _swap(g: Gen, sc: Scope):
     found = [v for v in sc.targets(*FLOAT_KINDS) if v.name.isidentifier()]
+    if not found:
+        return False
     a = g.pick(found)
     free = sc.depth == 0 and not a.pinned
     partners = [v for v in found if v is not a
