@@ -301,7 +301,9 @@ class AliasForms:
                 if self._read_later(view):
                     self._refuse_shared(view, part, "is read again")
                 continue
-            self._guarded(view, part, astutil.assign(view, astutil.clone(part.view)))
+            fresh = dataclasses.replace(part, view=astutil.clone(part.view))
+            fresh.rebase(name)          # read from the name holding the new value
+            self._guarded(view, fresh, astutil.assign(view, astutil.clone(fresh.view)))
             reached |= self._propagate(view, True, seen)
         return reached
 

@@ -1,0 +1,231 @@
+"""Minimized programs the differential fuzzer (tests/fuzz) found failing.
+
+Each was a silently wrong value or gradient, a mutated input or a crash in
+generated code; each is checked here for value, gradient (central finite
+differences) and unmutated inputs, or for the located error it now raises.
+The seed that found it is in the test's name.
+"""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad, check_value
+
+alpha = 1.06
+eps = 1.83
+
+
+def restore_writes_into_an_updated_object(y, x):        # seed 1
+    out = x
+    out[0] = np.mean(y)
+    y /= x
+    t = y
+    t += 1.0
+    return np.sum(y)
+
+
+def alias_of_a_global(deps):                             # seed 17
+    d = alpha
+    d /= 1.5
+    return np.sum(deps) * alpha
+
+
+def sum_of_a_list_then_its_items(a):                     # seed 31
+    c = [(np.outer(a, a) * 2.0).sum(axis=1)]
+    mu = sum(c)
+    return np.sum(np.outer(mu, mu), axis=0) @ np.ones(2) + np.sum(c)
+
+
+def item_rebound_after_loop(w, y):                       # seed 344
+    for hid, total in zip(w, w):
+        pass
+    w[1:] += hid
+    w = 1.5
+    return w * y
+
+
+def display_of_a_global(W):                              # seed 9
+    total = W
+    W = W * eps
+    total *= W
+    state = [eps]
+    state[-1] += total
+    return total
+
+
+def compact_adjoint_of_a_list_parameter(v):              # seed 62
+    state = [np.sum(v)]
+    err = state
+    return np.sum(err * np.ones(4))
+
+
+def row_written_after_loop(theta):                       # seed 71
+    for m, total in enumerate(theta):
+        pass
+    for s in total:
+        d = total[:2]
+        d[0] = 1.0
+    u = total
+    for r in u:
+        pass
+    return r
+
+
+def mask_index_reassigned_in_loop(b):                    # seed 587
+    state = np.eye(4) * b
+    row = state[2]
+    row += 1.3
+    for m, item in enumerate(state):
+        item[item > 0.0] += item[m]
+    return np.sum(state ** 2)
+
+
+def slice_view_read_after_update(x):                     # seed 457
+    q = np.ones(3) * x
+    q[1:] *= x
+    return np.mean(q)
+
+
+def mean_of_list_of_arrays(b):                           # seed 145
+    u = [np.outer(b, b)]
+    return np.mean(u)
+
+
+def popped_list_then_array(x):                           # seed 354
+    p = [np.ones(2), np.ones(2)]
+    p.append(x * np.ones(2))
+    val = p.pop()
+    diff = np.array(p)
+    w = np.linalg.norm(sum(p))
+    p.append(diff)
+    return np.sum(diff) + w + np.sum(val)
+
+
+def dict_item_augmented(t):                              # seed 2132
+    val = {'bias': t * 1.0, 'b': 0.5}
+    item = val['bias']
+    val['bias'] += 1.0
+    item *= 0.13
+    return np.sum(val['bias'] ** 2)
+
+
+def new_dict_key(a, t):                                  # seed 339
+    out = {'lr': a, 'bias': a}
+    out['w'] = a * t
+    return np.sum(out['w']) + np.sum(out['lr'])
+
+
+def swap_then_update_through_alias(y):                   # seed 1242
+    h = y
+    hid = np.ones(3)
+    s = hid[1:]
+    hid, h = (h, hid)
+    out = h
+    out += hid
+    return np.sum(h) + np.sum(s)
+
+
+def maybe_alias_from_branch(z, x):                       # seed 2583
+    if np.sum(x) > 100.0:
+        x = z
+    z.T[-1] *= 0.64
+    return np.mean(x) + np.sum(z * z)
+
+
+def two_names_one_maybe_alias(theta):                    # seed 2725
+    res = theta
+    theta += alpha
+    return np.sum(res * theta)
+
+
+def nested_def_named_like_a_builtin(w):                  # seed 949
+    def isinstance(u):
+        return w * u
+    return isinstance(w)
+
+
+def argument_saved_by_a_helper(theta, h):                # seed 1925
+    state = [np.linspace(0.0, 1.0, 3) * h]
+    diff = lambda u, val=h: np.mean(state) * u
+    out = diff(theta, theta)
+    state.append(theta)
+    return np.sum(out) + np.sum(state[0])
+
+
+def split_into_parts(x):                                 # iterating a call result
+    s = 0.0
+    for part in np.split(x, 2):
+        s = s + np.sum(part ** 2)
+    return s
+
+
+def two_returns_with_aux(x, n):                          # has_aux, early return
+    if n > 2:
+        return np.sum(x ** 2), {"branch": "big"}
+    y = np.sin(x)
+    return np.sum(y), {"branch": "small", "y": y}
+
+
+V3 = np.array([0.3, -0.8, 1.1])
+M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (restore_writes_into_an_updated_object, [M3.copy(), np.array([0.29, 0.5, 0.54])], (0, 1)),
+    (alias_of_a_global, [V3], 0),
+    (sum_of_a_list_then_its_items, [np.array([0.3, -0.4])], 0),
+    (item_rebound_after_loop, [np.array([-0.15, -0.5]), -0.99], (0, 1)),
+    (display_of_a_global, [0.24], 0),
+    (compact_adjoint_of_a_list_parameter, [[np.float64(-1.47), -0.46]], 0),
+    (mask_index_reassigned_in_loop, [0.64], 0),
+    (slice_view_read_after_update, [-0.07], 0),
+    (mean_of_list_of_arrays, [V3], 0),
+    (popped_list_then_array, [-1.7], 0),
+    (dict_item_augmented, [V3], 0),
+    (new_dict_key, [V3, 0.7], (0, 1)),
+    (swap_then_update_through_alias, [1.06], 0),
+    (maybe_alias_from_branch, [M3.copy(), M3 * 2.0], (0, 1)),
+    (two_names_one_maybe_alias, [V3], 0),
+    (nested_def_named_like_a_builtin, [0.7], 0),
+    (argument_saved_by_a_helper, [V3, 0.3], (0, 1)),
+    (split_into_parts, [np.array([0.3, 0.5, 1.0, 2.0])], 0),
+])
+def test_fuzzer_finding(f, args, wrt):
+    check_grad(f, args, wrt=wrt)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_has_aux_with_two_returns(n):
+    check_grad(two_returns_with_aux, [V3, n], has_aux=True)
+
+
+def test_row_written_after_loop_is_refused_before_writing():
+    theta = M3[:2, :2].copy()
+    before = theta.copy()
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="may share memory"):
+        ad.vjp(row_written_after_loop)(theta, np.array([0.3, -1.2]))
+    np.testing.assert_array_equal(theta, before)
+
+
+def mutating_helper_through_alias(t, arr):
+    seed = arr[::1]
+    seed += t
+    return 0.71
+
+
+def calls_helper_mutating_view(h):                       # seed 731
+    tape = mutating_helper_through_alias(0.71, h)
+    return tape + np.outer(h, h).mean()
+
+
+def mutates_inside_stop_gradient(v):                     # seed 118
+    v = v * 1.0
+    v[1] *= ad.stop_gradient(mutating_helper_through_alias(v[0], v))
+    return np.mean(v)
+
+
+@pytest.mark.parametrize("f", [calls_helper_mutating_view, mutates_inside_stop_gradient])
+def test_helper_mutating_through_a_view_is_refused(f):
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
+        ad.grad(f)(np.array([0.5, 1.5]))
+    check_value(lambda h: np.sum(h), [V3])      # the primal is untouched by the refusal
