@@ -42,7 +42,6 @@ import gast
 import numpy
 
 from . import astutil, runtime
-from .errors import UnsupportedSyntaxError
 from .rules import registry
 from .frontend import OPERATORS, RUNTIME, source_lines
 

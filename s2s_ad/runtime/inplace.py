@@ -1,0 +1,340 @@
+"""The primal's in-place updates as expressions, their undoing, and the
+helpers that keep aliases and views of an updated array true.
+
+`setitem`, `append`, `pop` and `scatter_*` (`np.add.at` & co.) update their
+first argument in place and return it (generated code prints the user's
+statement); `snapshot` / `restore` save and put back what one destroys;
+`shares`, `sync_*` and `refuse_shared` serve the alias analysis
+(normalize_aliases.py); `copy` and `keep` copy what the caller gave or
+receives.  `zero_at`, `add_at`, `unpop`, `item_or_zeros` and `head` are the
+matching adjoint helpers.  These are the runtime's only helpers that mutate
+an argument (`MUTATORS`), by design.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..errors import Location, UnsupportedSyntaxError
+from .core import Seq, Tree, _rows, unindex, zeros_like
+
+
+def setitem(x, index, value):
+    """`x[index] = value`, as an expression (generated code prints the
+    statement); returns `x` itself, mutated, as NumPy would leave it."""
+    x[index] = value
+    return x
+
+
+def shares(view, base, index=None):
+    """Whether `view` is still a part of `base`: it shares memory with the
+    array `base`, or it is the item `base[index]` of a list, tuple or dict."""
+    if isinstance(base, np.ndarray):
+        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+    if index is None or not isinstance(base, (list, tuple, dict)):
+        return False
+    try:
+        return base[index] is view
+    except (IndexError, KeyError, TypeError):
+        return False
+
+
+def refuse_shared(view, base, where):
+    """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
+    file, line, column, source line) if `view` shares memory with `base`
+    (an in-place update through a relation s2s_ad could not follow)."""
+    if isinstance(base, np.ndarray):
+        shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+    elif isinstance(base, (list, tuple, dict)):
+        items = base.values() if isinstance(base, dict) else base
+        shared = any(item is view for item in items)
+    else:
+        shared = False
+    if shared:
+        message, hint, *location = where
+        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
+def sync_index(x, index, value):
+    """`x[index]` was updated in place through the view `value`: nothing to
+    do at run time; for the reverse sweep, `x[index] = value`."""
+    return x
+
+
+def sync_transposed(base, view):
+    """`base` was updated in place through `view = base.T`."""
+    return base
+
+
+def sync_reshaped(base, view):
+    """`base` was updated in place through a reshaped view of it."""
+    return base
+# `np.add.at(a, index, values)` and its siblings update `a` in place, unbuffered
+# (repeated indices apply repeatedly); as expressions, these return `a` itself.
+# Generated code prints the user's call back (`SCATTERS` names the ufunc).
+def scatter_add(a, index, values):
+    np.add.at(a, index, values)
+    return a
+
+
+def scatter_subtract(a, index, values):
+    np.subtract.at(a, index, values)
+    return a
+
+
+def scatter_multiply(a, index, values):
+    np.multiply.at(a, index, values)
+    return a
+
+
+def scatter_divide(a, index, values):
+    np.divide.at(a, index, values)
+    return a
+
+
+def scatter_maximum(a, index, values):
+    np.maximum.at(a, index, values)
+    return a
+
+
+def scatter_minimum(a, index, values):
+    np.minimum.at(a, index, values)
+    return a
+
+
+SCATTERS = {np.add: scatter_add, np.subtract: scatter_subtract,
+            np.multiply: scatter_multiply, np.divide: scatter_divide,
+            np.maximum: scatter_maximum, np.minimum: scatter_minimum}
+
+
+def zero_at(g, index):
+    """A copy of the adjoint `g` with zeros at `index` (the slots that a
+    `x[index] = v` overwrote carry no gradient back to the old `x`)."""
+    if isinstance(g, (list, tuple)):
+        out = Seq(g)
+        if isinstance(index, slice):
+            for j in range(*index.indices(len(out))):
+                out[j] = zeros_like(out[j])
+        else:
+            out[index] = zeros_like(out[index])
+        return out
+    if isinstance(g, dict):
+        out = Tree(g)
+        out[index] = zeros_like(out[index])
+        return out
+    out = g if _exclusive(g) else np.array(g)   # in place only if no one else sees it
+    out[index] = 0
+    return out
+
+
+def add_at(d, index, g, like):
+    """`d + unindex(g, like, index)`: adds `g` into the slots `index` of the
+    adjoint `d` — in place when nothing else references `d`."""
+    if not (_exclusive(d) and d.shape == np.shape(like)
+            and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
+        return d + unindex(g, like, index)
+    if _repeats_possible(index):
+        np.add.at(d, index, g)          # repeated indices accumulate
+    else:
+        d[index] += g
+    return d
+
+
+def _refcount_of_a_local_argument() -> int:
+    """What `sys.getrefcount` reports inside `_exclusive` for an array that
+    only the generated function's local variable references, measured through
+    the same nesting as the real calls (generated code -> helper ->
+    `_exclusive`): interpreters differ in how many references a call holds."""
+    def helper(a):
+        return probe(a)
+
+    def probe(a):
+        return sys.getrefcount(a)
+
+    def generated():
+        fresh = np.empty(1)
+        return helper(fresh)
+    return generated()
+
+
+# Verified on CPython 3.10-3.13; later interpreters may borrow references
+# (3.14 does), which could make a shared array look exclusive: copy there.
+_UNSHARED = _refcount_of_a_local_argument() if sys.version_info < (3, 14) else -1
+
+
+def _exclusive(a) -> bool:
+    """Whether the generated code may update the array `a` in place: it owns
+    its memory (not a view) and only the caller's one variable refers to it.
+    Called directly by a helper that received `a` from that variable."""
+    return (type(a) is np.ndarray and a.base is None and a.flags.writeable
+            and sys.getrefcount(a) <= _UNSHARED)
+
+
+_MISSING = type("Missing", (), {"__repr__": lambda self: "<missing key>"})()
+
+
+def snapshot(x, index=None):
+    """The value an in-place update is about to destroy, copied (a list or
+    dict shallowly: its items are not changed by an update of it)."""
+    if isinstance(x, dict) and index is not None and index not in x:
+        return _MISSING                 # a new key: restoring deletes it
+    part = x if index is None else x[index]
+    if isinstance(part, (np.ndarray, list, dict)):
+        return part.copy()
+    return part
+
+
+def restore(x, saved, index=None):
+    """Undo an in-place update: put `saved` back into `x` (in place for
+    arrays and lists, so that aliases see the old values again)."""
+    if index is not None:
+        if saved is _MISSING:
+            del x[index]
+        else:
+            x[index] = saved
+        return x
+    if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
+        x[...] = saved
+        return x
+    if isinstance(x, list) and isinstance(saved, list):
+        x[:] = saved
+        return x
+    if isinstance(x, dict) and isinstance(saved, dict):
+        x.clear()
+        x.update(saved)
+        return x
+    return saved
+
+
+def copy(x, callee=None):
+    """A copy of an argument that the function updates in place.
+
+    With `callee` = (helper, parameter, file, line, column, source line) it
+    checks a call instead: the helper augments that parameter in place
+    (`p += v`), which would change the caller's `x` if it is an array, list
+    or dict (then `UnsupportedSyntaxError`); `x` is returned as it is."""
+    if callee is not None:
+        if isinstance(x, (np.ndarray, list, dict)):
+            fname, param, *where = callee
+            raise UnsupportedSyntaxError(
+                f"{fname} updates its parameter {param} in place, so this call changes "
+                f"the caller's {type(x).__name__}; s2s_ad does not differentiate "
+                "through a helper that mutates its argument", Location(*where),
+                hint=f"return the new value from {fname} and assign it at the call, "
+                     "or pass a copy")
+        return x
+    return _copy_tree(x, {})
+
+
+def _copy_tree(x, memo: dict):
+    """A copy of the arrays, lists and dicts in `x` (each copied once, so
+    what shared an object still does)."""
+    if not isinstance(x, (np.ndarray, list, tuple, dict)):
+        return x
+    if id(x) in memo:
+        return memo[id(x)]
+    if isinstance(x, np.ndarray):
+        out = x.copy()
+    elif isinstance(x, dict):
+        out = type(x)((k, _copy_tree(v, memo)) for k, v in x.items())
+    elif isinstance(x, list):
+        out = type(x)(_copy_tree(v, memo) for v in x)
+    else:
+        items = [_copy_tree(v, memo) for v in x]
+        out = type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    memo[id(x)] = out
+    return out
+
+
+def keep(value):
+    """A deep copy of the arrays in `value` (a returned value or aux), taken
+    before the reverse sweep restores arrays in place."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(keep(v) for v in value)
+    if isinstance(value, dict):
+        return {k: keep(v) for k, v in value.items()}
+    return value
+
+
+def append(items, item, position):
+    """`items.append(item)`, as an expression; `position` is the new item's
+    index (generated code prints the statement)."""
+    items.append(item)
+    return items
+
+
+def pop(items, index):
+    """`items.pop(index)` for a list or dict, as an expression returning
+    `items` (the popped item was read before, as `items[index]`)."""
+    items.pop(index)
+    return items
+
+
+def unpop(g, items, index):
+    """The adjoint of a list or dict before `items.pop(index)`, from `g`,
+    the adjoint after: zeros where the item was (its value's adjoint comes
+    back through the read of `items[index]`)."""
+    if isinstance(items, dict):
+        out = Tree(g) if isinstance(g, dict) else Tree()
+        out[index] = zeros_like(items[index])
+        return out
+    parts = list(g) if isinstance(g, (list, tuple)) else _rows(g, len(items) - 1)
+    at = index % len(items)
+    return Seq(parts[:at] + [zeros_like(items[at])] + parts[at:])
+
+
+def item_or_zeros(g, position, item):
+    """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
+    if isinstance(g, (list, tuple)) or isinstance(g, np.ndarray) and g.ndim:
+        if position < len(g):       # (items of a list may differ in shape)
+            return g[position]
+    return zeros_like(item)
+
+
+def head(g, position):
+    """A list's adjoint before the append at `position`: its first items."""
+    if isinstance(g, np.ndarray) and g.ndim:
+        return Seq(g[:position])
+    return Seq(g[:position]) if isinstance(g, (list, tuple)) else g
+
+
+def diagonal_index(a):
+    """The index of `a`'s main diagonal, as `np.fill_diagonal` writes it."""
+    n = min(np.shape(a))
+    return (np.arange(n),) * np.ndim(a)
+
+
+def mutated(target, _):
+    """`target` after a call that updated it in place (generated code prints
+    the call itself); no gradient flows through such a call."""
+    return target
+
+
+def written(g, index):
+    """`g[index]`, where a slot that `x[index] = v` writes several times
+    (repeated integer indices) keeps only its last write, as NumPy does:
+    the other writes get no gradient."""
+    part = g[index]
+    if not _repeats_possible(index):
+        return part
+    slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
+    order = np.ravel(slots)
+    _, last_reversed = np.unique(order[::-1], return_index=True)
+    last = np.zeros(order.size, dtype=bool)
+    last[order.size - 1 - last_reversed] = True
+    return np.where(last.reshape(np.shape(slots)), part, 0)
+
+
+def _repeats_possible(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu"
+               for p in parts)
+
+
+# Helpers that write into an argument (the primal's in-place updates and
+# their undoing): a call of one is never dead code.
+MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
+                      *SCATTERS.values()})
