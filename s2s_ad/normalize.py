@@ -42,6 +42,7 @@ from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
+from .normalize_exprs import ControlExprForms, binds
 from .normalize_inplace import InPlaceForms
 from .normalize_loops import LoopForms
 from .normalize_scope import ScopeForms
@@ -87,7 +88,7 @@ def normalize(src: Source) -> Normalized:
     return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.unbound)
 
 
-class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
+class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
@@ -269,7 +270,7 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
         """`expr` as one primitive operation over atoms."""
         if self.is_atom(expr):
             return astutil.clone(expr)
-        if self._opaque(expr) and not _binds(expr) and not self._value_of_boolop(expr):
+        if self._opaque(expr) and not binds(expr) and not self._value_of_boolop(expr):
             return astutil.clone(expr)
         if self._opaque(expr) and not isinstance(expr, (gast.Compare, gast.BoolOp,
                                                         gast.UnaryOp, gast.Call)):
@@ -371,74 +372,6 @@ class _Normalizer(LoopForms, InPlaceForms, AliasForms, ScopeForms):
             return astutil.tuple_([self._index(e) for e in index.elts])
         return self.atom(index)
 
-    def e_NamedExpr(self, expr):
-        target = expr.target.id
-        self.emit(astutil.assign(target, self.rhs(expr.value)))
-        return astutil.name(target)
-
-    def e_Compare(self, expr):
-        """A comparison over atoms; a chain `a < b < c` evaluates `b < c`
-        only if `a < b` holds, as Python does."""
-        left = self.atom(expr.left)
-        if len(expr.ops) == 1:
-            return gast.Compare(left=left, ops=list(expr.ops),
-                                comparators=[self.atom(expr.comparators[0])])
-        prev = [left]
-
-        def step(op, comparator):
-            def make():
-                right = self.atom(comparator)
-                out = gast.Compare(left=prev[0], ops=[op], comparators=[right])
-                prev[0] = right
-                return out
-            return make
-        steps = [step(op, c) for op, c in zip(expr.ops, expr.comparators)]
-        return self._short_circuit(steps, gast.And())
-
-    def e_BoolOp(self, expr):
-        """`a and b` / `a or b` whose value may carry a gradient, or that
-        binds a name: `if` statements, so only the operands Python evaluates
-        run, and the value is the last one evaluated."""
-        return self._short_circuit([lambda v=v: self.rhs(v) for v in expr.values], expr.op)
-
-    def _short_circuit(self, steps, op):
-        result = self.namer.temp()
-        self.emit(astutil.assign(result, steps[0]()))
-
-        def rest(i):
-            if i == len(steps):
-                return
-            go = self.namer.temp("go")
-            test = astutil.name(result)
-            if isinstance(op, gast.Or):
-                test = gast.UnaryOp(op=gast.Not(), operand=test)
-            self.emit(astutil.assign(go, test))
-
-            def branch():
-                self.emit(astutil.assign(result, steps[i]()))
-                rest(i + 1)
-            self._emit_branch(astutil.if_(astutil.name(go), self.capture(branch)))
-        rest(1)
-        return astutil.name(result)
-
-    def _emit_branch(self, stmt: gast.If) -> None:
-        """An `if` lowered from an expression: what it binds is uncertain after."""
-        self.emit(stmt)
-        self._leave_compound(stmt)
-
-    def _value_of_boolop(self, expr) -> bool:
-        """`a or b` whose value need not be a bool (it may carry a gradient)."""
-        return isinstance(expr, gast.BoolOp) and not all(_is_boolean(v) for v in expr.values)
-
-    def e_IfExp(self, expr):
-        """`a if c else b`: an `if` statement, so only one branch is evaluated."""
-        test = self.atom(expr.test)
-        t = self.namer.temp()
-        body = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.body))))
-        orelse = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse))))
-        self._emit_branch(astutil.if_(test, body, orelse))
-        return astutil.name(t)
-
     def e_Dict(self, expr):
         if any(k is None for k in expr.keys):
             self._unsupported(expr, "`**` unpacking in a dict display")
@@ -478,21 +411,6 @@ def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
     if isinstance(expr, gast.Attribute):
         return registry.is_nondifferentiable(registry.Attr(expr.attr))
     return False
-
-
-def _binds(expr) -> bool:
-    """Whether `expr` contains an assignment expression (`n := e`)."""
-    return any(isinstance(n, gast.NamedExpr) for n in gast.walk(expr))
-
-
-def _is_boolean(expr) -> bool:
-    """An expression whose value is always a bool (or a bool array)."""
-    if isinstance(expr, (gast.Compare,)) or (isinstance(expr, gast.UnaryOp)
-                                              and isinstance(expr.op, gast.Not)):
-        return True
-    if isinstance(expr, gast.Constant):
-        return isinstance(expr.value, bool)
-    return isinstance(expr, gast.BoolOp) and all(_is_boolean(v) for v in expr.values)
 
 
 def _stem(expr) -> str:

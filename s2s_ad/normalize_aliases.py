@@ -33,8 +33,6 @@ it may write, so that recording saves what the reverse sweep needs.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import textwrap
 import types
 from dataclasses import dataclass
 
@@ -43,7 +41,7 @@ import numpy
 
 from . import astutil, runtime
 from .rules import registry
-from .frontend import OPERATORS, RUNTIME, source_lines
+from .frontend import OPERATORS, RUNTIME
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
@@ -381,69 +379,6 @@ class AliasForms:
                     (node.lineno, node.col_offset) > end:
                 return True
         return any(name in astutil.load_names(loop) for loop in self.loops)
-
-
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
-             "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
-
-
-_MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
-
-
-def mutated_parameters(func) -> tuple[frozenset, frozenset]:
-    """(parameters the user function `func` surely updates in place if they
-    are arrays: `p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`;
-    parameters it augments, `p += v`, in place only for mutable values),
-    read from its source; nothing for a function without one."""
-    code = getattr(func, "__code__", None)
-    return _mutated(code) if code is not None else (frozenset(), frozenset())
-
-
-@functools.lru_cache(maxsize=512)
-def _mutated(code) -> tuple[frozenset, frozenset]:
-    try:
-        tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
-    except (OSError, TypeError, SyntaxError):
-        return frozenset(), frozenset()
-    fdef = tree.body[0]
-    if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        return frozenset(), frozenset()
-    params = {a.id for a in astutil.params(fdef.args)}
-    copies = {}                     # `v = p`, `v = p[1:]`: updating v updates p
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign) and all(isinstance(t, gast.Name) for t in node.targets):
-            root = _root(node.value.func.value) if isinstance(node.value, gast.Call) and \
-                isinstance(node.value.func, gast.Attribute) else _root(node.value)
-            if root in params:
-                copies.update((t.id, root) for t in node.targets)
-    surely, augmented = set(), set()
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.AugAssign):
-            (augmented if isinstance(node.target, gast.Name) else surely).add(
-                _root(node.target))
-        elif isinstance(node, gast.Assign):
-            surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
-        elif isinstance(node, gast.Call):
-            surely.update(_call_mutates(node))
-    surely = {copies.get(n, n) for n in surely}
-    augmented = {copies.get(n, n) for n in augmented}
-    return frozenset(surely & params), frozenset(augmented & params - surely)
-
-
-def _call_mutates(call: gast.Call) -> set:
-    func = call.func
-    if isinstance(func, gast.Attribute) and func.attr in _MUTATORS:
-        return {_root(func.value)}
-    out = {_root(k.value) for k in call.keywords if k.arg == "out"}
-    if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:
-        out.add(_root(call.args[0]))
-    return out
-
-
-def _root(node):
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 def _items(value) -> list:

@@ -23,7 +23,7 @@ from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .normalize import Normalized, is_opaque
-from .normalize_aliases import mutated_parameters
+from .effects import mutated_parameters
 from .rules import registry
 
 COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"

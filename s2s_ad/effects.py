@@ -1,0 +1,83 @@
+"""What a function of the user's does to its arguments, read from its source.
+
+`mutated_parameters(f)` lists the parameters `f` updates in place: surely
+(`p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`, also through
+a local bound to `p` or to a view of it) or by augmenting them (`p += v`,
+in place only when `p` is an array, list or dict).  Callers use it to
+refuse calls whose update they could see (reverse_forward.py), to copy
+their own parameters, and to notice updates hidden inside `stop_gradient`.
+
+Invariant: syntactic and conservative; a function without source mutates
+nothing it can tell of.
+"""
+from __future__ import annotations
+
+import functools
+import textwrap
+
+import gast
+
+from . import astutil
+from .frontend import source_lines
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
+             "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
+
+
+_MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
+
+
+def mutated_parameters(func) -> tuple[frozenset, frozenset]:
+    """(parameters the user function `func` surely updates in place if they
+    are arrays: `p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`;
+    parameters it augments, `p += v`, in place only for mutable values),
+    read from its source; nothing for a function without one."""
+    code = getattr(func, "__code__", None)
+    return _mutated(code) if code is not None else (frozenset(), frozenset())
+
+
+@functools.lru_cache(maxsize=512)
+def _mutated(code) -> tuple[frozenset, frozenset]:
+    try:
+        tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
+    except (OSError, TypeError, SyntaxError):
+        return frozenset(), frozenset()
+    fdef = tree.body[0]
+    if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        return frozenset(), frozenset()
+    params = {a.id for a in astutil.params(fdef.args)}
+    copies = {}                     # `v = p`, `v = p[1:]`: updating v updates p
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and all(isinstance(t, gast.Name) for t in node.targets):
+            root = _root(node.value.func.value) if isinstance(node.value, gast.Call) and \
+                isinstance(node.value.func, gast.Attribute) else _root(node.value)
+            if root in params:
+                copies.update((t.id, root) for t in node.targets)
+    surely, augmented = set(), set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.AugAssign):
+            (augmented if isinstance(node.target, gast.Name) else surely).add(
+                _root(node.target))
+        elif isinstance(node, gast.Assign):
+            surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
+        elif isinstance(node, gast.Call):
+            surely.update(_call_mutates(node))
+    surely = {copies.get(n, n) for n in surely}
+    augmented = {copies.get(n, n) for n in augmented}
+    return frozenset(surely & params), frozenset(augmented & params - surely)
+
+
+def _call_mutates(call: gast.Call) -> set:
+    func = call.func
+    if isinstance(func, gast.Attribute) and func.attr in _MUTATORS:
+        return {_root(func.value)}
+    out = {_root(k.value) for k in call.keywords if k.arg == "out"}
+    if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:
+        out.add(_root(call.args[0]))
+    return out
+
+
+def _root(node):
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
