@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import textwrap
+import types
 
 import gast
 
@@ -27,24 +28,42 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fi
 _MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
 
 
-def mutated_parameters(func) -> tuple[frozenset, frozenset]:
+def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:
     """(parameters the user function `func` surely updates in place if they
-    are arrays: `p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`;
-    parameters it augments, `p += v`, in place only for mutable values),
-    read from its source; nothing for a function without one."""
+    are arrays: `p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`,
+    or by passing them to a function of the user's that does; parameters it
+    augments, `p += v`, in place only for mutable values), read from its
+    source; nothing for a function without one."""
     code = getattr(func, "__code__", None)
-    return _mutated(code) if code is not None else (frozenset(), frozenset())
+    if code is None:
+        return frozenset(), frozenset()
+    surely, augmented, calls = _mutated(code)
+    if depth:
+        surely = surely | _passed_on(func, calls, depth)
+    return surely, augmented - surely
+
+
+def _passed_on(func, calls, depth: int) -> frozenset:
+    """The parameters `func` passes to a callee (of its module) that may
+    update the argument in place."""
+    out = set()
+    for callee_name, params in calls:
+        callee = getattr(func, "__globals__", {}).get(callee_name)
+        if isinstance(callee, types.FunctionType) and callee is not func and \
+                any(mutated_parameters(callee, depth - 1)):
+            out |= params
+    return frozenset(out)
 
 
 @functools.lru_cache(maxsize=512)
-def _mutated(code) -> tuple[frozenset, frozenset]:
+def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     try:
         tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
     except (OSError, TypeError, SyntaxError):
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), ()
     fdef = tree.body[0]
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), ()
     params = {a.id for a in astutil.params(fdef.args)}
     copies = {}                     # `v = p`, `v = p[1:]`: updating v updates p
     for node in gast.walk(fdef):
@@ -64,7 +83,15 @@ def _mutated(code) -> tuple[frozenset, frozenset]:
             surely.update(_call_mutates(node))
     surely = {copies.get(n, n) for n in surely}
     augmented = {copies.get(n, n) for n in augmented}
-    return frozenset(surely & params), frozenset(augmented & params - surely)
+    calls = tuple((node.func.id, frozenset(copies.get(n, n) for n in _arg_names(node)) & params)
+                  for node in gast.walk(fdef)
+                  if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
+    return frozenset(surely & params), frozenset(augmented & params - surely), \
+        tuple(c for c in calls if c[1])
+
+
+def _arg_names(call: gast.Call) -> set:
+    return {_root(a) for a in [*call.args, *(k.value for k in call.keywords)]} - {None}
 
 
 def _call_mutates(call: gast.Call) -> set:

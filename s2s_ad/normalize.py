@@ -98,6 +98,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
         self.tuples: dict = {}          # name -> the names of the tuple display it holds
+        self.rereads: set = set()       # id(views re-read after an update)
         self.shares: dict = {}          # see Normalized.shares
         self.unbound: set = set()       # see Normalized.unbound
         self.user_names = None          # every name in the user's function
@@ -271,7 +272,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         if self.is_atom(expr):
             return astutil.clone(expr)
         if self._opaque(expr) and not binds(expr) and not self._value_of_boolop(expr):
-            return astutil.clone(expr)
+            return self._relink(astutil.clone(expr))
         if self._opaque(expr) and not isinstance(expr, (gast.Compare, gast.BoolOp,
                                                         gast.UnaryOp, gast.Call)):
             self._unsupported(expr, "an assignment expression (:=) inside "
@@ -280,6 +281,16 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         if handler is None:
             self._unsupported(expr, astutil.describe(expr))
         return handler(expr)
+
+    def _relink(self, expr):
+        """`expr` (kept verbatim) with calls of nested functions going to the
+        lifted ones, passing what they read."""
+        for node in gast.walk(expr):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                    and node.func.id in self.nested:
+                call = self.nested[node.func.id].call(node.args, node.keywords)
+                node.func, node.args, node.keywords = call.func, call.args, call.keywords
+        return expr
 
     def _opaque(self, expr) -> bool:
         return is_opaque(expr, self.src, self.locals)

@@ -73,12 +73,14 @@ class Part:
 class AliasForms:
     """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
     `locals`, `_stmt`, `loops` and `origin`; owns `aliases`,
-    `maybe_aliases`, `parts` and `shares`."""
+    `maybe_aliases`, `parts`, `tuples`, `rereads` and `shares`."""
 
     # -- binding -------------------------------------------------------------
     def _bind(self, stmt: gast.Assign) -> None:
         """Update the relations for an emitted `target = value`."""
         target, value = stmt.targets[0].id, stmt.value
+        if id(stmt) in self.rereads:
+            return
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
@@ -292,15 +294,17 @@ class AliasForms:
                 continue
             seen.add(view)
             reached.add(view)           # its values change: record them if needed
-            if not part.reread:
-                continue
+            if not part.reread and not self.parts.get(view):
+                continue                # (a temporary that is no link to further bases)
             if not part.certain:
                 if self._read_later(view):
                     self._refuse_shared(view, part, "is read again")
                 continue
             fresh = dataclasses.replace(part, view=astutil.clone(part.view))
             fresh.rebase(name)          # read from the name holding the new value
-            self._guarded(view, fresh, astutil.assign(view, astutil.clone(fresh.view)))
+            reread = astutil.assign(view, astutil.clone(fresh.view))
+            self.rereads.add(id(reread))    # the same object: its relations stay
+            self._guarded(view, fresh, reread)
             reached |= self._propagate(view, True, seen)
         return reached
 

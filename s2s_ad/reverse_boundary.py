@@ -115,7 +115,8 @@ class Boundary:
         array is restored in place, the copy is a deep one (an alias or a
         container item would see the restore otherwise)."""
         restored = [s for s in astutil.assignments(body) if id(s) in self.facts.recorded]
-        rebound = {s.targets[0].id for s in restored}
+        rebound = {s.targets[0].id for s in restored} | {  # reversed loops count again
+            s.target.id for s in astutil.statements(body) if isinstance(s, gast.For)}
         in_place = any(self.prims[id(s)].inplace for s in restored)
         out = []
 
