@@ -20,8 +20,6 @@ import dataclasses
 import functools
 import inspect
 import math
-import os
-import sysconfig
 import types
 import weakref
 from dataclasses import dataclass
@@ -255,7 +253,7 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
             hint=f"register a rule with @s2s_ad.adjoint({name}), or wrap the call "
                  "in stop_gradient(...)") from None
     except S2SADError as exc:
-        if not _is_library(callee):
+        if not frontend.is_library(callee):
             raise           # the user's own helper: point into it
         raise NoRuleError(
             f"no derivative rule for {callee.__module__}.{callee.__qualname__}, and "
@@ -332,14 +330,6 @@ def _check_number(value, ret, src, options: Options) -> None:
         "differentiate", src.locate(ret),
         hint="return the scalar value to differentiate (vjp: the array), "
              "e.g. `return loss`")
-
-
-def _is_library(func) -> bool:
-    """Defined in an installed package or the standard library, not in the
-    user's own code: its internals are no place to send the user."""
-    path = os.path.abspath(func.__code__.co_filename)
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
-    return any(path.startswith(os.path.abspath(r) + os.sep) for r in roots)
 
 
 def _closure_cells(func) -> dict:

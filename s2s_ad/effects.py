@@ -19,7 +19,7 @@ import types
 import gast
 
 from . import astutil
-from .frontend import source_lines
+from .frontend import is_library, source_lines
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
              "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
@@ -35,7 +35,7 @@ def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:
     augments, `p += v`, in place only for mutable values), read from its
     source; nothing for a function without one."""
     code = getattr(func, "__code__", None)
-    if code is None:
+    if code is None or is_library(func):    # a library's own business
         return frozenset(), frozenset()
     surely, augmented, calls = _mutated(code)
     if depth:

@@ -27,6 +27,7 @@ import inspect
 import linecache
 import operator
 import os
+import sysconfig
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -149,6 +150,14 @@ class Source:
 
 def is_resolved(obj) -> bool:
     return obj is not _UNRESOLVED
+
+
+def is_library(func) -> bool:
+    """Defined in an installed package or the standard library, not in the
+    user's own code: its internals are no place to send the user."""
+    path = os.path.abspath(func.__code__.co_filename)
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
+    return any(path.startswith(os.path.abspath(r) + os.sep) for r in roots)
 
 
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
