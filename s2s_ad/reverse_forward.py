@@ -11,11 +11,14 @@ The primal's statements, in order, plus what the reverse sweep needs:
 """
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
 from .frontend import NUMPY
+from .rules import registry
 from .primitives import CALL, COPY, INPLACE, Prim, names_of
 
 
@@ -212,9 +215,10 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
 
 
 def param_copies(body, prims, params, shares=None) -> dict:
-    """Parameters that an in-place update may reach (directly or through
-    plain copies), each with the first statement that does: the derived
-    function copies them so that the caller's arrays are never mutated."""
+    """Parameters that an in-place update may reach (directly, through plain
+    copies, or through items and views of them), each with the first
+    statement that does: the derived function copies them so that the
+    caller's arrays are never mutated."""
     alias = {p: p for p in params}
     reached = {}
     for stmt in astutil.statements(body):
@@ -227,8 +231,9 @@ def param_copies(body, prims, params, shares=None) -> dict:
         if not isinstance(stmt, gast.Assign):
             continue
         target = stmt.targets[0].id
-        if prim.kind == COPY and prim.operands[0] in alias:
-            alias[target] = alias[prim.operands[0]]
+        source = prim.operands[0] if prim.operands else None
+        if source in alias and (prim.kind == COPY or prim.key in _PARTS_OF):
+            alias[target] = alias[source]
         elif prim.inplace and ({target} | (shares or {}).get(id(stmt), set())) & alias.keys():
             for name in sorted({target} | (shares or {}).get(id(stmt), set())):
                 if name in alias:           # (an item or a view of it, too)
@@ -236,6 +241,10 @@ def param_copies(body, prims, params, shares=None) -> dict:
         elif target in alias and target not in params:
             del alias[target]
     return dict(sorted(reached.items()))
+
+
+_PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
+             registry.Method("ravel"), runtime.indexable)     # may share memory with it
 
 
 def _has_break(body) -> bool:
