@@ -25,7 +25,10 @@ The grammar guaranteed on output (every later pass relies on it):
     (a call argument may also be a tuple or list literal of such arguments)
     opaque:= an expression kept verbatim because nothing in it is
              differentiated: `stop_gradient(e)`, calls of functions declared
-             non-differentiable, comparisons, `and`/`or`/`not`, f-strings.
+             non-differentiable, comparisons, `not`, `and`/`or` of those,
+             f-strings; never one that binds a name (`:=`): see
+             normalize_exprs.py for those, for chained comparisons and for
+             `and`/`or` whose value may carry a gradient.
 
 Every emitted statement maps to the user statement it came from in the
 `origin` side table (used for `# grad of:` comments and error locations), and
