@@ -231,8 +231,9 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         body, orelse = self._branches(lambda: self.block(stmt.body),
                                       lambda: self.block(stmt.orelse))
-        self.emit(astutil.if_(test, body, orelse))
-        self._leave_compound(stmt, before)
+        branch = astutil.if_(test, body, orelse)
+        self.emit(branch)
+        self._leave_compound(stmt, before, branch)
 
     def _copy(self, atom: gast.Name) -> gast.Name:
         t = self.namer.temp()

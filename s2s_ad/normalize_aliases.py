@@ -242,11 +242,12 @@ class AliasForms:
         self._leave_compound(stmt)
         return {name: list(self.parts.get(name, [])) for name in _rebound_names(stmt)}
 
-    def _leave_compound(self, stmt, before: dict | None = None) -> None:
-        """Relations of names a compound statement rebinds are uncertain
-        after it; `before` (from `_enter_compound`) holds those they had on
-        entry, which hold on the paths that did not rebind them."""
-        rebound = _rebound_names(stmt)
+    def _leave_compound(self, stmt, before: dict | None = None, emitted=None) -> None:
+        """Relations of names a compound statement rebinds (in the user's
+        code, or in `emitted`, its A-normal form) are uncertain after it;
+        `before` (from `_enter_compound`) holds those they had on entry,
+        which hold on the paths that did not rebind them."""
+        rebound = _rebound_names(stmt) | (astutil.stored_names(emitted) if emitted else set())
         for name, parts in (before or {}).items():
             known = self.parts.setdefault(name, [])
             known.extend(p for p in parts if p not in known)

@@ -50,7 +50,7 @@ class LoopForms:
         self.loops.pop()
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
-        self._leave_compound(stmt, before)
+        self._leave_compound(stmt, before, header)
 
     def _unroll(self, stmt) -> bool:
         """`for fn in [np.sin, np.cos]:` runs its body once per function, with
@@ -177,7 +177,7 @@ class LoopForms:
         self.while_tests[id(loop)] = self.capture(recompute)
         self.loops.pop()
         self.emit(loop)
-        self._leave_compound(stmt, before)
+        self._leave_compound(stmt, before, loop)
 
     def s_Break(self, stmt) -> None:
         self.emit(gast.Break())
