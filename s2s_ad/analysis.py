@@ -258,15 +258,22 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
             return live | set(astutil.load_names(stmt.test)) | zeroed(stmt)
         return live
 
-    def zeroed(block) -> set:
+    def zeroed(block, exit: bool = False) -> set:
         # Where control flow joins, the reverse sweep fills an adjoint that
         # is zero on one path with `zeros_like(x)`, reading x's value at the
         # start of the block (in a loop: of every iteration; and at its exit):
-        # for names the block assigns that may carry an adjoint past its end.
+        # for names the block assigns that may carry an adjoint past its end,
+        # and names it contributes to (their adjoint starts in the block).
         killed = {s.targets[0].id for s in astutil.assignments([block]) if kills(s)}
         if isinstance(block, gast.If):      # killed on every path: nothing to fill
             killed -= killed_always(block.body) & killed_always(block.orelse)
-        return facts.carriers & killed & useful.get(id(block), set())
+        contributed = {op for s in astutil.assignments([block]) if id(s) in facts.active
+                       for op in prims[id(s)].operands
+                       if op in facts.varied_before.get(id(s), State())}
+        after = useful.get(id(block), set())       # (such an adjoint is live on every path)
+        if not isinstance(block, gast.If):         # a loop fills them before it, at its exit
+            contributed = contributed - astutil.stored_names(block) if exit else set()
+        return facts.carriers & ((killed & after) | (contributed - after))
 
     def kills(stmt) -> bool:
         return id(stmt) not in facts.active or stmt.targets[0].id not in prims[id(stmt)].operands
@@ -288,7 +295,7 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
         return live | zeroed(loop)
 
     def loop_exit(loop, live):
-        return live | zeroed(loop)
+        return live | zeroed(loop, exit=True)
 
     # The gradients are shaped like the parameters' values at entry.
     _Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(

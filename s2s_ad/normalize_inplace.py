@@ -123,6 +123,8 @@ class InPlaceForms:
         stmt = astutil.assign(items, astutil.call(
             f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
         self.emit(stmt)
+        for _, part in self._views_of({items}):
+            part.certain = False        # its items moved: which index is which?
         self._updated(stmt, items, always=True)
         return astutil.name(value)
 
