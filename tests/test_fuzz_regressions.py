@@ -166,6 +166,32 @@ def two_returns_with_aux(x, n):                          # has_aux, early return
     return np.sum(y), {"branch": "small", "y": y}
 
 
+def view_in_branch_that_did_not_run(a, seed):          # seed 4
+    acc = a * 1.0
+    if np.sum(seed) > 100.0:
+        for beta, state in acc:
+            pass
+    for r in seed:
+        acc.T[1] *= 1.5
+    return np.sum(acc * acc)
+
+
+def item_of_popped_list(rt):                             # seed 8639
+    first = [rt[1, 0]]
+    y = first.pop()
+    for row in rt:
+        row *= 0.55
+    return y * np.sum(rt)
+
+
+def operand_of_one_branch(b=0.14):                       # seed 6840
+    lr = b
+    if np.abs(b) > 100.0:
+        return lr
+    lr = np.ones(3)
+    return b * np.sum(lr)
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -189,6 +215,9 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (nested_def_named_like_a_builtin, [0.7], 0),
     (argument_saved_by_a_helper, [V3, 0.3], (0, 1)),
     (split_into_parts, [np.array([0.3, 0.5, 1.0, 2.0])], 0),
+    (view_in_branch_that_did_not_run, [M3[:2].copy(), V3], 0),
+    (item_of_popped_list, [M3[:2, :2].copy()], 0),
+    (operand_of_one_branch, [0.3], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
