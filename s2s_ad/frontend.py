@@ -248,7 +248,11 @@ def _check_unchanged(src: Source) -> None:
 
 
 def _constants(code) -> set:
-    return {(type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)}
+    """The code's constants, less nested code and the qualified names that
+    Python 3.10 keeps among them (`f.<locals>.<lambda>`: they depend on
+    where the text was compiled)."""
+    return {(type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)
+            and not (isinstance(c, str) and "<" in c and c.endswith(">"))}
 
 
 _NOT_A_FUNCTION = {inspect.CO_COROUTINE: "an async function (`async def`)",
