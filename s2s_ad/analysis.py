@@ -8,8 +8,14 @@ joins at merges and fixpoints at loop heads; nothing is written onto nodes.
   non-differentiable produce values that are not varied.
 - useful  (backward, may): names through which the output may depend.
 - active: an assignment whose target is varied and useful just after it.
+- carriers: names whose adjoint may be nonzero somewhere; kills: inactive
+  assignments to a carrier (they zero its adjoint, so a loop with one is
+  reversed even if nothing in it is active).
 - recorded (forward, may): assignments that overwrite a value the adjoint
-  sweep will still read; the reverse transform saves and restores those.
+  sweep will still read - a rule's operand, a name an in-place update shares
+  memory with (`Normalized.shares`), or a name whose zero adjoint is filled
+  at a join (`zeros_like(x)` reads x) - the reverse transform saves and
+  restores those.
 - same_shape (forward, must): for an elementwise primitive, the operands
   proven to have the result's shape, so no un-broadcasting is needed.
 - scalars: names every assignment of which gives a scalar (a number, a full
