@@ -402,3 +402,44 @@ def view_index_changed(B, j):
 def test_view_whose_index_changed_is_a_located_error():
     with pytest.raises(ad.errors.UnsupportedSyntaxError, match="may share memory"):
         ad.grad(view_index_changed)(np.ones((2, 3)), 0)
+
+
+# -- textbook programs with in-place updates and views ----------------------
+def heat(u0, kappa):
+    """Explicit finite-difference heat equation (textbook FTCS scheme)."""
+    u = u0.copy()
+    for _ in range(20):
+        lap = u[2:] - 2 * u[1:-1] + u[:-2]
+        u[1:-1] += kappa * lap
+    return np.sum(u ** 2)
+
+def kalman(ys, q, r):
+    """1-d Kalman filter negative log-likelihood (Harvey's textbook form)."""
+    x, p, nll = 0.0, 1.0, 0.0
+    for y in ys:
+        p = p + q
+        s = p + r
+        k = p / s
+        v = y - x
+        nll = nll + 0.5 * (np.log(2 * np.pi * s) + v * v / s)
+        x = x + k * v
+        p = (1 - k) * p
+    return nll
+
+def gram_schmidt(A):
+    """Modified Gram-Schmidt with in-place column updates."""
+    Q = A.copy()
+    n = Q.shape[1]
+    for j in range(n):
+        col = Q[:, j]
+        col /= np.linalg.norm(col)
+        for k in range(j + 1, n):
+            Q[:, k] -= (col @ Q[:, k]) * col
+    return np.sum(Q * np.arange(1.0, 10.0).reshape(3, 3))
+
+
+def test_textbook_programs():
+    rng = np.random.default_rng(1)
+    check_grad(heat, [rng.random(12), 0.2], wrt=(0, 1))
+    check_grad(kalman, [rng.standard_normal(15), 0.3, 0.5], wrt=(1, 2))
+    check_grad(gram_schmidt, [rng.standard_normal((3, 3))])
