@@ -183,11 +183,12 @@ def _options(node) -> list:
         return [ast.Constant(True), ast.Constant(False)]
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
         return [node.value]
-    if isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load):
+    if isinstance(node, ast.List) and isinstance(node.ctx, ast.Load) and len(node.elts) > 1:
         return [ast.List(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
-                if isinstance(node, ast.List) else
-                ast.Tuple(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
-                for i in range(len(node.elts)) if len(node.elts) > 1]
+                for i in range(len(node.elts))]
+    if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load) and len(node.elts) > 2:
+        return [ast.Tuple(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
+                for i in range(len(node.elts))]           # pairs stay pairs (has_aux)
     return []
 
 
