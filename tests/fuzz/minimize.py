@@ -30,8 +30,8 @@ class Minimizer:
         self.target = judge(prog)
         self.best = prog
         self.runs, self.max_runs = 0, max_runs
-        self._try(prog.with_source(ast.unparse(ast.parse(prog.source)) + "\n"))
         self.deadline = time.monotonic() + max_seconds
+        self._try(prog.with_source(ast.unparse(ast.parse(prog.source)) + "\n"))
 
     def minimize(self) -> Program:
         progress = True
