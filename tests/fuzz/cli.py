@@ -79,7 +79,7 @@ def _one(seed: int, features, only_print: bool) -> int:
     res = run(prog, Loader())
     print(f"# outcome: {res.outcome}  {res.signature}")
     if res.detail:
-        print(res.detail)
+        print(comment(res.detail))
     return int(res.outcome in ("wrong", "crash"))
 
 
@@ -88,6 +88,11 @@ def describe(prog: Program) -> str:
     head = (f"# seed {prog.seed}: {prog.mode}, has_aux={prog.has_aux}, wrt={list(prog.wrt)}"
             f"{' (tuple)' if prog.wrt_tuple else ''}\n# features: {', '.join(prog.features)}\n")
     return head + prog.reproducer()
+
+
+def comment(text: str) -> str:
+    """`text` as Python comment lines, so printed programs stay runnable."""
+    return "\n".join("# " + line for line in text.splitlines())
 
 
 def _many(args, features) -> int:
@@ -106,7 +111,7 @@ def _many(args, features) -> int:
         print(f"\n{'=' * 70}\n# {res.outcome}: {res.signature}")
         print(describe(generate(seed, features)))
         if res.detail and res.outcome == "wrong":
-            print(f"# {res.detail}")
+            print(comment(res.detail))
     if args.save:
         _save(args.save, bad, features)
     if args.minimize_each:
@@ -158,7 +163,7 @@ def _print_minimized(small: Program, res) -> None:
     print(describe(small))
     print(f"# outcome: {res.outcome}  {res.signature}")
     if res.detail and res.outcome == "wrong":
-        print(f"# {res.detail}")
+        print(comment(res.detail))
 
 
 def _minimize_each(summary, k: int, features, jobs: int) -> None:
