@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import sys
 
-from .campaign import campaign, run_seed
+from .campaign import campaign, shared_loader
 from .gen_core import FEATURES
 from .generate import generate
 from .minimize import Minimizer
@@ -136,7 +136,7 @@ def _save(directory: str, bad, features) -> None:
 def minimize_seed(seed: int, features=FEATURES):
     """(seed, first result, minimized Program, its result); the Program is
     None when the seed does not fail."""
-    loader = Loader()
+    loader = shared_loader()
 
     def judge(prog):
         res = run(prog, loader)
@@ -171,6 +171,7 @@ def _minimize_each(summary, k: int, features, jobs: int) -> None:
     seeds = [s for _, found in sorted(summary.failures.items(), key=lambda kv: -len(kv[1]))
              for s in found[:k]]
     items = [(s, features) for s in seeds]
+    shared_loader()
     if jobs > 1:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             done = pool.starmap(minimize_seed, items)
