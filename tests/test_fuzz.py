@@ -12,7 +12,7 @@ import pytest
 
 from fuzz.campaign import campaign
 
-SEEDS = range(0, 500)      # about 25-35 s on the project's 2-core machine
+SEEDS = range(0, 500)      # 23 s on the project's 2-core machine (up to ~45 s when it is shared)
 
 
 @pytest.fixture(scope="module")

@@ -19,12 +19,19 @@ from .runner import OUTCOMES, Result, run
 _loader = None
 
 
-def run_seed(seed: int, features=FEATURES) -> Result:
-    """Generate and judge one seed (in this process)."""
+def shared_loader() -> Loader:
+    """This process's Loader.  Made before worker processes fork, so they
+    share its directory and the parent removes it at exit (workers do not
+    run atexit handlers)."""
     global _loader
     if _loader is None:
         _loader = Loader()
-    return run(generate(seed, features), _loader)
+    return _loader
+
+
+def run_seed(seed: int, features=FEATURES) -> Result:
+    """Generate and judge one seed (in this process)."""
+    return run(generate(seed, features), shared_loader())
 
 
 def _work(item):
@@ -42,6 +49,7 @@ def run_seeds(seeds, features=FEATURES, jobs: int = 1, progress=None) -> list:
             if progress:
                 progress(len(out), len(items))
         return out
+    shared_loader()
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         out = []
         for res in pool.imap(_work, items, chunksize=8):

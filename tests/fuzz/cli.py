@@ -4,6 +4,7 @@
                          [--show-failures N] [--save DIR] [--results FILE]
     python -m tests.fuzz --seed N [--print]     # judge (or just print) one program
     python -m tests.fuzz --minimize N           # shrink seed N's failure
+    python -m tests.fuzz --seeds 0:3000 --minimize-each 2   # shrink 2 seeds per signature
     python -m tests.fuzz --list-features
 
 The same --features/--exclude must be given to reproduce a seed found with them.
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 
-from .campaign import campaign, run_seed
+from .campaign import campaign, shared_loader
 from .gen_core import FEATURES
 from .generate import generate
 from .minimize import Minimizer
@@ -38,6 +40,8 @@ def parse_args(argv=None):
     p.add_argument("--save", metavar="DIR", help="write each failing program to DIR/seed_N.py")
     p.add_argument("--results", metavar="FILE",
                    help="write one JSON line per seed: seed, outcome, signature")
+    p.add_argument("--minimize-each", type=int, default=0, metavar="K",
+                   help="with --seeds: minimize the first K seeds of every failure signature")
     p.add_argument("--list-features", action="store_true")
     return p.parse_args(argv)
 
@@ -75,7 +79,7 @@ def _one(seed: int, features, only_print: bool) -> int:
     res = run(prog, Loader())
     print(f"# outcome: {res.outcome}  {res.signature}")
     if res.detail:
-        print(res.detail)
+        print(comment(res.detail))
     return int(res.outcome in ("wrong", "crash"))
 
 
@@ -84,6 +88,11 @@ def describe(prog: Program) -> str:
     head = (f"# seed {prog.seed}: {prog.mode}, has_aux={prog.has_aux}, wrt={list(prog.wrt)}"
             f"{' (tuple)' if prog.wrt_tuple else ''}\n# features: {', '.join(prog.features)}\n")
     return head + prog.reproducer()
+
+
+def comment(text: str) -> str:
+    """`text` as Python comment lines, so printed programs stay runnable."""
+    return "\n".join("# " + line for line in text.splitlines())
 
 
 def _many(args, features) -> int:
@@ -102,9 +111,11 @@ def _many(args, features) -> int:
         print(f"\n{'=' * 70}\n# {res.outcome}: {res.signature}")
         print(describe(generate(seed, features)))
         if res.detail and res.outcome == "wrong":
-            print(f"# {res.detail}")
+            print(comment(res.detail))
     if args.save:
         _save(args.save, bad, features)
+    if args.minimize_each:
+        _minimize_each(summary, args.minimize_each, features, args.jobs)
     if args.results:
         with open(args.results, "w") as fh:
             for seed, res in results:
@@ -122,22 +133,50 @@ def _save(directory: str, bad, features) -> None:
     print(f"\nsaved {len(bad)} failing programs to {directory}")
 
 
-def _minimize(seed: int, features) -> int:
-    loader = Loader()
+def minimize_seed(seed: int, features=FEATURES):
+    """(seed, first result, minimized Program, its result); the Program is
+    None when the seed does not fail."""
+    loader = shared_loader()
 
     def judge(prog):
         res = run(prog, loader)
         return res.outcome, res.signature
     prog = generate(seed, features)
-    first = judge(prog)
-    print(f"# seed {seed}: {first[0]}  {first[1]}")
-    if first[0] in ("ok", "skipped", "refused"):
+    first = run(prog, loader)
+    if first.outcome not in ("wrong", "crash"):
+        return seed, first, None, first
+    small = Minimizer(prog, judge).minimize()
+    return seed, first, small, run(small, loader)
+
+
+def _minimize(seed: int, features) -> int:
+    seed, first, small, res = minimize_seed(seed, features)
+    print(f"# seed {seed}: {first.outcome}  {first.signature}")
+    if small is None:
         print("# nothing to minimize")
         return 0
-    small = Minimizer(prog, judge).minimize()
-    res = run(small, loader)
+    _print_minimized(small, res)
+    return 1
+
+
+def _print_minimized(small: Program, res) -> None:
     print(describe(small))
     print(f"# outcome: {res.outcome}  {res.signature}")
     if res.detail and res.outcome == "wrong":
-        print(f"# {res.detail}")
-    return 1
+        print(comment(res.detail))
+
+
+def _minimize_each(summary, k: int, features, jobs: int) -> None:
+    """Minimize the first `k` seeds of every failure signature."""
+    seeds = [s for _, found in sorted(summary.failures.items(), key=lambda kv: -len(kv[1]))
+             for s in found[:k]]
+    items = [(s, features) for s in seeds]
+    shared_loader()
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = pool.starmap(minimize_seed, items)
+    else:
+        done = [minimize_seed(*item) for item in items]
+    for seed, first, small, res in done:
+        print(f"\n{'=' * 70}\n# minimized from seed {seed}: {first.outcome}  {first.signature}")
+        _print_minimized(small, res)

@@ -64,8 +64,11 @@ def for_loop(g: Gen, sc: Scope):
     with g.w.block(f"for {header}:"):
         block(g, body, g.rng.randint(1, 3))
     if g.on("jumps") and g.chance(0.1):
+        after = sc.child()              # targets keep their loop kinds in `else`
+        for var in loop_vars:
+            after.add(dataclasses.replace(var))
         with g.w.block("else:"):
-            block(g, sc.child(), 1)
+            block(g, after, 1)
     if sc.depth == 0:                   # loops run at least once: targets are bound
         for var in loop_vars:
             if var.name.isidentifier():

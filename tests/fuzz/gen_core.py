@@ -205,9 +205,9 @@ class Gen:
         "names" feature, often one that shadows a builtin this function gave
         up, or that looks like a name s2s_ad generates."""
         if self.on("names") and self.chance(tricky):
-            pool = [c for c in self._tricky(sc) if self._free(c, sc)]
-            if pool:
-                return self._take(self.pick(pool), sc)
+            odd = [c for c in self._tricky(sc) if self._free(c, sc)]
+            if odd:
+                return self._take(self.pick(odd), sc)
         order = list(pool)
         self.rng.shuffle(order)
         for name in order:

@@ -5,7 +5,7 @@ Passes, repeated until none makes progress (or the run budget is spent):
     1. delete chunks of statements from every statement list (halves, then
        quarters, ... then single statements); a body left empty gets `pass`
     2. replace a compound statement by one of its bodies
-    3. replace an expression by one of its operands, or by `1.0`
+    3. replace an expression by one of its operands, or by `1.0` (also a name)
     4. drop parameters of the entry function that `wrt` does not name
 Every candidate is re-run in full, so the result is a valid program with the
 same failure signature, printed through `ast.unparse`.
@@ -28,9 +28,10 @@ class Minimizer:
     def __init__(self, prog: Program, judge, max_runs: int = 3000, max_seconds: float = 300):
         self.judge = judge
         self.target = judge(prog)
-        self.best = prog.with_source(ast.unparse(ast.parse(prog.source)) + "\n")
+        self.best = prog
         self.runs, self.max_runs = 0, max_runs
         self.deadline = time.monotonic() + max_seconds
+        self._try(prog.with_source(ast.unparse(ast.parse(prog.source)) + "\n"))
 
     def minimize(self) -> Program:
         progress = True
@@ -183,11 +184,14 @@ def _options(node) -> list:
         return [ast.Constant(True), ast.Constant(False)]
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
         return [node.value]
-    if isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load):
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return [ast.Constant(1.0)]
+    if isinstance(node, ast.List) and isinstance(node.ctx, ast.Load) and len(node.elts) > 1:
         return [ast.List(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
-                if isinstance(node, ast.List) else
-                ast.Tuple(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
-                for i in range(len(node.elts)) if len(node.elts) > 1]
+                for i in range(len(node.elts))]
+    if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load) and len(node.elts) > 2:
+        return [ast.Tuple(elts=node.elts[:i] + node.elts[i + 1:], ctx=ast.Load())
+                for i in range(len(node.elts))]           # pairs stay pairs (has_aux)
     return []
 
 

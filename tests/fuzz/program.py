@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -141,7 +142,9 @@ class Loader:
         dont_write = sys.dont_write_bytecode
         sys.dont_write_bytecode = True
         try:
-            spec.loader.exec_module(module)
+            with warnings.catch_warnings():       # minimized candidates may warn
+                warnings.simplefilter("ignore")
+                spec.loader.exec_module(module)
         except BaseException:
             self.unload(module)
             raise

@@ -13,6 +13,7 @@ crash) and a failure signature that groups failures of the same kind.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import re
@@ -84,11 +85,12 @@ def _judge(prog: Program, module) -> Result:
     f = getattr(module, prog.entry)
     with _time_limit(PRIMAL_TIMEOUT, "the primal"):
         out = _primal(prog, f)
-    before = oracle.tree_map(_copy, list(prog.args))
+    args = copy.deepcopy(list(prog.args))       # the program keeps its own, whatever happens
+    before = copy.deepcopy(args)
     with _time_limit(S2SAD_TIMEOUT, "s2s_ad", crash=True):
-        value, aux, grads = _derive(prog, f, out)
+        value, aux, grads = _derive(prog, f, out, args)
     try:
-        _check_returned(prog, f, out, before, value, aux, grads)
+        _check_returned(prog, out, args, before, value, aux, grads)
     except _Stop:
         raise
     except Exception as exc:          # what s2s_ad returned breaks the comparisons
@@ -96,10 +98,6 @@ def _judge(prog: Program, module) -> Result:
     with _time_limit(2 * PRIMAL_TIMEOUT, "finite differences"):
         _check_gradient(prog, f, out, grads)
     return Result("ok")
-
-
-def _copy(x):
-    return x.copy() if isinstance(x, np.ndarray) else x
 
 
 def _primal(prog: Program, f):
@@ -119,8 +117,8 @@ def _primal(prog: Program, f):
     return out
 
 
-def _derive(prog: Program, f, out):
-    """Call s2s_ad as the program says; (value, aux, gradients)."""
+def _derive(prog: Program, f, out, args: list):
+    """Call s2s_ad as the program says on `args`; (value, aux, gradients)."""
     options = {"has_aux": True} if prog.has_aux else {}
     wrt = prog.wrt_value(signature_params(f))
     if wrt is not None:
@@ -130,8 +128,8 @@ def _derive(prog: Program, f, out):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if prog.mode == "vjp":
-                return None, None, _call_vjp(prog, f, derived, out)
-            res = derived(*prog.args)
+                return None, None, _call_vjp(prog, f, derived, out, args)
+            res = derived(*args)
     except errors.S2SADError as exc:
         internal = _INTERNAL is not None and isinstance(exc, _INTERNAL)
         raise _Stop(Result("crash" if internal else "refused", signature(exc))) from None
@@ -140,12 +138,12 @@ def _derive(prog: Program, f, out):
     return _unpack(prog, res)
 
 
-def _call_vjp(prog: Program, f, derived, out):
+def _call_vjp(prog: Program, f, derived, out, args: list):
     ct = prog.cotangent(out)
     if f.__defaults__ or f.__kwdefaults__:
         seed_name = list(inspect.signature(derived).parameters)[-1]
-        return derived(*prog.args, **{seed_name: ct})
-    return derived(*prog.args, ct)
+        return derived(*args, **{seed_name: ct})
+    return derived(*args, ct)
 
 
 def _unpack(prog: Program, res):
@@ -164,9 +162,9 @@ def _wrong(signature_: str, detail: str = ""):
     raise _Stop(Result("wrong", signature_, detail))
 
 
-def _check_returned(prog: Program, f, out, before, value, aux, grads):
+def _check_returned(prog: Program, out, args, before, value, aux, grads):
     """Arguments untouched; value and aux as the primal's; gradients shaped."""
-    if not oracle.identical(before, list(prog.args)):
+    if not oracle.identical(before, args):
         _wrong("mutated input", "an argument differs after the derived function ran")
     primal_value = out[0] if prog.has_aux else out
     if prog.mode == "value_and_grad" and not oracle.close(value, primal_value):
