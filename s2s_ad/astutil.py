@@ -238,6 +238,12 @@ def index_syntax(value: gast.expr) -> gast.expr:
     return clone(value)
 
 
+def store_count(node, name: str) -> int:
+    """How many times `node` stores to `name`."""
+    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
+               for n in gast.walk(node))
+
+
 def stored_names(node) -> set[str]:
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}

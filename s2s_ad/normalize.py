@@ -145,7 +145,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
             self._bind(stmt)
             self.displays.pop(target, None)
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
-                    and _stored_count(self.src.tree, target) == 1:
+                    and astutil.store_count(self.src.tree, target) == 1:
                 self.displays[target] = stmt.value.elts
 
     def s_Assign(self, stmt: gast.Assign) -> None:
@@ -404,11 +404,6 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
-
-
-def _stored_count(tree, name: str) -> int:
-    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
-               for n in gast.walk(tree))
 
 
 def is_opaque(expr, src: Source, locals_: set[str]) -> bool:

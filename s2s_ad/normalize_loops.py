@@ -37,7 +37,7 @@ class LoopForms:
         if element is None:
             self._check_loop_target(stmt.target)
             user = stmt.target.id
-            if user in self.params or _stored_count(self.src.tree, user) > 1:
+            if user in self.params or astutil.store_count(self.src.tree, user) > 1:
                 # a name bound elsewhere too: counting with a fresh index makes
                 # `user = index` an ordinary assignment (recorded, killing)
                 index = self.namer.fresh(user)
@@ -184,12 +184,6 @@ class LoopForms:
 
     def s_Continue(self, stmt) -> None:
         self.emit(gast.Continue())
-
-
-def _stored_count(tree, name: str) -> int:
-    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
-               for n in gast.walk(tree)) + sum(
-        a.id == name for a in astutil.params(tree.args))
 
 
 def _subscript(seq, index: str):

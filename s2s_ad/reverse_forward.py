@@ -214,7 +214,7 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
                           value=astutil.clone(args[1]))
 
 
-def param_copies(body, prims, params, shares=None) -> dict:
+def param_copies(body, prims, params, shares: dict) -> dict:
     """Parameters that an in-place update may reach (directly, through plain
     copies, or through items and views of them), each with the first
     statement that does: the derived function copies them so that the
@@ -234,10 +234,9 @@ def param_copies(body, prims, params, shares=None) -> dict:
         source = prim.operands[0] if prim.operands else None
         if source in alias and (prim.kind == COPY or prim.key in _PARTS_OF):
             alias[target] = alias[source]
-        elif prim.inplace and ({target} | (shares or {}).get(id(stmt), set())) & alias.keys():
-            for name in sorted({target} | (shares or {}).get(id(stmt), set())):
-                if name in alias:           # (an item or a view of it, too)
-                    reached.setdefault(alias[name], stmt)
+        elif prim.inplace and (written := {target} | shares.get(id(stmt), set())) & alias.keys():
+            for name in sorted(written & alias.keys()):     # (items and views too)
+                reached.setdefault(alias[name], stmt)
         elif target in alias and target not in params:
             del alias[target]
     return dict(sorted(reached.items()))
