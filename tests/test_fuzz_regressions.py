@@ -192,6 +192,13 @@ def operand_of_one_branch(b=0.14):                       # seed 6840
     return b * np.sum(lr)
 
 
+def parameter_reused_as_integer_loop_target(x):          # seed 7952
+    s = x * 2.0
+    for x in np.arange(2):
+        pass
+    return s + 0.1 * x
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -218,6 +225,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (view_in_branch_that_did_not_run, [M3[:2].copy(), V3], 0),
     (item_of_popped_list, [M3[:2, :2].copy()], 0),
     (operand_of_one_branch, [0.3], 0),
+    (parameter_reused_as_integer_loop_target, [np.float64(-0.8)], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)

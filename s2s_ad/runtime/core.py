@@ -103,7 +103,7 @@ def _axes(axis, ndim):
 
 def _float_dtype(x):
     dtype = _sequence_dtype(x) if isinstance(x, (list, tuple)) else np.result_type(x)
-    return dtype if dtype.kind in "fc" else np.float64
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _sequence_dtype(items):
