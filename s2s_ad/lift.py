@@ -93,18 +93,21 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
         and (n in enclosing or n in src.closure or n in passed)))
     args.kwonlyargs = list(args.kwonlyargs) + [astutil.param(n) for n in free]
     args.kw_defaults = list(args.kw_defaults) + [None] * len(free)
+    user = node.name if isinstance(node, gast.FunctionDef) else "<lambda>"
     func = _compile(astutil.function_def(name, args, body), src,
-                    {siblings[n].name: siblings[n].func for n in called})
+                    {siblings[n].name: siblings[n].func for n in called}, user)
     order = tuple((p, v, positional.index(p) if p in positional else None, p in posonly)
                   for p, v in defaults.items())
     return Lifted(name, func, free, order)
 
 
-def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict) -> types.FunctionType:
+def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict,
+             user: str) -> types.FunctionType:
     """The lifted def as a live function in the enclosing function's module,
-    its text registered in `linecache`.  Calling lifted `siblings` needs them
-    among the globals: a copy of the module's (then module globals are read
-    as they were at compile time)."""
+    its text registered in `linecache`, qualified by the `user`'s name for
+    it (as messages show it).  Calling lifted `siblings` needs them among
+    the globals: a copy of the module's (then module globals are read as
+    they were at compile time)."""
     name = fdef.name
     text = astutil.unparse(astutil.module([fdef])) + "\n"
     filename = f"<s2s_ad lifted {src.qualname}.{name}>"
@@ -116,7 +119,7 @@ def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict) -> types.Funct
     func = types.FunctionType(made.__code__, scope, name, made.__defaults__)
     func.__kwdefaults__ = made.__kwdefaults__
     func.__module__ = src.func.__module__
-    func.__qualname__ = f"{src.func.__qualname__}.<locals>.{name}"
+    func.__qualname__ = f"{src.func.__qualname__}.<locals>.{user}"
     return func
 
 
