@@ -143,7 +143,7 @@ class _Walk:
 
 
 def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
-            outputs: list[str], spread: bool = True, shares=None) -> Facts:
+            outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
     facts = Facts(spread=spread)
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
@@ -161,7 +161,7 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     facts.stable = frozenset(wrt) - stored
     if spread:
         _compact(body, prims, facts)
-    _recorded(body, prims, wrt, facts, useful_after, shares or {})
+    _recorded(body, prims, wrt, facts, useful_after, shares or {}, heirs or {})
     return facts
 
 
@@ -237,9 +237,11 @@ def _useful(body, prims, outputs, facts) -> dict:
     return after
 
 
-def _recorded(body, prims, wrt, facts, useful, shares) -> None:
+def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
     """Mark assignments that destroy a value the adjoint sweep reads later
-    (an in-place update also destroys the values of the names in `shares`).
+    (an in-place update also destroys the values of the names in `shares`;
+    a value recorded by reference lives on in its `heirs`, which must then
+    keep their values too).
 
     The reverse sweep restores recorded targets as it goes, so at the adjoint
     of a statement every variable holds its value from just after it.
@@ -252,6 +254,8 @@ def _recorded(body, prims, wrt, facts, useful, shares) -> None:
             if (live & overwritten or target in reads) and not prims[id(stmt)].keeps_values:
                 facts.recorded.add(id(stmt))
             live = (live | reads) - {target}
+            if id(stmt) in facts.recorded:
+                live = live | heirs.get(id(stmt), frozenset())
             prim = prims[id(stmt)]
             if reads_result or id(stmt) in facts.recorded and prim.inplace:
                 live = live | {target}      # (an in-place restore writes into it)

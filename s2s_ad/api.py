@@ -193,7 +193,8 @@ def _stages(func, options: Options) -> Compiled:
     prims = primitives.classify(norm, src)
     facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
                              [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
-                             spread=options.mode != "pair", shares=norm.shares)
+                             spread=options.mode != "pair", shares=norm.shares,
+                             heirs=norm.heirs)
     complex_check.check(norm.tree.body[:-1], facts.active, src, norm.locals)
     seed = norm.namer.fresh_parameter("seed") if options.mode == "vjp" else None
     request = reverse.Request(wrt, options.mode, options.has_aux, seed,

@@ -64,6 +64,8 @@ class Normalized:
     locals: set[str]        # every name the function binds
     namer: Namer
     shares: dict            # id(in-place statement) -> names whose memory it may write
+    heirs: dict             # id(rebinding) -> names sharing memory with the old value
+    passes: dict            # id(call of a helper) -> {argument: names it may share memory with}
     unbound: set            # names read where they may not be bound yet: None at entry
 
 
@@ -88,7 +90,8 @@ def normalize(src: Source) -> Normalized:
     body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
     gast.copy_location(out, fdef)
-    return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.unbound)
+    return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.heirs,
+                      norm.passes, norm.unbound)
 
 
 class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeForms):
@@ -103,9 +106,11 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         self.tuples: dict = {}          # name -> the names of the tuple display it holds
         self.rereads: set = set()       # id(views re-read after an update)
         self.shares: dict = {}          # see Normalized.shares
+        self.heirs: dict = {}           # see Normalized.heirs
+        self.passes: dict = {}          # see Normalized.passes
         self.unbound: set = set()       # see Normalized.unbound
         self.user_names = None          # every name in the user's function
-        self.loops: list = []           # the user's loops being normalized
+        self.loops: list = []           # the loops being normalized, with their element reads
         self.displays: dict = {}        # name bound once to a display -> its items
         self.params = {a.id for a in astutil.params(src.tree.args)}
         self.depth = 0                  # nesting of compound statements
@@ -140,6 +145,8 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         gast.copy_location(stmt, user)
         self.origin[id(stmt)] = user
         self._out.append(stmt)
+        if isinstance(stmt, (gast.Assign, gast.Expr)):
+            self._passed(stmt)
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
             self._bind(stmt)

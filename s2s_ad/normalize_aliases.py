@@ -28,7 +28,10 @@ the program reads again - the generated code checks at run time that the
 two do not share memory (`rt.refuse_shared`), and raises a located error
 if they do: a float bound in a loop never does.
 `Normalized.shares` maps each in-place statement to every name whose memory
-it may write, so that recording saves what the reverse sweep needs.
+it may write, and `Normalized.heirs` each rebinding to the names that still
+share memory with the object it unbinds (recorded by reference, that old
+value changes with them), so that recording saves what the reverse sweep
+needs.
 """
 from __future__ import annotations
 
@@ -73,7 +76,8 @@ class Part:
 class AliasForms:
     """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
     `locals`, `_stmt`, `loops` and `origin`; owns `aliases`,
-    `maybe_aliases`, `parts`, `tuples`, `rereads` and `shares`."""
+    `maybe_aliases`, `parts`, `tuples`, `rereads`, `shares`, `heirs` and
+    `passes`."""
 
     # -- binding -------------------------------------------------------------
     def _bind(self, stmt: gast.Assign) -> None:
@@ -84,7 +88,7 @@ class AliasForms:
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
-        self._rebind(target)
+        self._rebind(target, stmt)
         for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
             del self.tuples[holder]         # an item rebound: the display no longer holds it
         if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
@@ -140,20 +144,48 @@ class AliasForms:
         args = [*value.args, *(k.value for k in value.keywords)]
         return sorted({a.id for a in args if isinstance(a, gast.Name) and self._is_local(a.id)})
 
+    def _passed(self, stmt) -> None:
+        """For a call of a helper (which may update an argument in place):
+        the names each local argument may share memory with."""
+        args = self._helper_arguments(stmt.value)
+        if args:
+            self.passes[id(stmt)] = {a: frozenset(self._related(a)) for a in args}
+
+    def _related(self, name: str) -> set:
+        """Every name that may share memory with `name`: aliases, maybe
+        aliases, the bases it is a part of and the views of them, transitively."""
+        out, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n in out:
+                continue
+            out.add(n)
+            todo.extend(self.aliases.get(n, ()))
+            todo.extend(self.maybe_aliases.get(n, ()))
+            todo.extend(p.base for p in self.parts.get(n, []))
+            todo.extend(view for view, _ in self._views_of({n}))
+        return out
+
     def _is_local(self, name: str) -> bool:
         """A name the function binds, or a temporary (a name of s2s_ad's)."""
         if self.user_names is None:
             self.user_names = astutil.all_names(self.src.tree)
         return name in self.locals or name not in self.user_names
 
-    def _rebind(self, name: str) -> None:
-        """`name` now holds a new object: its relations end."""
-        for other in self.maybe_aliases.pop(name, set()):
+    def _rebind(self, name: str, stmt) -> None:
+        """`name` now holds a new object (bound by `stmt`): its relations end.
+        The names still sharing memory with the old object are its heirs: an
+        update through them changes the old value that `stmt` may record."""
+        maybe = self.maybe_aliases.pop(name, set())
+        for other in maybe:
             self.maybe_aliases.get(other, set()).discard(name)
         group = self.aliases.pop(name, None)
         if group is not None:
             group.discard(name)
-        self.parts.pop(name, None)
+        heirs = maybe | set(group or ()) | {p.base for p in self.parts.pop(name, [])} | \
+            {view for view, _ in self._views_of({name})}
+        if heirs:
+            self.heirs[id(stmt)] = frozenset(heirs)
         heir = min(group) if group else None
         for view, part in self._views_of({name}):
             if heir is not None:
@@ -275,38 +307,51 @@ class AliasForms:
         if checks:
             self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
 
-    def _propagate(self, name: str, always: bool, seen: set) -> set:
+    def _propagate(self, name: str, always: bool, seen: set, source=frozenset(),
+                   written=None) -> set:
+        """Emit the write-backs and re-reads after `name` got new values
+        (re-read from `source`); returns the names reached.  The views of a
+        changed object are all claimed before any is followed, so that a name
+        that is both a view of it and an item of a container is re-read from
+        the object and then written back into the container, never re-read
+        from the container's stale item."""
+        written = set() if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
         self._realias(name, always)
         reached = set(group) | self.maybe_aliases.get(name, set())
         for member in sorted(group):
             for part in list(self.parts.get(member, [])):
-                if part.base in seen:
+                if part.base in group or part.base in source or (member, part.base) in written:
                     continue
                 if not part.certain:
                     self._refuse_shared(member, part, "is written through")
                     continue
-                seen.add(part.base)
+                written.add((member, part.base))
                 self._guarded(name, part, self._write_back(name, part))   # name: the new value
-                reached |= self._propagate(part.base, True, seen)
-        for view, part in self._views_of(group):
-            if view in seen:
-                continue
-            seen.add(view)
+                if part.base not in seen:
+                    seen.add(part.base)
+                    reached |= self._propagate(part.base, True, seen, written=written)
+        views = [(v, p) for v, p in self._views_of(group) if v not in seen]
+        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - seen
+        views += [(v, dataclasses.replace(p, certain=False))   # views of what may be it
+                  for v, p in self._views_of(maybe) if v not in seen]
+        seen.update(v for v, _ in views)
+        for view, part in views:
             reached.add(view)           # its values change: record them if needed
             if not part.reread and not self.parts.get(view):
                 continue                # (a temporary that is no link to further bases)
             if not part.certain:
-                if self._read_later(view):
-                    self._refuse_shared(view, part, "is read again")
+                for other in self._read_later(self._sharing(view)):
+                    self._refuse_shared(other, Part(part.base, part.kind, part.view),
+                                        "is read again")
                 continue
             fresh = dataclasses.replace(part, view=astutil.clone(part.view))
             fresh.rebase(name)          # read from the name holding the new value
             reread = astutil.assign(view, astutil.clone(fresh.view))
             self.rereads.add(id(reread))    # the same object: its relations stay
             self._guarded(view, fresh, reread)
-            reached |= self._propagate(view, True, seen)
+            reached |= self._propagate(view, True, seen, frozenset(group), written)
         return reached
 
     def _realias(self, name: str, always: bool) -> None:
@@ -364,26 +409,40 @@ class AliasForms:
         loc = self.src.locate(self._stmt)
         self.unbound.update({name, part.base} - self.params)    # maybe bound in a branch only
         base = f"`{part.base}`" if part.base in self.locals else "the array it was read from"
-        message = (f"`{name}` may share memory with {base} and {how} after an "
+        what = f"`{name}`" if name in self.locals else \
+            "an intermediate value (such as the sequence a loop iterates)"
+        message = (f"{what} may share memory with {base} and {how} after an "
                    f"in-place update, but s2s_ad cannot tell which part of {base} it "
                    f"is (it was bound in an `if` or a loop above, or returned by a "
                    f"function, or what it was read with changed since)")
-        hint = f"update {base} directly, or copy where `{name}` is bound (`.copy()`)"
+        hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
             astutil.name(name), astutil.name(part.base), astutil.const(where)])))
 
-    def _read_later(self, name: str) -> bool:
-        """Whether the user's code reads `name` after the statement being
+    def _sharing(self, name: str) -> list:
+        """`name`, its aliases, and the names bound to views of them, transitively."""
+        out, todo = [], [name]
+        while todo:
+            n = todo.pop()
+            if n in out:
+                continue
+            out.append(n)
+            todo.extend(self.aliases.get(n, ()))
+            todo.extend(view for view, _ in self._views_of({n}))
+        return out
+
+    def _read_later(self, names: list) -> list:
+        """Those of `names` the user's code reads after the statement being
         normalized, or anywhere in a loop around it."""
         here = self._stmt
         end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
-        for node in gast.walk(self.src.tree):
-            if isinstance(node, gast.Name) and node.id == name and \
-                    isinstance(node.ctx, gast.Load) and \
-                    (node.lineno, node.col_offset) > end:
-                return True
-        return any(name in astutil.load_names(loop) for loop in self.loops)
+        later = {node.id for node in gast.walk(self.src.tree)
+                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+                 and (node.lineno, node.col_offset) > end}
+        for loop in self.loops:
+            later.update(astutil.load_names(loop))
+        return [n for n in names if n in later]
 
 
 def _items(value) -> list:

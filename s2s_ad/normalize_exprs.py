@@ -65,12 +65,14 @@ class ControlExprForms:
             def branch():
                 self.emit(astutil.assign(result, steps[i]()))
                 rest(i + 1)
-            self._emit_branch(astutil.if_(astutil.name(go), self.capture(branch)))
+            body, _ = self._branches(lambda: self.capture(branch), list)
+            self._emit_branch(astutil.if_(astutil.name(go), body))
         rest(1)
         return astutil.name(result)
 
     def _emit_branch(self, stmt: gast.If) -> None:
-        """An `if` lowered from an expression: what it binds is uncertain after."""
+        """An `if` lowered from an expression (its branches normalized by
+        `_branches`): what it binds is uncertain after."""
         self.emit(stmt)
         self._leave_compound(stmt)
 
@@ -82,8 +84,9 @@ class ControlExprForms:
         """`a if c else b`: an `if` statement, so only one branch is evaluated."""
         test = self.atom(expr.test)
         t = self.namer.temp()
-        body = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.body))))
-        orelse = self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse))))
+        body, orelse = self._branches(
+            lambda: self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.body)))),
+            lambda: self.capture(lambda: self.emit(astutil.assign(t, self.rhs(expr.orelse)))))
         self._emit_branch(astutil.if_(test, body, orelse))
         return astutil.name(t)
 

@@ -45,7 +45,7 @@ class LoopForms:
                 body = self.capture(lambda: self.emit(astutil.assign(user, astutil.name(index))))
             else:
                 header.target = astutil.name(user, store=True)
-        self.loops.append(stmt)
+        self.loops.append(gast.Module(body=[stmt, *body], type_ignores=[]))   # (reads each time)
         header.body = body + self.block(stmt.body)
         self.loops.pop()
         header.orelse = self.block(stmt.orelse)

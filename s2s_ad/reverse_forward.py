@@ -66,11 +66,16 @@ class ForwardSweep:
                 self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
         if prim is None or prim.kind != CALL:
             return []
-        active = id(stmt) in self.facts.active
-        seen = self.norm.locals if active else varied
+        # an undifferentiated call given a varied argument may write it into
+        # another one, which a later read would need the gradient of
+        passed = {n for node in prim.binding.values() for n in names_of(node)}
+        seen = self.norm.locals if id(stmt) in self.facts.active or passed & varied \
+            else varied
         checks = []
+        related = self.norm.passes.get(id(stmt), {})    # e.g. a temporary bound to `x`
         for param in sorted(prim.mutates | prim.augments):
-            names = [n for n in names_of(prim.binding.get(param)) if n in seen]
+            names = sorted({m for n in names_of(prim.binding.get(param))
+                            for m in related.get(n, {n}) if m in seen})
             if not names:
                 continue
             loc = self.src.locate(stmt)

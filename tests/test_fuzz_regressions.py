@@ -199,6 +199,36 @@ def parameter_reused_as_integer_loop_target(x):          # seed 7952
     return s + 0.1 * x
 
 
+def divide_loop_item_of_display(z):                     # seed 9880
+    for item in [z]:
+        item /= 0.5
+    return np.sum(z * z)
+
+
+def set_through_alias_of_loop_item(z, a):                # seed 2715
+    for m in [z]:
+        c = m
+        c[0] = a
+    return z @ z
+
+
+def view_that_is_also_a_tuple_item(h):                   # seed 1818
+    beta = h[:, 0]
+    row = h[1]
+    pair = (row, beta)
+    h.T[2] *= 2.9
+    return pair[0] @ pair[0] + np.sum(pair[1])
+
+
+def alias_rebound_then_updated(y, h):                    # seed 5829
+    b = h
+    score = y @ b
+    tmp, b = (1.0, 1.15)
+    err = h
+    err += 1.0
+    return np.sum(score) * b
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -226,6 +256,10 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (item_of_popped_list, [M3[:2, :2].copy()], 0),
     (operand_of_one_branch, [0.3], 0),
     (parameter_reused_as_integer_loop_target, [np.float64(-0.8)], 0),
+    (divide_loop_item_of_display, [V3], 0),
+    (set_through_alias_of_loop_item, [V3, 0.7], (0, 1)),
+    (view_that_is_also_a_tuple_item, [M3.copy()], 0),
+    (alias_rebound_then_updated, [M3, V3], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
@@ -266,3 +300,74 @@ def test_helper_mutating_through_a_view_is_refused(f):
     with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
         ad.grad(f)(np.array([0.5, 1.5]))
     check_value(lambda h: np.sum(h), [V3])      # the primal is untouched by the refusal
+
+
+def row_of_loop_read_after_update(rt, v):               # seed 916
+    rt = np.stack([v, v, v])
+    for t, row in enumerate(rt):
+        rt -= 0.2
+    rt -= v
+    return np.sum(row)
+
+
+def view_bound_in_while_read_after_update(z, y):        # seed 9980
+    res = z
+    n = 0
+    while n < 4:
+        n += 1
+        s = res.T[-2]
+    res *= y
+    return np.mean(s)
+
+
+def loop_sequence_updated_in_body(w):                   # seed 1491
+    step = np.ones(3)
+    u = step
+    if w > -100.0:
+        step[1:] += w
+    for p in u:
+        step[True] *= 3.0
+    return p
+
+
+@pytest.mark.parametrize("f, args", [
+    (row_of_loop_read_after_update, [0.0, V3]),
+    (view_bound_in_while_read_after_update, [M3.copy(), 0.4]),
+    (loop_sequence_updated_in_body, [0.4]),
+])
+def test_view_bound_in_a_loop_and_read_after_an_update_is_refused(f, args):
+    before = [np.copy(a) for a in args]
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="may share memory"):
+        ad.grad(f, wrt=len(args) - 1)(*args)
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)
+
+
+def adds_into_second(k, t):
+    tmp = t
+    tmp += k
+    return 1.03
+
+
+def mutation_reaches_an_unvaried_local(w):              # seed 5923
+    v, res = (w, np.eye(2))
+    w += adds_into_second(v, res)
+    b = res[:, 0]
+    return b @ b
+
+
+def sets_first(x, v):
+    x[0] = 1.0
+    return (1.0, v)
+
+
+def argument_from_a_conditional_expression(w):          # seed 5647
+    out, z = sets_first(w if np.sum(w) > -100.0 else np.ones(3), 2.0)
+    return np.sum(w * z)
+
+
+@pytest.mark.parametrize("f, arg", [(mutation_reaches_an_unvaried_local, 0.3),
+                                    (argument_from_a_conditional_expression, V3)])
+def test_helper_updating_what_the_caller_reads_is_refused(f, arg):
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
+        ad.grad(f)(np.copy(arg))

@@ -29,15 +29,26 @@ def setitem(x, index, value):
 
 def shares(view, base, index=None):
     """Whether `view` is still a part of `base`: it shares memory with the
-    array `base`, or it is the item `base[index]` of a list, tuple or dict."""
+    array `base`, or it is the item `base[index]` of a list, tuple or dict
+    (or the same view of the same memory: a view re-read after an update is
+    a new object)."""
     if isinstance(base, np.ndarray):
         return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    if index is None or not isinstance(base, (list, tuple, dict)):
+    if index is None:                   # `indexable(seq)` of a list is the list
+        return view is base
+    if not isinstance(base, (list, tuple, dict)):
         return False
     try:
-        return base[index] is view
+        item = base[index]
     except (IndexError, KeyError, TypeError):
         return False
+    return item is view or _same_view(item, view)
+
+
+def _same_view(a, b) -> bool:
+    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and \
+        a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype and \
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
 
 
 def refuse_shared(view, base, where):
@@ -48,7 +59,9 @@ def refuse_shared(view, base, where):
         shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
     elif isinstance(base, (list, tuple, dict)):
         items = base.values() if isinstance(base, dict) else base
-        shared = any(item is view for item in items)
+        shared = view is base or any(
+            item is view or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
+            and np.may_share_memory(item, view) for item in items)
     else:
         shared = False
     if shared:
