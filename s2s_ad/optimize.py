@@ -298,24 +298,33 @@ def _is_minus_one(node) -> bool:
 
 # -- dead code ---------------------------------------------------------------
 def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
+    """Remove pure assignments whose target is not live, and blocks left
+    empty.  A loop's live set is a fixpoint over its body; trial passes
+    (which change nothing) compute it, and each loop keeps the set it
+    reached, so an enclosing loop's next trial starts from there: every
+    body is walked a bounded number of times, whatever the nesting depth."""
     pure = _Purity(is_pure_call)
     changed = [False]
+    heads: dict = {}                # id(loop) -> its live set so far (only grows)
+
+    def drop(body: list, stmt, trial: bool) -> bool:
+        if not trial:
+            body.remove(stmt)
+            changed[0] = True
+        return True
 
     def block(body: list, live: set, trial: bool = False) -> set:
         for stmt in reversed(list(body)):
             if isinstance(stmt, gast.Assign) and _is_simple_assign(stmt):
                 target = stmt.targets[0].id
-                if target not in live and pure(stmt.value):
-                    body.remove(stmt)
-                    changed[0] |= not trial
+                if target not in live and pure(stmt.value) and drop(body, stmt, trial):
                     continue
                 live = (live - {target}) | set(astutil.load_names(stmt.value))
             elif isinstance(stmt, gast.If):
                 a = block(stmt.body, set(live), trial)
                 b = block(stmt.orelse, set(live), trial)
-                if not stmt.body and not stmt.orelse and pure(stmt.test):
-                    body.remove(stmt)
-                    changed[0] |= not trial
+                if not stmt.body and not stmt.orelse and pure(stmt.test) and \
+                        drop(body, stmt, trial):
                     continue
                 live = a | b | set(astutil.load_names(stmt.test))
             elif isinstance(stmt, (gast.For, gast.While)):
@@ -328,20 +337,21 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
 
     def loop(stmt, body, live, trial):
         header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-        head = set(live) | set(astutil.load_names(header))   # read every iteration
-        while True:
-            inner = block([astutil.clone(s) for s in stmt.body], set(head), True)
+        head = heads.get(id(stmt), set()) | live | set(astutil.load_names(header))
+        while True:                 # read every iteration
+            inner = block(stmt.body, set(head), True)
             if inner <= head:
                 break
             head |= inner
-        block(stmt.body, set(head), trial)
-        target_read = isinstance(stmt, gast.For) and stmt.target.id in live
-        if not stmt.body and pure(header) and not target_read:
-            body.remove(stmt)
-            changed[0] |= not trial
-            return live
+        heads[id(stmt)] = head
+        if not trial:
+            block(stmt.body, set(head))
+            target_read = isinstance(stmt, gast.For) and stmt.target.id in live
+            if not stmt.body and pure(header) and not target_read:
+                drop(body, stmt, trial)
+                return live
         if isinstance(stmt, gast.For):
-            head -= {stmt.target.id}
+            head = head - {stmt.target.id}
         return head | set(astutil.load_names(header))
 
     block(fdef.body, set())
