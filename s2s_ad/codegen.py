@@ -2,7 +2,8 @@
 
 The generated function:
 - has the text of `source` registered in `linecache` under a synthetic file
-  name, so `inspect.getsource`, tracebacks and pdb show its lines;
+  name, so `inspect.getsource`, tracebacks and pdb show its lines, for as
+  long as the function lives;
 - runs with the primal's module globals (late-bound, like the primal), so
   user helpers and module constants resolve as they do in the user's code;
 - is noted in `runtime.origins`, so that a run-time helper's error (an
@@ -27,6 +28,7 @@ import gast
 
 from . import astutil, runtime
 from .errors import InternalError, location_of
+from .frontend import hold_lines
 
 _COMMENT = re.compile(r"^(\s*)" + astutil.COMMENT_MARKER + r"\((.*)\)$", re.M)
 _FACTORY = "__s2s_ad_factory__"
@@ -75,6 +77,7 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
         fn.__module__ = primal.__module__
         fn.__qualname__ = f"{qualname}.{fn.__name__}" if several else qualname
         fns.append(fn)
+    hold_lines(filename, text, fns[0])
     by_name = {fn.__name__: fn for fn in fns}
     for fn in fns:      # defs calling each other must see the rebuilt functions
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):

@@ -30,6 +30,7 @@ import os
 import sysconfig
 import textwrap
 import types
+import weakref
 from dataclasses import dataclass, field
 
 import gast
@@ -161,6 +162,23 @@ def is_library(func) -> bool:
 
 
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
+_LINES_HELD: dict = {}       # synthetic file name -> live functions showing its lines
+
+
+def hold_lines(filename: str, text: str, owner) -> None:
+    """Keep generated `text` in `linecache` under `filename` (for tracebacks,
+    pdb and `inspect`) while the function `owner` lives, and no longer."""
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    _LINES_HELD[filename] = _LINES_HELD.get(filename, 0) + 1
+    weakref.finalize(owner, _release_lines, filename)
+
+
+def _release_lines(filename: str) -> None:
+    left = _LINES_HELD.pop(filename, 1) - 1
+    if left:
+        _LINES_HELD[filename] = left
+    else:
+        linecache.cache.pop(filename, None)
 
 
 def source_lines(code: types.CodeType) -> tuple[list, int]:

@@ -20,7 +20,8 @@ afterwards: differentiated through their own generated adjoints, so
 gradients flow into the captured variables and the defaults too.
 
 Invariant: a lifted function's text is registered in `linecache` under a
-synthetic file name, so the frontend reads it like any other source.
+synthetic file name while the function lives, so the frontend reads it like
+any other source.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 import gast
 
 from . import astutil
-from .frontend import Source
+from .frontend import Source, hold_lines
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict,
     func.__kwdefaults__ = made.__kwdefaults__
     func.__module__ = src.func.__module__
     func.__qualname__ = f"{src.func.__qualname__}.<locals>.{user}"
+    hold_lines(filename, text, func)
     return func
 
 

@@ -11,6 +11,7 @@ import functools
 import gc
 import importlib
 import inspect
+import linecache
 import sys
 import textwrap
 import weakref
@@ -613,3 +614,42 @@ def test_async_and_generator_functions_are_refused(f, text, kind):
         ad.grad(f)
     assert_located(info.value, f, text)
     assert kind in info.value.message
+
+
+def _cell_function(i: int):
+    """A function from an IPython-like cell: its source is only in linecache,
+    its globals a fresh namespace that references it."""
+    name = f"<s2s_ad test cell {i}>"
+    text = f"def f(x):\n    return np.sin(x) * {i}.0\n"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    ns = {"np": np}
+    exec(compile(text, name, "exec"), ns)
+    return ns["f"], name
+
+
+def test_cache_lets_functions_from_cells_go_and_their_lines_with_them():
+    refs, names = [], []
+    held = len(linecache.cache)
+    for i in range(50):
+        f, name = _cell_function(i)
+        assert ad.grad(f)(0.0) == pytest.approx(float(i))
+        assert ad.grad(f) is ad.grad(f)         # still cached while it lives
+        refs.append(weakref.ref(f))
+        names.append(name)
+        del f
+    for name in names:
+        linecache.cache.pop(name, None)         # what IPython would keep
+    gc.collect()
+    assert [r for r in refs if r() is not None] == []
+    assert len(linecache.cache) <= held        # the generated text left too
+
+
+def test_a_wrapper_copying_the_dict_gets_its_own_cache_entry():
+    f, _ = _cell_function(3)
+    df = ad.grad(f)
+
+    @functools.wraps(f)
+    def wrapped(x):
+        return 2.0 * f(x)
+    assert ad.grad(wrapped)(0.0) == pytest.approx(6.0)
+    assert ad.grad(f) is df and ad.grad(f)(0.0) == pytest.approx(3.0)
