@@ -15,36 +15,17 @@ located at the user's function.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import inspect
-import math
 import types
 import weakref
-from dataclasses import dataclass
 
-import gast
-import numpy as np
-
-from . import (analysis, astutil, cache, codegen, complex_check, frontend, guards, normalize,
-               pairs, primitives, release, reverse)
-from . import optimize as optimizer
-from . import runtime
-from .errors import (InternalError, NonScalarOutputError, NoRuleError, S2SADError,
-                     SourceUnavailableError, UnsupportedSyntaxError, WrtError, location_of)
+from . import cache, codegen, frontend, guards, pipeline, reverse
+from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
+                     UnsupportedSyntaxError, location_of)
+from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
 from .rules import registry
-
-_PURE_BUILTINS = {type, reversed, range, len, float, int, slice, abs, min, max,
-                  isinstance, tuple, list, bool, enumerate, zip, sum}
-
-
-@dataclass(frozen=True)
-class Options:
-    mode: str = "grad"
-    wrt: object = 0
-    has_aux: bool = False
-    optimize: bool = True
 
 
 def grad(func=None, *, wrt=0, has_aux=False, optimize=True):
@@ -132,14 +113,17 @@ def _rederive(func, options: Options, stale):
     return fresh
 
 
-def _build(func, options: Options):
-    """(derived function or pair, its `stale()` check or None)."""
-    out = compile_adjoint(func, options)
+def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
+    """(derived function or pair, its `stale()` check or None); `fr`: its
+    first half, when the work list has run it and compiled its callees'
+    pairs (`done`)."""
+    out = compile_adjoint(func, options) if fr is None else \
+        pipeline.back(fr, functools.partial(_pair_ref, fr, done))
     imports, thunk = dict(out.imports), None
     if out.guard is not None and out.guard.rederive:
         thunk = imports[out.guard.rederive] = guards.Rederive.of(func, options, _rederive)
     hidden = codegen.to_source(out.guard.checker) if out.guard is not None else ""
-    with _reported(func, out.text):
+    with pipeline.reported(func, out.text):
         fns = codegen.compile_functions(
             out.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,
             _closure_cells(func), func, hidden)
@@ -152,99 +136,77 @@ def _build(func, options: Options):
     return (tuple(fns) if options.mode == "pair" else fns[0]), stale
 
 
-@dataclass
-class Compiled:
-    """What `compile_adjoint` makes of a function."""
-
-    text: str                   # the generated source (two defs for a pair)
-    imports: dict               # names it reads from s2s_ad -> objects
-    src: frontend.Source
-    deps: tuple = ()            # what it was compiled against (guards.Dep)
-    guard: guards.Guard | None = None
-
-
 def compile_adjoint(func, options: Options) -> Compiled:
-    """Run the compiler stages.  In "pair" mode the text holds two defs,
-    `<f>_fwd` and `<f>_bwd`.  Raises `S2SADError`s about the user's code;
-    anything else escaping the stages is a bug: `InternalError`."""
-    with _reported(func):
-        return _stages(func, options)
+    """Run the stages for `func`, after compiling (and caching) the adjoint
+    pairs of the helpers it calls, and theirs, through an explicit work list
+    over the call graph: depth-first, with no Python recursion per call
+    level.  A helper calling itself uses its own pair's defs; helpers that
+    call each other are refused."""
+    root = pipeline.front(func, options)
+    done: dict = {}                     # (helper, options) -> its compiled pair
+    stack = [root]
+    while stack:
+        task = stack[-1]
+        waiting = [(c, v, loc) for c, v, loc in task.needs
+                   if not _is_self(task, c, v) and _pair_of(done, c, v, options) is None]
+        if waiting:
+            callee, variant, location = waiting[0]
+            _check_mutual(stack, callee, variant, location)
+            stack.append(_callee_front(callee, _pair(variant, options), location))
+            continue
+        stack.pop()
+        if task is not root:
+            done[task.func, task.options] = cache.get_or_build(
+                task.func, task.options, registry.version(),
+                lambda t=task: _build(t.func, t.options, t, done))
+    return pipeline.back(root, functools.partial(_pair_ref, root, done))
 
 
-@contextlib.contextmanager
-def _reported(func, generated: str = ""):
-    """Report an unexpected exception as `InternalError` at `func`."""
-    try:
-        yield
-    except S2SADError:
-        raise
-    except Exception as exc:
-        where = location_of(func) if hasattr(func, "__code__") else None
-        raise InternalError(
-            f"internal error while differentiating {getattr(func, '__qualname__', func)!r}: "
-            f"{type(exc).__name__}: {exc}", where, generated=generated) from exc
+def _pair(variant: tuple, options: Options) -> Options:
+    return Options("pair", variant, False, options.optimize)
 
 
-def _stages(func, options: Options) -> Compiled:
-    src = frontend.load(func)
-    wrt = resolve_wrt(src, options.wrt)
-    norm = normalize.normalize(src)
-    output, aux = _output(norm, src, options)
-    prims = primitives.classify(norm, src)
-    facts = analysis.analyze(norm.tree.body[:-1], prims, wrt,
-                             [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
-                             spread=options.mode != "pair", shares=norm.shares,
-                             heirs=norm.heirs)
-    complex_check.check(norm.tree.body[:-1], facts.active, src, norm.locals)
-    seed = norm.namer.fresh_parameter("seed") if options.mode == "vjp" else None
-    request = reverse.Request(wrt, options.mode, options.has_aux, seed,
-                              single=not isinstance(options.wrt, tuple),
-                              pairs=functools.partial(_pair_for, optimize=options.optimize))
-    adj = reverse.reverse(norm, src, prims, facts, request, output, aux)
-    trees = _finish(adj, norm, src, wrt, options)
-    guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
-                         norm.namer, in_body=options.mode != "pair")
-    imports, deps = dict(adj.imports), ()
-    if guard is not None:
-        trees[0].body[:0] = guard.statements
-        imports.update(guard.imports)
-        deps = guard.deps
-    return Compiled("\n".join(codegen.to_source(t) for t in trees), imports, src, deps, guard)
+def _pair_of(done: dict, callee, variant: tuple, options: Options):
+    """The compiled pair of `callee`, if compiled here or cached, else None."""
+    key = _pair(variant, options)
+    return done.get((callee, key)) or cache.lookup(callee, key, registry.version())
 
 
-def _finish(adj, norm, src, wrt, options: Options) -> list:
-    """Optimize, split a pair, free dead locals; no block left empty."""
-    pure = _pure_call_test(src, norm, adj.imports)
-    if options.optimize:
-        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
-    trees = [adj.tree]
-    if options.mode == "pair":
-        trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
-    for tree in trees:
-        if options.optimize:
-            release.release(tree, adj.scalars)
-        optimizer.tidy_blocks(tree, pure)
-    return trees
+def _is_self(task: pipeline.Front, callee, variant) -> bool:
+    return task.options.mode == "pair" and callee is task.func and variant == task.options.wrt
 
 
-_building: list = []      # (callee, variant) pairs being compiled, innermost last
-
-
-def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> reverse.PairRef:
-    """The adjoint pair of `callee` with the parameters `variant` varied."""
-    name = callee.__name__
-    if (callee, variant) in _building:
-        if _building[-1] != (callee, variant):
+def _check_mutual(stack: list, callee, variant, location) -> None:
+    """Refuse a callee whose pair is being compiled below: the helpers call
+    each other."""
+    for task in stack:
+        if task.options.mode == "pair" and task.func is callee and task.options.wrt == variant:
             raise UnsupportedSyntaxError(
                 f"s2s_ad cannot differentiate through the mutual recursion of "
-                f"{_building[-1][0].__qualname__} and {callee.__qualname__}", location,
+                f"{stack[-1].func.__qualname__} and {callee.__qualname__}", location,
                 hint="register a rule for one of them with s2s_ad.adjoint, or "
                      "merge them into one recursive function")
+
+
+def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
+              location) -> reverse.PairRef:
+    """The adjoint pair of `callee` (the work list compiled it first)."""
+    if _is_self(task, callee, variant):
         return reverse.PairRef(None, None)     # the pair calls its own defs
-    options = Options("pair", variant, False, optimize)
-    _building.append((callee, variant))
+    pair = _pair_of(done, callee, variant, task.options)
+    if pair is None:
+        raise InternalError(f"internal error: the adjoint pair of {callee.__qualname__} "
+                            "was not compiled before its caller", location)
+    fwd, bwd = pair
+    return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
+
+
+def _callee_front(callee, options: Options, location) -> pipeline.Front:
+    """The first half of the stages for a helper, its errors told as the
+    caller's where the helper is a library's or has no source."""
+    name = callee.__name__
     try:
-        fwd, bwd = derive(callee, options)
+        return pipeline.front(callee, options)
     except InternalError:
         raise               # a bug in s2s_ad, not a missing rule
     except SourceUnavailableError as exc:
@@ -261,76 +223,6 @@ def _pair_for(callee, variant: tuple, location, optimize: bool = True) -> revers
             f"s2s_ad cannot differentiate its source ({exc.one_line()})", location,
             hint=f"register a rule with @s2s_ad.adjoint({callee.__module__}."
                  f"{callee.__qualname__}), or wrap the call in stop_gradient(...)") from None
-    finally:
-        _building.pop()
-    return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
-
-
-def parameters(src: frontend.Source) -> list[str]:
-    args = src.tree.args
-    star = [args.vararg] if args.vararg else []
-    return [a.id for a in args.posonlyargs + args.args + star + args.kwonlyargs]
-
-
-def resolve_wrt(src: frontend.Source, wrt) -> list[str]:
-    """Parameter names for `wrt` (an index, a name, or a tuple of them)."""
-    params = parameters(src)
-    items = wrt if isinstance(wrt, tuple) else (wrt,)
-    if not items:
-        raise WrtError("wrt=() selects no parameter", src.locate(src.tree),
-                       hint=f"pass an index or a name from {params}")
-    names = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise WrtError(f"wrt={item!r} is neither a parameter index nor a name",
-                           src.locate(src.tree), hint=f"use one of {params}")
-        if isinstance(item, int):
-            if not -len(params) <= item < len(params):
-                raise WrtError(f"wrt={item} is out of range: {src.name!r} has "
-                               f"{len(params)} parameter(s)", src.locate(src.tree),
-                               hint=f"use an index below {len(params)} or a name from {params}")
-            names.append(params[item])
-        elif item not in params:
-            raise WrtError(f"wrt={item!r}: {src.name!r} has no parameter of that name",
-                           src.locate(src.tree), hint=f"use one of {params}")
-        else:
-            names.append(item)
-    return names
-
-
-def _output(norm, src, options: Options):
-    """The returned atom to differentiate, and the aux atom (or None)."""
-    ret = norm.tree.body[-1]
-    value = ret.value
-    if options.has_aux:
-        if not isinstance(value, gast.Tuple) or len(value.elts) != 2:
-            raise UnsupportedSyntaxError(
-                "has_aux=True needs the function to return a pair", src.locate(ret),
-                hint="end the function with `return value, aux`")
-        _check_number(value.elts[0], ret, src, options)
-        return value.elts[0], value.elts[1]
-    if isinstance(value, gast.Tuple) and options.mode != "pair":
-        raise NonScalarOutputError(
-            f"{src.name!r} returns a tuple; {options.mode} needs one output",
-            src.locate(ret),
-            hint="return a single value, or use has_aux=True for `return value, aux`")
-    _check_number(value, ret, src, options)
-    return value, None
-
-
-def _check_number(value, ret, src, options: Options) -> None:
-    """A returned literal that is no number (`None`, a string) has no
-    gradient: refuse it rather than return zeros."""
-    if options.mode == "pair" or value is None or not isinstance(value, gast.Constant) \
-            or isinstance(value.value, (int, float)):
-        return
-    what = "None (or nothing)" if value.value is None else \
-        f"a {type(value.value).__name__} ({value.value!r})"
-    raise NonScalarOutputError(
-        f"{src.name!r} returns {what}; {options.mode} needs a real number to "
-        "differentiate", src.locate(ret),
-        hint="return the scalar value to differentiate (vjp: the array), "
-             "e.g. `return loss`")
 
 
 def _closure_cells(func) -> dict:
@@ -339,30 +231,3 @@ def _closure_cells(func) -> dict:
     return dict(zip(func.__code__.co_freevars, func.__closure__))
 
 
-def _pure_call_test(src, norm, imports: dict):
-    """Calls the optimizer may delete when their result is unused."""
-    def is_pure(call: gast.Call) -> bool:
-        path = astutil.dotted_name(call.func)
-        if path is None:
-            return False
-        head = path.split(".")[0]
-        if head in imports:
-            obj = imports[head]
-        else:
-            obj = src.resolve(astutil.name(head), norm.locals)
-        if _hashable_obj(obj) and obj in _PURE_BUILTINS:
-            return True
-        if obj is runtime:      # except the helpers that write into their argument
-            return getattr(runtime, path.split(".")[-1], None) not in runtime.MUTATORS
-        if obj is math:
-            return True
-        return obj is np and not path.startswith(head + ".random")
-    return is_pure
-
-
-def _hashable_obj(obj) -> bool:
-    try:
-        hash(obj)
-        return True
-    except TypeError:
-        return False

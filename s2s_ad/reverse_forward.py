@@ -98,7 +98,7 @@ class ForwardSweep:
             return [_inplace_statement(stmt, prim)]
         if prim.key is runtime.mutated:     # print the user's own call
             return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
-        if prim.kind != CALL or id(stmt) not in self.facts.active:
+        if not calls_pair(prim, stmt, self.facts):
             return [astutil.clone(stmt)]
         variant = prim.variant(self.facts.varied_before[id(stmt)])
         ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
@@ -217,6 +217,19 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
     op = INPLACE[prim.key]()
     return gast.AugAssign(target=astutil.name(target, store=True), op=op,
                           value=astutil.clone(args[1]))
+
+
+def calls_pair(prim: Prim, stmt, facts) -> bool:
+    """Whether the forward sweep calls the callee's adjoint pair for `stmt`."""
+    return prim.kind == CALL and id(stmt) in facts.active and not prim.is_sync \
+        and not prim.inplace and prim.key is not runtime.mutated
+
+
+def pair_requests(body: list, prims: dict, facts) -> list:
+    """(callee, varied parameters, statement) for every call of an adjoint
+    pair the forward sweep of `body` will make: what must be compiled first."""
+    return [(prims[id(s)].key, prims[id(s)].variant(facts.varied_before[id(s)]), s)
+            for s in astutil.assignments(body) if calls_pair(prims[id(s)], s, facts)]
 
 
 def param_copies(body, prims, params, shares: dict) -> dict:

@@ -1,0 +1,233 @@
+"""The compiler's stages for one function, in order, in two halves.
+
+`front`: frontend -> normalize -> primitives -> analysis -> complex_check,
+and the adjoint pairs of callees the reverse sweep will call (`Front.needs`).
+`back`, once those pairs are compiled: reverse -> optimize -> release ->
+tidy_blocks -> guards -> codegen (text).  The driver (api.py) runs `front`,
+compiles the needed pairs through its work list, then `back`.
+
+Invariant: an exception from inside the stages that is not an `S2SADError`
+about the user's code is reported as `InternalError`, located at the
+user's function (`reported`).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gast
+import numpy as np
+
+from . import (analysis, astutil, codegen, complex_check, frontend, guards, normalize,
+               pairs, primitives, release, reverse, runtime)
+from . import optimize as optimizer
+from .errors import (InternalError, NonScalarOutputError, S2SADError,
+                     UnsupportedSyntaxError, WrtError, location_of)
+from .reverse_forward import pair_requests
+
+_PURE_BUILTINS = {type, reversed, range, len, float, int, slice, abs, min, max,
+                  isinstance, tuple, list, bool, enumerate, zip, sum}
+
+
+@dataclass(frozen=True)
+class Options:
+    mode: str = "grad"
+    wrt: object = 0
+    has_aux: bool = False
+    optimize: bool = True
+
+
+@dataclass
+class Compiled:
+    """What `compile_adjoint` makes of a function."""
+
+    text: str                   # the generated source (two defs for a pair)
+    imports: dict               # names it reads from s2s_ad -> objects
+    src: frontend.Source
+    deps: tuple = ()            # what it was compiled against (guards.Dep)
+    guard: guards.Guard | None = None
+
+
+@dataclass
+class Front:
+    """A function through analysis: what `back` needs, and the pairs to
+    compile first, as (callee, varied parameters, location)."""
+
+    func: object
+    options: Options
+    src: frontend.Source
+    wrt: list
+    norm: normalize.Normalized
+    output: object
+    aux: object
+    prims: dict
+    facts: analysis.Facts
+    needs: list = field(default_factory=list)
+
+
+def front(func, options: Options) -> Front:
+    """The first half of the stages (see the module docstring)."""
+    with reported(func):
+        src = frontend.load(func)
+        wrt = resolve_wrt(src, options.wrt)
+        norm = normalize.normalize(src)
+        output, aux = _output(norm, src, options)
+        prims = primitives.classify(norm, src)
+        body = norm.tree.body[:-1]
+        facts = analysis.analyze(body, prims, wrt,
+                                 [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
+                                 spread=options.mode != "pair", shares=norm.shares,
+                                 heirs=norm.heirs)
+        complex_check.check(body, facts.active, src, norm.locals)
+        needs = [(callee, variant, src.locate(stmt))
+                 for callee, variant, stmt in pair_requests(body, prims, facts)]
+        return Front(func, options, src, wrt, norm, output, aux, prims, facts, needs)
+
+
+def back(fr: Front, pairs_of: Callable) -> Compiled:
+    """The second half: `pairs_of(callee, variant, location)` gives each
+    needed pair (a `reverse.PairRef`, already compiled).  In "pair" mode the
+    text holds two defs, `<f>_fwd` and `<f>_bwd`."""
+    options, norm, src = fr.options, fr.norm, fr.src
+    with reported(fr.func):
+        seed = norm.namer.fresh_parameter("seed") if options.mode == "vjp" else None
+        request = reverse.Request(fr.wrt, options.mode, options.has_aux, seed,
+                                  single=not isinstance(options.wrt, tuple), pairs=pairs_of)
+        adj = reverse.reverse(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
+        trees = _finish(adj, norm, src, fr.wrt, options)
+        guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
+                             norm.namer, in_body=options.mode != "pair")
+        imports, deps = dict(adj.imports), ()
+        if guard is not None:
+            trees[0].body[:0] = guard.statements
+            imports.update(guard.imports)
+            deps = guard.deps
+        text = "\n".join(codegen.to_source(t) for t in trees)
+        return Compiled(text, imports, src, deps, guard)
+
+
+@contextlib.contextmanager
+def reported(func, generated: str = ""):
+    """Report an unexpected exception as `InternalError` at `func`."""
+    try:
+        yield
+    except S2SADError:
+        raise
+    except Exception as exc:
+        where = location_of(func) if hasattr(func, "__code__") else None
+        raise InternalError(
+            f"internal error while differentiating {getattr(func, '__qualname__', func)!r}: "
+            f"{type(exc).__name__}: {exc}", where, generated=generated) from exc
+
+
+def _finish(adj, norm, src, wrt, options: Options) -> list:
+    """Optimize, split a pair, free dead locals; no block left empty."""
+    pure = _pure_call_test(src, norm, adj.imports)
+    if options.optimize:
+        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
+    trees = [adj.tree]
+    if options.mode == "pair":
+        trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
+    for tree in trees:
+        if options.optimize:
+            release.release(tree, adj.scalars)
+        optimizer.tidy_blocks(tree, pure)
+    return trees
+
+
+def parameters(src: frontend.Source) -> list[str]:
+    args = src.tree.args
+    star = [args.vararg] if args.vararg else []
+    return [a.id for a in args.posonlyargs + args.args + star + args.kwonlyargs]
+
+
+def resolve_wrt(src: frontend.Source, wrt) -> list[str]:
+    """Parameter names for `wrt` (an index, a name, or a tuple of them)."""
+    params = parameters(src)
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    if not items:
+        raise WrtError("wrt=() selects no parameter", src.locate(src.tree),
+                       hint=f"pass an index or a name from {params}")
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt={item!r} is neither a parameter index nor a name",
+                           src.locate(src.tree), hint=f"use one of {params}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise WrtError(f"wrt={item} is out of range: {src.name!r} has "
+                               f"{len(params)} parameter(s)", src.locate(src.tree),
+                               hint=f"use an index below {len(params)} or a name from {params}")
+            names.append(params[item])
+        elif item not in params:
+            raise WrtError(f"wrt={item!r}: {src.name!r} has no parameter of that name",
+                           src.locate(src.tree), hint=f"use one of {params}")
+        else:
+            names.append(item)
+    return names
+
+
+def _output(norm, src, options: Options):
+    """The returned atom to differentiate, and the aux atom (or None)."""
+    ret = norm.tree.body[-1]
+    value = ret.value
+    if options.has_aux:
+        if not isinstance(value, gast.Tuple) or len(value.elts) != 2:
+            raise UnsupportedSyntaxError(
+                "has_aux=True needs the function to return a pair", src.locate(ret),
+                hint="end the function with `return value, aux`")
+        _check_number(value.elts[0], ret, src, options)
+        return value.elts[0], value.elts[1]
+    if isinstance(value, gast.Tuple) and options.mode != "pair":
+        raise NonScalarOutputError(
+            f"{src.name!r} returns a tuple; {options.mode} needs one output",
+            src.locate(ret),
+            hint="return a single value, or use has_aux=True for `return value, aux`")
+    _check_number(value, ret, src, options)
+    return value, None
+
+
+def _check_number(value, ret, src, options: Options) -> None:
+    """A returned literal that is no number (`None`, a string) has no
+    gradient: refuse it rather than return zeros."""
+    if options.mode == "pair" or value is None or not isinstance(value, gast.Constant) \
+            or isinstance(value.value, (int, float)):
+        return
+    what = "None (or nothing)" if value.value is None else \
+        f"a {type(value.value).__name__} ({value.value!r})"
+    raise NonScalarOutputError(
+        f"{src.name!r} returns {what}; {options.mode} needs a real number to "
+        "differentiate", src.locate(ret),
+        hint="return the scalar value to differentiate (vjp: the array), "
+             "e.g. `return loss`")
+
+
+def _pure_call_test(src, norm, imports: dict):
+    """Calls the optimizer may delete when their result is unused."""
+    def is_pure(call: gast.Call) -> bool:
+        path = astutil.dotted_name(call.func)
+        if path is None:
+            return False
+        head = path.split(".")[0]
+        if head in imports:
+            obj = imports[head]
+        else:
+            obj = src.resolve(astutil.name(head), norm.locals)
+        if _hashable_obj(obj) and obj in _PURE_BUILTINS:
+            return True
+        if obj is runtime:      # except the helpers that write into their argument
+            return getattr(runtime, path.split(".")[-1], None) not in runtime.MUTATORS
+        if obj is math:
+            return True
+        return obj is np and not path.startswith(head + ".random")
+    return is_pure
+
+
+def _hashable_obj(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
