@@ -153,12 +153,14 @@ def is_resolved(obj) -> bool:
     return obj is not _UNRESOLVED
 
 
+INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep
+                  for k in ("stdlib", "purelib", "platlib"))   # path prefixes
+
+
 def is_library(func) -> bool:
     """Defined in an installed package or the standard library, not in the
     user's own code: its internals are no place to send the user."""
-    path = os.path.abspath(func.__code__.co_filename)
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
-    return any(path.startswith(os.path.abspath(r) + os.sep) for r in roots)
+    return os.path.abspath(func.__code__.co_filename).startswith(INSTALLED)
 
 
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -58,7 +57,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import astutil, runtime
-from .frontend import CLOSURE, GLOBAL, Source
+from .frontend import CLOSURE, GLOBAL, INSTALLED, Source
 from .rules import registry
 
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
@@ -150,11 +149,7 @@ def _fixed(module) -> bool:
     if top in sys.stdlib_module_names or top == "s2s_ad":
         return True
     path = getattr(module, "__file__", None)
-    return path is not None and os.path.abspath(path).startswith(_INSTALLED)
-
-
-_INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep
-                   for k in ("stdlib", "purelib", "platlib"))
+    return path is not None and os.path.abspath(path).startswith(INSTALLED)
 
 
 def _module_label(globals_: dict) -> str:
