@@ -14,9 +14,10 @@ temporary directory and imported (s2s_ad reads source with `inspect`):
 - helpers:  a chain of n distinct helpers, each calling the next.
 
 For each size it times `s2s_ad.source(s2s_ad.grad(f))` (transform, optimize,
-codegen and compile of everything the gradient needs, callees included) in a
-fresh function object, and measures the peak memory the compile allocates
-(`tracemalloc`, above what was live before).  A size that raises is shown
+codegen and compile of everything the gradient needs, callees included) on
+a fresh module, and measures the peak memory the same compile allocates on
+another (`tracemalloc`, above what was live before; tracing slows it, so it
+is not timed).  A size that raises is shown
 with the error's first line.  The fitted growth exponent is the slope of
 log(time) and log(memory) against log(n) over the sizes that ran; a family
 whose targets hold (README, "Compile cost") prints PASS.
@@ -84,20 +85,25 @@ def _load(text: str, tag: str):
 
 
 def measure(family: str, n: int) -> tuple[float, float, str]:
-    """(seconds, peak MB, error or '') for one compile of `family` at `n`."""
-    make = FAMILIES[family][0]
-    f = _load(make(n), f"{family}_{n}")
-    tracemalloc.start()
-    start = time.perf_counter()
-    error = ""
+    """(seconds, peak MB, error or '') for compiling `family` at `n`: timed
+    on one fresh module, its memory traced on another (tracing slows it)."""
+    text = FAMILIES[family][0](n)
     try:
+        f = _load(text, f"{family}_{n}_time")
+        start = time.perf_counter()
         ad.source(ad.grad(f))
+        seconds = time.perf_counter() - start
+        f = _load(text, f"{family}_{n}_memory")
+        tracemalloc.start()
+        try:
+            ad.source(ad.grad(f))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
     except Exception as exc:                    # reported in the table
-        error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:60]}"
-    seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return seconds, peak / 2**20, error
+        return float("nan"), float("nan"), \
+            f"{type(exc).__name__}: {str(exc).splitlines()[0][:60]}"
+    return seconds, peak / 2**20, ""
 
 
 def slope(points: list[tuple[float, float]]) -> float:

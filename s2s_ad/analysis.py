@@ -43,7 +43,7 @@ State = frozenset
 @dataclass
 class Facts:
     active: set = field(default_factory=set)               # id(stmt)
-    varied_before: dict = field(default_factory=dict)      # id(stmt) -> State
+    varied_before: dict = field(default_factory=dict)      # id(stmt) -> varied names it reads
     recorded: set = field(default_factory=set)             # id(stmt)
     same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
     varied_out: State = State()                            # varied at the return
@@ -126,6 +126,8 @@ class _Walk:
             if new == head:
                 break
             head = new
+        else:       # (reported as a located InternalError by the driver)
+            raise RuntimeError("the analysis of a loop reached no fixpoint in 1000 rounds")
         if self.backward:
             return self.transfer(loop, head)
         out = self._join(head, jumps)
@@ -187,10 +189,11 @@ def _varied_after(stmt, prims, facts) -> bool:
 
 def _varied(body, prims, wrt, facts) -> None:
     def transfer(stmt, state):
+        # kept per statement: only the names it reads (linear memory)
         if isinstance(stmt, gast.Expr):
-            facts.varied_before[id(stmt)] = state
+            facts.varied_before[id(stmt)] = state & set(astutil.load_names(stmt))
         if isinstance(stmt, gast.Assign):
-            facts.varied_before[id(stmt)] = state
+            facts.varied_before[id(stmt)] = state & set(astutil.load_names(stmt.value))
             target = stmt.targets[0].id
             if _varied_after(stmt, prims, facts):
                 return state | {target}
@@ -209,7 +212,8 @@ def _varied(body, prims, wrt, facts) -> None:
 
 
 def _useful(body, prims, outputs, facts) -> dict:
-    """id(stmt) -> names useful just after the statement."""
+    """id(stmt) -> names useful just after the statement (for an assignment:
+    whether its target is)."""
     after: dict = {}
 
     def at_exit(stmt, state):
@@ -219,8 +223,8 @@ def _useful(body, prims, outputs, facts) -> dict:
         if isinstance(stmt, (gast.For, gast.While)):
             after[id(stmt)] = state         # at the loop head
         if isinstance(stmt, gast.Assign):
-            after[id(stmt)] = state
             target = stmt.targets[0].id
+            after[id(stmt)] = state & {target}      # all that is asked of it
             if target not in state:
                 return state
             prim = prims[id(stmt)]

@@ -44,6 +44,7 @@ class Namer:
     def __init__(self, taken: set[str] = frozenset(), visible: tuple = ()):
         self._taken: set[str] = set(taken)
         self._visible = visible
+        self._numbered: dict[str, int] = {}     # temp hint -> numbers below are taken
 
     def reserve(self, ident: str) -> None:
         self._taken.add(ident)
@@ -57,6 +58,7 @@ class Namer:
     def restore(self, snapshot: frozenset) -> None:
         """Forget names handed out since `snapshot` (for regenerated code)."""
         self._taken = set(snapshot)
+        self._numbered.clear()
 
     def fresh(self, stem: str) -> str:
         """`stem` itself if free, else `stem_1`, `stem_2`, ..."""
@@ -84,9 +86,10 @@ class Namer:
 
     def temp(self, hint: str = "t") -> str:
         """A temporary: always numbered, so it reads as generated (`_t1`)."""
-        n = 1
+        n = self._numbered.get(hint, 1)     # (names are never given back)
         while self.taken(f"_{hint}{n}"):
             n += 1
         ident = f"_{hint}{n}"
         self._taken.add(ident)
+        self._numbered[hint] = n + 1
         return ident

@@ -214,16 +214,17 @@ def _alias_unsafe(fdef) -> set[str]:
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                 and isinstance(node.value, gast.Name):
             unsafe.add(node.value.id)
-    copies = [(n.targets[0].id, n.value.id) for n in gast.walk(fdef)
-              if isinstance(n, gast.Assign) and _is_simple_assign(n)
-              and isinstance(n.value, gast.Name)]
-    grown = True
-    while grown:                    # `y = x`: y and x are one array
-        grown = False
-        for a, b in copies:
-            if (a in unsafe) != (b in unsafe):
-                unsafe |= {a, b}
-                grown = True
+    linked: dict = {}               # `y = x`: y and x are one array
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Assign) and _is_simple_assign(n) and isinstance(n.value, gast.Name):
+            linked.setdefault(n.targets[0].id, []).append(n.value.id)
+            linked.setdefault(n.value.id, []).append(n.targets[0].id)
+    todo = list(unsafe)
+    while todo:
+        for other in linked.get(todo.pop(), ()):
+            if other not in unsafe:
+                unsafe.add(other)
+                todo.append(other)
     return unsafe
 
 

@@ -36,15 +36,17 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
             if name in candidates:
                 last_read[name] = i
     dying = sorted(last_read, key=lambda n: (last_read[n], n))
-    inserts = []
+    inserts, first = [], 0          # blocks come in order: `at` only grows
     for start, stop in _reverse_blocks(body):
         at = _last_allocation(body, start, stop)
         if at is None:
             continue
-        names = [n for n in dying if last_read[n] < at]
-        dying = [n for n in dying if last_read[n] >= at]
-        if names:
-            inserts.append((at, names))
+        end = first
+        while end < len(dying) and last_read[dying[end]] < at:
+            end += 1
+        if end > first:
+            inserts.append((at, dying[first:end]))
+        first = end
     for at, names in reversed(inserts):
         body.insert(at, gast.Delete(targets=[
             gast.Name(id=n, ctx=gast.Del(), annotation=None, type_comment=None)

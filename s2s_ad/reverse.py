@@ -305,6 +305,8 @@ class _Reverser(ForwardSweep, Boundary, Naming):
                 break
             head |= self.live
             self.namer.restore(names)
+        else:       # (reported as a located InternalError by the driver)
+            raise RuntimeError("the live adjoints of a loop reached no fixpoint in 100 rounds")
         exit_live = self.live
         self.live = set()
         body += [self._zero(p) for p in sorted(head - exit_live)]

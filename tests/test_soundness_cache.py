@@ -21,7 +21,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import assert_tree_equal, check_grad
-from s2s_ad import api, cache, cli, optimize
+from s2s_ad import api, cache, cli, optimize, pipeline
 
 HERE = __file__
 
@@ -140,7 +140,7 @@ def test_unexpected_exception_in_the_stages_is_an_internal_error(monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("boom")
     cache.clear()
-    monkeypatch.setattr(api.analysis, "analyze", broken)
+    monkeypatch.setattr(pipeline.analysis, "analyze", broken)
     with pytest.raises(ad.InternalError) as info:
         ad.grad(dead_loop)
     assert_located(info.value, dead_loop, "def dead_loop")
@@ -440,7 +440,7 @@ def test_bound_method_is_compared_by_equality(monkeypatch):
     x = np.array([0.1, 0.7])
     builds = []
     real = api._build
-    monkeypatch.setattr(api, "_build", lambda f, o: builds.append(o.mode) or real(f, o))
+    monkeypatch.setattr(api, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
     derived = ad.grad(uses_bound_method)
     assert "model.weight != was_model_weight" in ad.source(derived)
     for _ in range(3):
@@ -454,7 +454,7 @@ def test_unguardable_name_does_not_recompile_every_call(monkeypatch):
     x = np.array([0.1, 0.2])
     builds = []
     real = api._build
-    monkeypatch.setattr(api, "_build", lambda f, o: builds.append(o.mode) or real(f, o))
+    monkeypatch.setattr(api, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
     derived = ad.grad(uses_unstable_name)
     for _ in range(3):
         np.testing.assert_allclose(derived(x), 2.0 + np.cos(x), rtol=1e-12)
@@ -653,3 +653,21 @@ def test_a_wrapper_copying_the_dict_gets_its_own_cache_entry():
         return 2.0 * f(x)
     assert ad.grad(wrapped)(0.0) == pytest.approx(6.0)
     assert ad.grad(f) is df and ad.grad(f)(0.0) == pytest.approx(3.0)
+
+
+def test_an_analysis_without_fixpoint_is_a_located_internal_error(monkeypatch):
+    def loop_sum(x):
+        s = 0.0
+        for i in range(3):
+            s = s + x * i
+        return s
+    rounds = iter(range(10**6))
+
+    class Growing(frozenset):           # a join that never settles
+        def union(self, other):
+            return Growing(frozenset(self) | other | {f"n{next(rounds)}"})
+    monkeypatch.setattr(pipeline.analysis, "State", Growing)
+    with pytest.raises(ad.InternalError) as info:
+        ad.grad(loop_sum)
+    assert "no fixpoint" in info.value.message
+    assert_located(info.value, loop_sum, "def loop_sum")
