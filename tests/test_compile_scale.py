@@ -1,0 +1,46 @@
+"""Programs at sizes where the compiler used to fail: long helper chains
+(once a RecursionError past 96 levels) and deep loop nests (once 2^depth
+compile time).  Correctness only: costs are measured in
+benchmarks/compile_scale.py, never timed here."""
+import importlib.util
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+from fdcheck import check_grad
+
+
+def _load(path: pathlib.Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+compile_scale = _load(pathlib.Path(__file__).parents[1] / "benchmarks" / "compile_scale.py",
+                      "compile_scale")
+
+
+def _module_function(text: str, tmp_path, name: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    return _load(path, name).f
+
+
+def test_a_chain_of_150_helpers_differentiates(tmp_path):
+    f = _module_function(compile_scale.helpers(150), tmp_path, "chain150")
+    check_grad(f, [0.4])
+
+
+@pytest.mark.parametrize("depth", [3, 12])
+def test_deep_loop_nests_differentiate(tmp_path, depth):
+    f = _module_function(compile_scale.nested(depth), tmp_path, f"nest{depth}")
+    check_grad(f, [0.7])
+
+
+def test_a_long_straight_line_function_differentiates(tmp_path):
+    f = _module_function(compile_scale.straight(400), tmp_path, "straight400")
+    check_grad(f, [np.float64(0.3)])
