@@ -65,13 +65,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return frozenset(), frozenset(), ()
     params = {a.id for a in astutil.params(fdef.args)}
-    copies = {}                     # `v = p`, `v = p[1:]`: updating v updates p
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign) and all(isinstance(t, gast.Name) for t in node.targets):
-            root = _root(node.value.func.value) if isinstance(node.value, gast.Call) and \
-                isinstance(node.value.func, gast.Attribute) else _root(node.value)
-            if root in params:
-                copies.update((t.id, root) for t in node.targets)
+    copies = _copies(fdef, params)
     surely, augmented = set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.AugAssign):
@@ -81,13 +75,47 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
             surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
             surely.update(_call_mutates(node))
-    surely = {copies.get(n, n) for n in surely}
-    augmented = {copies.get(n, n) for n in augmented}
-    calls = tuple((node.func.id, frozenset(copies.get(n, n) for n in _arg_names(node)) & params)
+    surely = {p for n in surely for p in copies.get(n, ())}
+    augmented = {p for n in augmented for p in copies.get(n, ())}
+    calls = tuple((node.func.id, frozenset(p for n in _arg_names(node)
+                                           for p in copies.get(n, ())))
                   for node in gast.walk(fdef)
                   if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
     return frozenset(surely & params), frozenset(augmented & params - surely), \
         tuple(c for c in calls if c[1])
+
+
+def _copies(fdef, params: set) -> dict:
+    """name -> the parameters it may be (views of): `v = p`, `v = p[1:]`,
+    `v = p.T`, `k, v = (1.0, p)`, and so on through other such names, so
+    that updating v updates p."""
+    pairs = []
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                pairs += _bound_pairs(target, node.value)
+    copies = {p: {p} for p in params}
+    grown = True
+    while grown:                    # (sets only grow, within the parameters)
+        grown = False
+        for name, root in pairs:
+            new = copies.get(root, set()) - copies.get(name, set())
+            if new:
+                copies.setdefault(name, set()).update(new)
+                grown = True
+    return copies
+
+
+def _bound_pairs(target, value) -> list:
+    """(name, the name its value may be or view) for one assignment target."""
+    if isinstance(target, gast.Name):
+        root = _root(value.func.value) if isinstance(value, gast.Call) and \
+            isinstance(value.func, gast.Attribute) else _root(value)
+        return [(target.id, root)] if root is not None else []
+    if isinstance(target, (gast.Tuple, gast.List)) and \
+            isinstance(value, (gast.Tuple, gast.List)) and len(target.elts) == len(value.elts):
+        return [p for t, v in zip(target.elts, value.elts) for p in _bound_pairs(t, v)]
+    return []
 
 
 def _arg_names(call: gast.Call) -> set:

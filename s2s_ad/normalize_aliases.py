@@ -307,14 +307,16 @@ class AliasForms:
         if checks:
             self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
 
-    def _propagate(self, name: str, always: bool, seen: set, source=frozenset(),
+    def _propagate(self, name: str, always: bool, seen: set, source=None,
                    written=None) -> set:
         """Emit the write-backs and re-reads after `name` got new values
-        (re-read from `source`); returns the names reached.  The views of a
-        changed object are all claimed before any is followed, so that a name
-        that is both a view of it and an item of a container is re-read from
-        the object and then written back into the container, never re-read
-        from the container's stale item."""
+        (re-read through the part `source`); returns the names reached.  The
+        views of a changed object are all claimed before any is followed, so
+        that a name that is both a view of it and an item of a container is
+        re-read from the object and then written back into the container,
+        never re-read from the container's stale item.  `written` holds the
+        slots written so far: a view held in several slots is re-read from
+        the one written, and written back into the others."""
         written = set() if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
@@ -322,22 +324,25 @@ class AliasForms:
         reached = set(group) | self.maybe_aliases.get(name, set())
         for member in sorted(group):
             for part in list(self.parts.get(member, [])):
-                if part.base in group or part.base in source or (member, part.base) in written:
+                if part.base in group or _slot(part) in written or \
+                        source is not None and _slot(part) == _slot(source):
                     continue
                 if not part.certain:
                     self._refuse_shared(member, part, "is written through")
                     continue
-                written.add((member, part.base))
+                written.add(_slot(part))
                 self._guarded(name, part, self._write_back(name, part))   # name: the new value
                 if part.base not in seen:
                     seen.add(part.base)
                     reached |= self._propagate(part.base, True, seen, written=written)
-        views = [(v, p) for v, p in self._views_of(group) if v not in seen]
+        views: dict = {}
         maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - seen
-        views += [(v, dataclasses.replace(p, certain=False))   # views of what may be it
-                  for v, p in self._views_of(maybe) if v not in seen]
-        seen.update(v for v, _ in views)
-        for view, part in views:
+        for view, part in self._views_of(group) + [   # and views of what may be it:
+                (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
+            if view not in seen and (view not in views or _slot(part) in written):
+                views[view] = part
+        seen.update(views)
+        for view, part in views.items():
             reached.add(view)           # its values change: record them if needed
             if not part.reread and not self.parts.get(view):
                 continue                # (a temporary that is no link to further bases)
@@ -351,7 +356,7 @@ class AliasForms:
             reread = astutil.assign(view, astutil.clone(fresh.view))
             self.rereads.add(id(reread))    # the same object: its relations stay
             self._guarded(view, fresh, reread)
-            reached |= self._propagate(view, True, seen, frozenset(group), written)
+            reached |= self._propagate(view, True, seen, part, written)
         return reached
 
     def _realias(self, name: str, always: bool) -> None:
@@ -443,6 +448,11 @@ class AliasForms:
         for loop in self.loops:
             later.update(astutil.load_names(loop))
         return [n for n in names if n in later]
+
+
+def _slot(part: Part) -> tuple:
+    """Where a part sits in its base: (base, how it is read from it)."""
+    return part.base, part.kind, gast.dump(part.view)
 
 
 def _items(value) -> list:

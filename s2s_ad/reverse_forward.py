@@ -84,6 +84,9 @@ class ForwardSweep:
                                              hint=_MUTATION_HINT.format(prim.key.__name__))
             where = (prim.key.__qualname__, param, loc.filename, loc.line, loc.col,
                      loc.source_line)
+            # a name related to the argument may be bound on another path only
+            self.unbound.update(set(names) - set(names_of(prim.binding.get(param))) -
+                                self.params)
             checks += [astutil.expr_stmt(astutil.call(f"{self._rt}.copy", [
                 astutil.name(n), astutil.const(where)])) for n in names]
         return checks

@@ -229,6 +229,15 @@ def alias_rebound_then_updated(y, h):                    # seed 5829
     return np.sum(score) * b
 
 
+def one_array_in_two_dict_slots(x, z):                   # seed 6461
+    alias = z
+    alias[0] = x
+    err = {'w': z, 'bias': z}
+    tmp = err['w']
+    tmp /= 0.5
+    return z @ z + np.sum(err['bias'])
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -260,6 +269,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (set_through_alias_of_loop_item, [V3, 0.7], (0, 1)),
     (view_that_is_also_a_tuple_item, [M3.copy()], 0),
     (alias_rebound_then_updated, [M3, V3], 0),
+    (one_array_in_two_dict_slots, [1.01, V3], (0, 1)),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
@@ -369,5 +379,34 @@ def argument_from_a_conditional_expression(w):          # seed 5647
 @pytest.mark.parametrize("f, arg", [(mutation_reaches_an_unvaried_local, 0.3),
                                     (argument_from_a_conditional_expression, V3)])
 def test_helper_updating_what_the_caller_reads_is_refused(f, arg):
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
+        ad.grad(f)(np.copy(arg))
+
+
+def updates_a_parameter_through_a_swap(b, a, k):
+    k, a = (1.0, k)
+    val = a[1:]
+    val[0] = 1.0
+
+
+def helper_updates_through_a_swapped_name(v):          # seed 1091
+    dv = v * np.ones(3)
+    updates_a_parameter_through_a_swap(1.0, 1.0, dv)
+    return np.sum(np.outer(dv, dv))
+
+
+def default_argument_updated_in_place(theta):          # seed 3568
+    val = theta
+    if np.sum(theta) > 1e9:
+        h = val
+    def r(step=val):
+        step -= 1.0
+    r()
+    return np.sum(theta)
+
+
+@pytest.mark.parametrize("f, arg", [(helper_updates_through_a_swapped_name, 0.05),
+                                    (default_argument_updated_in_place, V3)])
+def test_helper_updating_an_argument_through_a_name_is_refused(f, arg):
     with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
         ad.grad(f)(np.copy(arg))
