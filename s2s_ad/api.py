@@ -136,13 +136,27 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
     return (tuple(fns) if options.mode == "pair" else fns[0]), stale
 
 
-def compile_adjoint(func, options: Options) -> Compiled:
+def stages(func, *, wrt=0, mode="grad", has_aux=False, optimize=True) -> dict:
+    """Every stage's output for `func`, in order: {stage name: printed text}
+    (`pipeline.STAGES` says what each is; the code stages are valid Python).
+    The same compile as `grad` and friends (`mode` is one of theirs), so the
+    last, "final", is the text `source()` shows."""
+    if mode not in ("grad", "value_and_grad", "vjp"):
+        raise S2SADError(f"mode={mode!r} is not a transform s2s_ad has",
+                         hint='use "grad", "value_and_grad" or "vjp"')
+    out: dict = {}
+    compile_adjoint(func, Options(mode, _hashable(wrt), has_aux, optimize),
+                    lambda stage, render: out.setdefault(stage, render()))
+    return out
+
+
+def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Compiled:
     """Run the stages for `func`, after compiling (and caching) the adjoint
     pairs of the helpers it calls, and theirs, through an explicit work list
     over the call graph: depth-first, with no Python recursion per call
     level.  A helper calling itself uses its own pair's defs; helpers that
-    call each other are refused."""
-    root = pipeline.front(func, options)
+    call each other are refused.  `observe` sees `func`'s stages (`stages`)."""
+    root = pipeline.front(func, options, observe)
     done: dict = {}                     # (helper, options) -> its compiled pair
     stack = [root]
     while stack:
@@ -159,7 +173,7 @@ def compile_adjoint(func, options: Options) -> Compiled:
             done[task.func, task.options] = cache.get_or_build(
                 task.func, task.options, registry.version(),
                 lambda t=task: _build(t.func, t.options, t, done))
-    return pipeline.back(root, functools.partial(_pair_ref, root, done))
+    return pipeline.back(root, functools.partial(_pair_ref, root, done), observe)
 
 
 def _pair(variant: tuple, options: Options) -> Options:

@@ -1,6 +1,7 @@
 """The `s2s-ad` command: print what the compiler generates.
 
     s2s-ad dump FILE.py:FUNC [--wrt NAMES] [--mode grad|value_and_grad|vjp] [--no-optimize]
+                             [--stage NAME|list]
     s2s-ad rules
 
 Bad input (missing file or function, a syntax error, an unsupported
@@ -17,7 +18,7 @@ import importlib.util
 import os
 import sys
 
-from . import api, codegen
+from . import api, codegen, pipeline
 from .errors import InternalError, S2SADError
 from .rules import registry
 
@@ -61,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                       choices=["grad", "value_and_grad", "vjp"])
     dump.add_argument("--no-optimize", action="store_true",
                       help="print the code before the optimization passes")
+    dump.add_argument("--stage", default=None, metavar="NAME",
+                      help="print one compiler stage's output instead (see --stage list)")
     dump.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     dump.set_defaults(run=_dump)
     rules = sub.add_parser("rules", help="list every function with a derivative rule")
@@ -69,8 +72,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _dump(args) -> int:
+    if args.stage == "list":
+        for name, what in pipeline.STAGES.items():
+            print(f"{name:<10} {what}")
+        return 0
+    if args.stage is not None and args.stage not in pipeline.STAGES:
+        raise _CliError(f"no stage named {args.stage!r}; the stages are "
+                        f"{', '.join(pipeline.STAGES)}")
     func = _load_function(args.target)
     wrt = _parse_wrt(args.wrt)
+    if args.stage is not None:
+        out = api.stages(func, wrt=wrt, mode=args.mode, optimize=not args.no_optimize)
+        if args.stage not in out:
+            raise _CliError(f"stage {args.stage!r} does not run with --no-optimize")
+        print(_colorize(out[args.stage], args.color), end="")
+        return 0
     options = api.Options(args.mode, wrt, False, not args.no_optimize)
     out = api.compile_adjoint(func, options)
     codegen.check_generated(out.text, func)

@@ -13,6 +13,7 @@ user's function (`reported`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Callable
@@ -67,12 +68,30 @@ class Front:
     needs: list = field(default_factory=list)
 
 
-def front(func, options: Options) -> Front:
-    """The first half of the stages (see the module docstring)."""
+STAGES = {      # what `observe` is shown, in order (`s2s-ad dump --stage NAME`)
+    "source": "the function as s2s_ad parsed it (frontend)",
+    "anf": "A-normal form: one operation per statement (normalize)",
+    "analysis": "the A-normal form, each assignment marked with its activity and "
+                "recording (analysis)",
+    "reverse": "the forward and reverse sweeps, before any optimization (reverse)",
+    "optimized": "after propagation, folding, dead code and inlining (optimize)",
+    "final": "the derived function as it is compiled: release, guard (codegen)",
+}
+
+
+def unobserved(stage: str, render: Callable[[], str]) -> None:
+    pass
+
+
+def front(func, options: Options, observe: Callable = unobserved) -> Front:
+    """The first half of the stages (see the module docstring).  `observe`
+    is called with each stage's name (`STAGES`) and a function printing it."""
     with reported(func):
         src = frontend.load(func)
+        observe("source", lambda: astutil.unparse(astutil.module([src.tree])))
         wrt = resolve_wrt(src, options.wrt)
         norm = normalize.normalize(src)
+        observe("anf", lambda: _printed(norm.tree))
         output, aux = _output(norm, src, options)
         prims = primitives.classify(norm, src)
         body = norm.tree.body[:-1]
@@ -81,12 +100,13 @@ def front(func, options: Options) -> Front:
                                  spread=options.mode != "pair", shares=norm.shares,
                                  heirs=norm.heirs)
         complex_check.check(body, facts.active, src, norm.locals)
+        observe("analysis", lambda: _printed(_annotated(norm.tree, facts)))
         needs = [(callee, variant, src.locate(stmt))
                  for callee, variant, stmt in pair_requests(body, prims, facts)]
         return Front(func, options, src, wrt, norm, output, aux, prims, facts, needs)
 
 
-def back(fr: Front, pairs_of: Callable) -> Compiled:
+def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compiled:
     """The second half: `pairs_of(callee, variant, location)` gives each
     needed pair (a `reverse.PairRef`, already compiled).  In "pair" mode the
     text holds two defs, `<f>_fwd` and `<f>_bwd`."""
@@ -96,7 +116,8 @@ def back(fr: Front, pairs_of: Callable) -> Compiled:
         request = reverse.Request(fr.wrt, options.mode, options.has_aux, seed,
                                   single=not isinstance(options.wrt, tuple), pairs=pairs_of)
         adj = reverse.reverse(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
-        trees = _finish(adj, norm, src, fr.wrt, options)
+        observe("reverse", lambda: _printed(adj.tree))
+        trees = _finish(adj, norm, src, fr.wrt, options, observe)
         guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
                              norm.namer, in_body=options.mode != "pair")
         imports, deps = dict(adj.imports), ()
@@ -105,7 +126,37 @@ def back(fr: Front, pairs_of: Callable) -> Compiled:
             imports.update(guard.imports)
             deps = guard.deps
         text = "\n".join(codegen.to_source(t) for t in trees)
+        observe("final", lambda: text)
         return Compiled(text, imports, src, deps, guard)
+
+
+def _printed(fdef: gast.FunctionDef) -> str:
+    """An intermediate tree as valid Python: a copy, no block left empty."""
+    fdef = astutil.clone(fdef)
+    optimizer.tidy_blocks(fdef, lambda call: False)
+    return codegen.to_source(fdef)
+
+
+def _annotated(fdef: gast.FunctionDef, facts: analysis.Facts) -> gast.FunctionDef:
+    """`fdef` with a comment above each assignment: active or not, recorded
+    (its old value kept for the reverse sweep), the varied names it reads."""
+    def block(body: list) -> list:
+        out = []
+        for stmt in body:
+            if isinstance(stmt, gast.Assign):
+                varied = sorted(facts.varied_before.get(id(stmt), ()))
+                notes = ["active" if id(stmt) in facts.active else "inactive"]
+                notes += ["recorded"] * (id(stmt) in facts.recorded)
+                notes += [f"reads varied {', '.join(varied)}"] * bool(varied)
+                out.append(astutil.comment("; ".join(notes)))
+            elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt = copy.copy(stmt)
+                stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
+            out.append(stmt)
+        return out
+    out = copy.copy(fdef)
+    out.body = block(fdef.body)
+    return out
 
 
 @contextlib.contextmanager
@@ -122,11 +173,12 @@ def reported(func, generated: str = ""):
             f"{type(exc).__name__}: {exc}", where, generated=generated) from exc
 
 
-def _finish(adj, norm, src, wrt, options: Options) -> list:
+def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     """Optimize, split a pair, free dead locals; no block left empty."""
     pure = _pure_call_test(src, norm, adj.imports)
     if options.optimize:
         optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
+        observe("optimized", lambda: _printed(adj.tree))
     trees = [adj.tree]
     if options.mode == "pair":
         trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
