@@ -14,9 +14,18 @@ import gast
 from .naming import BUILTINS
 
 
+def _ctx(store: bool) -> gast.expr_context:
+    """The context of a name, tuple or subscript: assigned to, or read."""
+    return gast.Store() if store else gast.Load()
+
+
+def _op(op):
+    """An operator node: `op` itself, or a fresh one if it is a class (`gast.Add`)."""
+    return op() if isinstance(op, type) else op
+
+
 def name(id_: str, store: bool = False) -> gast.Name:
-    ctx = gast.Store() if store else gast.Load()
-    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
+    return gast.Name(id=id_, ctx=_ctx(store), annotation=None, type_comment=None)
 
 
 def param(id_: str) -> gast.Name:
@@ -27,11 +36,10 @@ def param(id_: str) -> gast.Name:
 def const(value) -> gast.expr:
     """A literal; negative numbers become `-c` as Python itself parses them."""
     if isinstance(value, tuple):
-        return gast.Tuple(elts=[const(v) for v in value], ctx=gast.Load())
+        return tuple_([const(v) for v in value])
     if isinstance(value, (int, float)) and not isinstance(value, bool) \
             and value < 0:
-        return gast.UnaryOp(op=gast.USub(),
-                            operand=gast.Constant(value=-value, kind=None))
+        return neg(gast.Constant(value=-value, kind=None))
     return gast.Constant(value=value, kind=None)
 
 
@@ -40,15 +48,50 @@ def assign(target: str | gast.expr, value: gast.expr) -> gast.Assign:
     return gast.Assign(targets=[tgt], value=value, type_comment=None)
 
 
-def binop(left: gast.expr, op: gast.operator, right: gast.expr) -> gast.BinOp:
-    return gast.BinOp(left=left, op=op, right=right)
+def aug_assign(target: str | gast.expr, op, value: gast.expr) -> gast.AugAssign:
+    """`target op= value`; `op` is an operator node or class (`gast.Add`)."""
+    tgt = name(target, store=True) if isinstance(target, str) else target
+    return gast.AugAssign(target=tgt, op=_op(op), value=value)
+
+
+def binop(left: gast.expr, op, right: gast.expr) -> gast.BinOp:
+    """`left op right`; `op` is an operator node or class (`gast.Add`)."""
+    return gast.BinOp(left=left, op=_op(op), right=right)
+
+
+def unary(op, operand: gast.expr) -> gast.UnaryOp:
+    """`op operand`; `op` is an operator node or class (`gast.USub`)."""
+    return gast.UnaryOp(op=_op(op), operand=operand)
+
+
+def neg(operand: gast.expr) -> gast.UnaryOp:
+    """`-operand`."""
+    return unary(gast.USub, operand)
 
 
 def call(func: gast.expr | str, args: Iterable[gast.expr] = (),
-         keywords: Iterable[tuple[str, gast.expr]] = ()) -> gast.Call:
+         keywords: Iterable = ()) -> gast.Call:
+    """`func(*args, **keywords)`; keywords are (name, value) pairs or keyword nodes."""
     fn = dotted(func) if isinstance(func, str) else func
-    kws = [gast.keyword(arg=k, value=v) for k, v in keywords]
+    kws = [k if isinstance(k, gast.keyword) else gast.keyword(arg=k[0], value=k[1])
+           for k in keywords]
     return gast.Call(func=fn, args=list(args), keywords=kws)
+
+
+def attribute(value: gast.expr, attr: str) -> gast.Attribute:
+    """`value.attr`, read."""
+    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
+
+
+def subscript(value: gast.expr, index: gast.expr, store: bool = False) -> gast.Subscript:
+    """`value[index]`, read (or assigned to if `store`)."""
+    return gast.Subscript(value=value, slice=index, ctx=_ctx(store))
+
+
+def slice_(lower: gast.expr | None, upper: gast.expr | None,
+           step: gast.expr | None) -> gast.Slice:
+    """`lower:upper:step` as a subscript index (None leaves a part out)."""
+    return gast.Slice(lower=lower, upper=upper, step=step)
 
 
 def dotted(path: str) -> gast.expr:
@@ -56,7 +99,7 @@ def dotted(path: str) -> gast.expr:
     head, *rest = path.split(".")
     node: gast.expr = name(head)
     for attr in rest:
-        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+        node = attribute(node, attr)
     return node
 
 
@@ -94,16 +137,54 @@ def ret(value: gast.expr | None) -> gast.Return:
     return gast.Return(value=value)
 
 
-def tuple_(elts: Iterable[gast.expr]) -> gast.Tuple:
-    return gast.Tuple(elts=list(elts), ctx=gast.Load())
+def tuple_(elts: Iterable[gast.expr], store: bool = False) -> gast.Tuple:
+    """`(a, b)`, read (or unpacked into if `store`)."""
+    return gast.Tuple(elts=list(elts), ctx=_ctx(store))
+
+
+def list_(elts: Iterable[gast.expr]) -> gast.List:
+    """`[a, b]`, read."""
+    return gast.List(elts=list(elts), ctx=gast.Load())
+
+
+def dict_(keys: Iterable[gast.expr], values: Iterable[gast.expr]) -> gast.Dict:
+    """`{k: v, ...}` from parallel keys and values."""
+    return gast.Dict(keys=list(keys), values=list(values))
 
 
 def if_(test: gast.expr, body: list, orelse: list | None = None) -> gast.If:
     return gast.If(test=test, body=body, orelse=orelse or [])
 
 
-def compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
-    return gast.Compare(left=left, ops=[op], comparators=[right])
+def while_(test: gast.expr, body: list, orelse: list | None = None) -> gast.While:
+    """`while test: body` (`else: orelse`)."""
+    return gast.While(test=test, body=body, orelse=orelse or [])
+
+
+def break_() -> gast.Break:
+    """`break`."""
+    return gast.Break()
+
+
+def continue_() -> gast.Continue:
+    """`continue`."""
+    return gast.Continue()
+
+
+def assert_(test: gast.expr, msg: gast.expr | None = None) -> gast.Assert:
+    """`assert test, msg`."""
+    return gast.Assert(test=test, msg=msg)
+
+
+def delete(names: Iterable[str]) -> gast.Delete:
+    """`del a, b` for the names `a`, `b`."""
+    return gast.Delete(targets=[gast.Name(id=n, ctx=gast.Del(), annotation=None,
+                                          type_comment=None) for n in names])
+
+
+def compare(left: gast.expr, op, right: gast.expr) -> gast.Compare:
+    """`left op right`; `op` is a comparison node or class (`gast.Is`)."""
+    return gast.Compare(left=left, ops=[_op(op)], comparators=[right])
 
 
 def or_(values: list) -> gast.BoolOp:
@@ -123,7 +204,7 @@ def not_(operand: gast.expr) -> gast.expr:
     """`not operand`, or the operand of `operand` when it is a `not` already."""
     if isinstance(operand, gast.UnaryOp) and isinstance(operand.op, gast.Not):
         return operand.operand
-    return gast.UnaryOp(op=gast.Not(), operand=operand)
+    return unary(gast.Not, operand)
 
 
 def for_(target: str, iter_: gast.expr, body: list) -> gast.For:
@@ -153,6 +234,11 @@ def arguments(positional: list[str], defaults: list[gast.expr] = (),
 
 def module(body: list) -> gast.Module:
     return gast.Module(body=body, type_ignores=[])
+
+
+def expression(body: gast.expr) -> gast.Expression:
+    """The root of an expression compiled alone (`compile(..., "eval")`)."""
+    return gast.Expression(body=body)
 
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
@@ -232,7 +318,7 @@ def index_syntax(value: gast.expr) -> gast.expr:
             and len(value.args) == 3:
         lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None
                               else clone(a) for a in value.args)
-        return gast.Slice(lower, upper, step)
+        return slice_(lower, upper, step)
     if isinstance(value, gast.Tuple):
         return tuple_([index_syntax(e) for e in value.elts])
     return clone(value)
