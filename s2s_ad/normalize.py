@@ -191,8 +191,8 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
             atoms = []
             for i in range(len(elts)):
                 t = self.namer.temp()
-                self.emit(astutil.assign(t, gast.Subscript(
-                    value=astutil.clone(whole), slice=astutil.const(i), ctx=gast.Load())))
+                self.emit(astutil.assign(t, astutil.subscript(
+                    astutil.clone(whole), astutil.const(i))))
                 atoms.append(astutil.name(t))
         for elt, atom in zip(elts, atoms):
             self._assign_target(elt, atom)
@@ -248,8 +248,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         return astutil.name(t)
 
     def s_Assert(self, stmt: gast.Assert) -> None:
-        self.emit(gast.Assert(test=astutil.clone(stmt.test),
-                              msg=astutil.clone(stmt.msg)))
+        self.emit(astutil.assert_(astutil.clone(stmt.test), astutil.clone(stmt.msg)))
 
     # -- expressions ------------------------------------------------------
     def atom(self, expr) -> gast.expr:
@@ -310,19 +309,19 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         return astutil.binop(self.atom(expr.left), expr.op, self.atom(expr.right))
 
     def e_UnaryOp(self, expr):
-        return gast.UnaryOp(op=expr.op, operand=self.atom(expr.operand))
+        return astutil.unary(expr.op, self.atom(expr.operand))
 
     def e_Call(self, expr):
         popped = self._pop(expr)
         if popped is not None:
             return popped
-        expr = gast.copy_location(gast.Call(func=expr.func, args=self._unstar(expr.args),
-                                            keywords=expr.keywords), expr)
+        expr = gast.copy_location(astutil.call(expr.func, self._unstar(expr.args),
+                                               expr.keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
             kept = [k for k in expr.keywords if k.arg != "out"]
             value = self.atom(gast.copy_location(
-                gast.Call(func=expr.func, args=expr.args, keywords=kept), expr))
+                astutil.call(expr.func, expr.args, kept), expr))
             self._setitem(out.id, astutil.const(...), value)
             return astutil.name(out.id)
         if any(k.arg is None for k in expr.keywords):
@@ -336,8 +335,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         if is_resolved(callee):
             func = astutil.clone(expr.func)
         elif isinstance(expr.func, gast.Attribute):
-            func = gast.Attribute(value=self.atom(expr.func.value),
-                                  attr=expr.func.attr, ctx=gast.Load())
+            func = astutil.attribute(self.atom(expr.func.value), expr.func.attr)
         else:
             func = self.atom(expr.func)
         args = [self._argument(a) for a in expr.args]
@@ -363,8 +361,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
             elif isinstance(arg.value, (gast.Tuple, gast.List)):
                 out.extend(arg.value.elts)
             elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
-                out.extend(gast.Subscript(value=astutil.name(arg.value.id),
-                                          slice=astutil.const(i), ctx=gast.Load())
+                out.extend(astutil.subscript(astutil.name(arg.value.id), astutil.const(i))
                            for i in range(len(self.displays[arg.value.id])))
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
@@ -374,22 +371,20 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
     def _argument(self, expr):
         """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`)."""
         if isinstance(expr, (gast.Tuple, gast.List)) and not self.is_atom(expr):
-            return type(expr)(elts=[self._argument(e) for e in expr.elts],
-                              ctx=gast.Load())
+            build = astutil.tuple_ if isinstance(expr, gast.Tuple) else astutil.list_
+            return build([self._argument(e) for e in expr.elts])
         return self.atom(expr)
 
     def e_Attribute(self, expr):
-        return gast.Attribute(value=self.atom(expr.value), attr=expr.attr,
-                              ctx=gast.Load())
+        return astutil.attribute(self.atom(expr.value), expr.attr)
 
     def e_Subscript(self, expr):
-        return gast.Subscript(value=self.atom(expr.value),
-                              slice=self._index(expr.slice), ctx=gast.Load())
+        return astutil.subscript(self.atom(expr.value), self._index(expr.slice))
 
     def _index(self, index):
         if isinstance(index, gast.Slice):
-            return gast.Slice(*(None if part is None else self.atom(part)
-                                for part in (index.lower, index.upper, index.step)))
+            return astutil.slice_(*(None if part is None else self.atom(part)
+                                    for part in (index.lower, index.upper, index.step)))
         if isinstance(index, gast.Tuple):
             return astutil.tuple_([self._index(e) for e in index.elts])
         return self.atom(index)
@@ -397,14 +392,14 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
     def e_Dict(self, expr):
         if any(k is None for k in expr.keys):
             self._unsupported(expr, "`**` unpacking in a dict display")
-        return gast.Dict(keys=[self.atom(k) for k in expr.keys],
-                         values=[self.atom(v) for v in expr.values])
+        return astutil.dict_([self.atom(k) for k in expr.keys],
+                             [self.atom(v) for v in expr.values])
 
     def e_Tuple(self, expr):
         return astutil.tuple_([self.atom(e) for e in expr.elts])
 
     def e_List(self, expr):
-        return gast.List(elts=[self.atom(e) for e in expr.elts], ctx=gast.Load())
+        return astutil.list_([self.atom(e) for e in expr.elts])
 
     def _unsupported(self, node, what: str):
         raise UnsupportedSyntaxError(

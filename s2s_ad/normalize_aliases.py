@@ -115,7 +115,7 @@ class AliasForms:
                 Part(arg, "index", astutil.clone(value), certain=False))
         for key, elt in _items(value):
             if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
-                item = gast.Subscript(value=astutil.name(target), slice=key, ctx=gast.Load())
+                item = astutil.subscript(astutil.name(target), key)
                 self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
 
     def _tuple_item(self, value) -> str | None:
@@ -382,8 +382,8 @@ class AliasForms:
     def _if_same(self, others: list, name: str) -> None:
         """`if others[0] is name: others... = name`."""
         same = self.namer.temp("same")
-        self.emit(astutil.assign(same, gast.Compare(
-            left=astutil.name(others[0]), ops=[gast.Is()], comparators=[astutil.name(name)])))
+        self.emit(astutil.assign(same, astutil.compare(
+            astutil.name(others[0]), gast.Is, astutil.name(name))))
         body = self.capture(lambda: [self.emit(astutil.assign(o, astutil.name(name)))
                                      for o in others])
         guard = astutil.if_(astutil.name(same), body)

@@ -29,27 +29,27 @@ class ControlExprForms:
         only if `a < b` holds, as Python does."""
         left = self.atom(expr.left)
         if len(expr.ops) == 1:
-            return gast.Compare(left=left, ops=list(expr.ops),
-                                comparators=[self.atom(expr.comparators[0])])
+            return astutil.compare(left, expr.ops[0], self.atom(expr.comparators[0]))
         prev = [left]
 
         def step(op, comparator):
             def make():
                 right = self.atom(comparator)
-                out = gast.Compare(left=prev[0], ops=[op], comparators=[right])
+                out = astutil.compare(prev[0], op, right)
                 prev[0] = right
                 return out
             return make
         steps = [step(op, c) for op, c in zip(expr.ops, expr.comparators)]
-        return self._short_circuit(steps, gast.And())
+        return self._short_circuit(steps, is_or=False)
 
     def e_BoolOp(self, expr):
         """`a and b` / `a or b` whose value may carry a gradient, or that
         binds a name: `if` statements, so only the operands Python evaluates
         run, and the value is the last one evaluated."""
-        return self._short_circuit([lambda v=v: self.rhs(v) for v in expr.values], expr.op)
+        return self._short_circuit([lambda v=v: self.rhs(v) for v in expr.values],
+                                   is_or=isinstance(expr.op, gast.Or))
 
-    def _short_circuit(self, steps, op):
+    def _short_circuit(self, steps, is_or: bool):
         result = self.namer.temp()
         self.emit(astutil.assign(result, steps[0]()))
 
@@ -58,8 +58,8 @@ class ControlExprForms:
                 return
             go = self.namer.temp("go")
             test = astutil.name(result)
-            if isinstance(op, gast.Or):
-                test = gast.UnaryOp(op=gast.Not(), operand=test)
+            if is_or:
+                test = astutil.not_(test)
             self.emit(astutil.assign(go, test))
 
             def branch():

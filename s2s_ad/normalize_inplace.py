@@ -118,8 +118,8 @@ class InPlaceForms:
         items = func.value.id
         index = self.atom(call.args[0]) if call.args else astutil.const(-1)
         value = self.namer.temp("pop")
-        self.emit(astutil.assign(value, gast.Subscript(
-            value=astutil.name(items), slice=astutil.clone(index), ctx=gast.Load())))
+        self.emit(astutil.assign(value, astutil.subscript(
+            astutil.name(items), astutil.clone(index))))
         stmt = astutil.assign(items, astutil.call(
             f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
         self.emit(stmt)
@@ -161,9 +161,8 @@ class InPlaceForms:
             # array) and stored back
             base, index = self._subscript_target(target)
             item = self.namer.temp()
-            self.emit(astutil.assign(item, gast.Subscript(
-                value=astutil.name(base), slice=astutil.index_syntax(index),
-                ctx=gast.Load())))
+            self.emit(astutil.assign(item, astutil.subscript(
+                astutil.name(base), astutil.index_syntax(index))))
             self._augment(item, stmt.op, self.atom(stmt.value))
             self._setitem(base, index, astutil.name(item))
             return

@@ -45,7 +45,7 @@ class LoopForms:
                 body = self.capture(lambda: self.emit(astutil.assign(user, astutil.name(index))))
             else:
                 header.target = astutil.name(user, store=True)
-        self.loops.append(gast.Module(body=[stmt, *body], type_ignores=[]))   # (reads each time)
+        self.loops.append(astutil.module([stmt, *body]))   # (reads each time)
         header.body = body + self.block(stmt.body)
         self.loops.pop()
         header.orelse = self.block(stmt.orelse)
@@ -81,7 +81,7 @@ class LoopForms:
         index = self.namer.fresh("k")
         if callee is reversed and len(iterable.args) == 1:
             length, element = self._view(iterable.args[0])
-            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            last = self.atom(astutil.binop(length, gast.Sub, astutil.const(1)))
             rng = astutil.call(astutil.builtin("range"), [last, astutil.const(-1), astutil.const(-1)])
             return astutil.for_(index, rng, []), element
         length, element = self._view(iterable)
@@ -99,7 +99,7 @@ class LoopForms:
         if callee is enumerate:
             length, element = self._view(iterable.args[0])
             start = self.atom(iterable.args[1]) if len(iterable.args) > 1 else None
-            count = (lambda k: astutil.binop(astutil.name(k), gast.Add(), astutil.clone(start))) \
+            count = (lambda k: astutil.binop(astutil.name(k), gast.Add, astutil.clone(start))) \
                 if start is not None else astutil.name
             return length, lambda k: astutil.tuple_([count(k), element(k)])
         if callee is zip and iterable.args:
@@ -109,7 +109,7 @@ class LoopForms:
             return length, lambda k: astutil.tuple_([v[1](k) for v in views])
         if callee is reversed and len(iterable.args) == 1:
             length, element = self._view(iterable.args[0])
-            last = self.atom(astutil.binop(length, gast.Sub(), astutil.const(1)))
+            last = self.atom(astutil.binop(length, gast.Sub, astutil.const(1)))
             return length, lambda k: element(self._reversed_index(last, k))
         if self._dict_view(iterable):
             return self._dict_items(iterable)
@@ -135,8 +135,7 @@ class LoopForms:
 
         def element(k):
             key = _subscript(keys, k)
-            value = gast.Subscript(value=astutil.clone(mapping), slice=_subscript(keys, k),
-                                   ctx=gast.Load())
+            value = astutil.subscript(astutil.clone(mapping), _subscript(keys, k))
             return {"keys": key, "values": value}.get(kind) or astutil.tuple_([key, value])
         return astutil.call(astutil.builtin("len"), [astutil.clone(keys)]), element
 
@@ -147,7 +146,7 @@ class LoopForms:
 
     def _reversed_index(self, last, k: str) -> str:
         t = self.namer.temp()
-        self.emit(astutil.assign(t, astutil.binop(astutil.clone(last), gast.Sub(),
+        self.emit(astutil.assign(t, astutil.binop(astutil.clone(last), gast.Sub,
                                                   astutil.name(k))))
         return t
 
@@ -172,23 +171,22 @@ class LoopForms:
             self.emit(astutil.assign(cond, self.rhs(stmt.test)))
         recompute()
         self.loops.append(stmt)
-        loop = gast.While(test=astutil.name(cond), body=self.block(stmt.body),
-                          orelse=self.block(stmt.orelse))
+        loop = astutil.while_(astutil.name(cond), self.block(stmt.body),
+                              self.block(stmt.orelse))
         self.while_tests[id(loop)] = self.capture(recompute)
         self.loops.pop()
         self.emit(loop)
         self._leave_compound(stmt, before, loop)
 
     def s_Break(self, stmt) -> None:
-        self.emit(gast.Break())
+        self.emit(astutil.break_())
 
     def s_Continue(self, stmt) -> None:
-        self.emit(gast.Continue())
+        self.emit(astutil.continue_())
 
 
 def _subscript(seq, index: str):
-    return gast.Subscript(value=astutil.clone(seq), slice=astutil.name(index),
-                          ctx=gast.Load())
+    return astutil.subscript(astutil.clone(seq), astutil.name(index))
 
 
 def _substitute(stmt, name: str, value):
