@@ -53,7 +53,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
                 for p in param_copies(body, prims, gen.params, norm.shares)]
     prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(gen.unbound)]
     if gen.tape:
-        prologue.append(astutil.assign(gen.tape, gast.List(elts=[], ctx=gast.Load())))
+        prologue.append(astutil.assign(gen.tape, astutil.list_([])))
     args = astutil.clone(norm.tree.args)
     if req.seed and req.mode == "vjp":            # (a pair's seed goes to its bwd half)
         if args.defaults or args.kwonlyargs or args.vararg:
@@ -153,8 +153,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         return code
 
     def _pop(self) -> gast.expr:
-        return astutil.call(gast.Attribute(value=astutil.name(self._tape()),
-                                           attr="pop", ctx=gast.Load()))
+        return astutil.call(astutil.attribute(astutil.name(self._tape()), "pop"))
 
     def _rule(self, stmt, prim: Prim, target: str, old: str | None, call=None) -> list:
         code = []
@@ -204,8 +203,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         items = [astutil.assign(grads, astutil.call(
             bwd, [astutil.name(saved), astutil.name(d_result)]))]
         for i, param in enumerate(variant):
-            value = gast.Subscript(value=astutil.name(grads), slice=astutil.const(i),
-                                   ctx=gast.Load())
+            value = astutil.subscript(astutil.name(grads), astutil.const(i))
             items.append(templates.Contribution(templates.primal_of(prim.binding[param]),
                                                 value))
         return items
@@ -225,8 +223,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         parts = self.namer.temp("parts")
         code = [astutil.assign(parts, item.value)]
         for i, primal in enumerate(item.primal):
-            value = gast.Subscript(value=astutil.name(parts), slice=astutil.const(i),
-                                   ctx=gast.Load())
+            value = astutil.subscript(astutil.name(parts), astutil.const(i))
             if isinstance(primal, tuple):
                 code.extend(self._contribute_each(
                     stmt, prim, templates.Contribution(primal, value), varied, old, target))
@@ -258,9 +255,9 @@ class _Reverser(ForwardSweep, Boundary, Naming):
                 args.append(astutil.name(self.facts.witness(stmt, stmt.targets[0].id)))
             value = astutil.call(f"{self._rt}.unbroadcast", args)
             if negated:
-                value = gast.UnaryOp(op=gast.USub(), operand=value)
+                value = astutil.neg(value)
         if primal in self.live:
-            value = astutil.binop(astutil.name(d), gast.Add(), value)
+            value = astutil.binop(astutil.name(d), gast.Add, value)
         self.live.add(primal)
         return astutil.assign(d, value)
 
@@ -288,7 +285,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(stmt), stmt)))
         test = astutil.clone(stmt.test)
         if not body:
-            test, body, orelse = gast.UnaryOp(op=gast.Not(), operand=test), orelse, []
+            test, body, orelse = astutil.unary(gast.Not, test), orelse, []
         return [comment, astutil.if_(test, body, orelse)]
 
     def _loop(self, loop) -> list:
@@ -328,8 +325,8 @@ class _Reverser(ForwardSweep, Boundary, Naming):
                                                      [astutil.name(counter)]), body)
         iterable = astutil.clone(loop.iter)
         if counter:
-            iterable = gast.Subscript(value=iterable, slice=gast.Slice(
-                None, astutil.name(counter), None), ctx=gast.Load())
+            iterable = astutil.subscript(iterable, astutil.slice_(
+                None, astutil.name(counter), None))
         return astutil.for_(loop.target.id, astutil.call(astutil.builtin("reversed"),
                                                          [iterable]), body)
 

@@ -87,10 +87,9 @@ class Boundary:
         out = []
         for i, elt in enumerate(output.elts):
             if isinstance(elt, gast.Name) and elt.id in self.facts.varied_out:
-                item = gast.Subscript(value=astutil.name(self.seed_param),
-                                      slice=astutil.const(i), ctx=gast.Load())
+                item = astutil.subscript(astutil.name(self.seed_param), astutil.const(i))
                 d = self.adjoint_name(elt.id)
-                value = astutil.binop(astutil.name(d), gast.Add(), item) \
+                value = astutil.binop(astutil.name(d), gast.Add, item) \
                     if elt.id in self.live else item
                 out.append(astutil.assign(d, value))
                 self.live.add(elt.id)
@@ -163,7 +162,7 @@ class Boundary:
     def _like_check(self, d: str, p: str) -> gast.stmt:
         """`dx` takes `x`'s type, shape and dtype: a cheap test for the
         common float case, the helper (which also rejects ints) otherwise."""
-        test = gast.BoolOp(op=gast.Or(), values=[_not_float(d), _not_float(p)])
+        test = astutil.or_([_not_float(d), _not_float(p)])
         fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
             astutil.name(d), astutil.name(p), astutil.const(p)]))
         return astutil.if_(test, [fix])
@@ -171,5 +170,5 @@ class Boundary:
 
 def _not_float(ident: str) -> gast.expr:
     """`type(ident) is not float`, through the builtins' reserved names."""
-    return gast.Compare(left=astutil.call(astutil.builtin("type"), [astutil.name(ident)]),
-                        ops=[gast.IsNot()], comparators=[astutil.builtin("float")])
+    return astutil.compare(astutil.call(astutil.builtin("type"), [astutil.name(ident)]),
+                           gast.IsNot, astutil.builtin("float"))

@@ -39,7 +39,7 @@ class ForwardSweep:
                 body, orelse = self.forward(stmt.body), self.forward(stmt.orelse)
                 self.branches -= 1
                 if body or orelse:
-                    out.append(astutil.if_(astutil.clone(stmt.test), body or [gast.Pass()],
+                    out.append(astutil.if_(astutil.clone(stmt.test), body or [astutil.pass_()],
                                            orelse))
             elif isinstance(stmt, (gast.For, gast.While)):
                 out.extend(self._forward_loop(stmt))
@@ -113,8 +113,8 @@ class ForwardSweep:
         self.calls[id(stmt)] = (saved, bwd, variant)
         call = astutil.clone(stmt.value)
         call.func = astutil.name(fwd)
-        target = gast.Tuple(elts=[astutil.name(stmt.targets[0].id, store=True),
-                                  astutil.name(saved, store=True)], ctx=gast.Store())
+        target = astutil.tuple_([astutil.name(stmt.targets[0].id, store=True),
+                                 astutil.name(saved, store=True)], store=True)
         out = [astutil.assign(target, call)]
         if self.depth:
             out.append(self._push(saved))
@@ -123,8 +123,7 @@ class ForwardSweep:
     def _push(self, value) -> gast.stmt:
         value = astutil.name(value) if isinstance(value, str) else value
         return astutil.expr_stmt(astutil.call(
-            gast.Attribute(value=astutil.name(self._tape()), attr="append",
-                           ctx=gast.Load()), [value]))
+            astutil.attribute(astutil.name(self._tape()), "append"), [value]))
 
     def _record(self, stmt) -> list:
         if id(stmt) not in self.facts.recorded:
@@ -157,11 +156,11 @@ class ForwardSweep:
             self.counters[id(loop)] = counter
             pre.append(astutil.assign(counter, astutil.const(0)))
             body.insert(0, astutil.assign(counter, astutil.binop(
-                astutil.name(counter), gast.Add(), astutil.const(1))))
+                astutil.name(counter), gast.Add, astutil.const(1))))
         if isinstance(loop, gast.For):
             new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
         else:
-            new = gast.While(test=astutil.clone(loop.test), body=body, orelse=[])
+            new = astutil.while_(astutil.clone(loop.test), body)
         post = []
         if id(loop) in self.counters and self.depth:
             post.append(self._push(self.counters[id(loop)]))   # one count per outer trip
@@ -206,20 +205,16 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
             f"{NUMPY}.{_UFUNC_OF[prim.key]}.at",
             [astutil.name(target)] + [astutil.clone(a) for a in args[1:]]))
     if prim.key is runtime.pop:
-        return astutil.expr_stmt(astutil.call(gast.Attribute(
-            value=astutil.name(target), attr="pop", ctx=gast.Load()),
-            [astutil.clone(args[1])]))
+        return astutil.expr_stmt(astutil.call(
+            astutil.attribute(astutil.name(target), "pop"), [astutil.clone(args[1])]))
     if prim.key is runtime.append:
-        return astutil.expr_stmt(astutil.call(gast.Attribute(
-            value=astutil.name(target), attr="append", ctx=gast.Load()),
-            [astutil.clone(args[1])]))
+        return astutil.expr_stmt(astutil.call(
+            astutil.attribute(astutil.name(target), "append"), [astutil.clone(args[1])]))
     if prim.key is runtime.setitem:
-        slot = gast.Subscript(value=astutil.name(target),
-                              slice=astutil.index_syntax(args[1]), ctx=gast.Store())
+        slot = astutil.subscript(astutil.name(target), astutil.index_syntax(args[1]),
+                                 store=True)
         return astutil.assign(slot, astutil.clone(args[2]))
-    op = INPLACE[prim.key]()
-    return gast.AugAssign(target=astutil.name(target, store=True), op=op,
-                          value=astutil.clone(args[1]))
+    return astutil.aug_assign(target, INPLACE[prim.key], astutil.clone(args[1]))
 
 
 def calls_pair(prim: Prim, stmt, facts) -> bool:
