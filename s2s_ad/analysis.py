@@ -158,7 +158,7 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     facts.kills = {id(s) for s in astutil.assignments(body)
                    if id(s) not in facts.active and s.targets[0].id in facts.carriers}
     _shapes(body, prims, wrt, facts)
-    stored = {n.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+    stored = {n.id for n in gast.walk(astutil.module(body))
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     facts.stable = frozenset(wrt) - stored
     if spread:

@@ -334,7 +334,7 @@ def _lambda_tree(func, filename: str):
                   and [a.id for a in node.args.posonlyargs + node.args.args
                        + node.args.kwonlyargs] == params]
     node = _pick_lambda(candidates, code, Location(filename, code.co_firstlineno, 0))
-    body = [gast.Return(value=node.body)]
+    body = [astutil.ret(node.body)]
     gast.copy_location(body[0], node.body)
     fdef = astutil.function_def("<lambda>", node.args, body)
     gast.copy_location(fdef, node)

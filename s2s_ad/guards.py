@@ -189,7 +189,7 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
     for value, expected, stem, same in readers.read_all(deps):
         was.append(namer.fresh("was_" + stem))
         expected_by_name[was[-1]] = expected
-        tests.append(astutil.compare(value, gast.IsNot() if same else gast.NotEq(),
+        tests.append(astutil.compare(value, gast.IsNot if same else gast.NotEq,
                                      astutil.name(was[-1])))
     new = {**readers.added, **expected_by_name}    # read_all added the scopes
 

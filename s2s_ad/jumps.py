@@ -105,7 +105,7 @@ class _Lowerer:
     def _guard(self, flags: set, body: list) -> list:
         """`if not <flags>: body`; the test goes through a fresh variable when
         the body may set a flag (an `if` test is never assigned in its `if`)."""
-        test = gast.UnaryOp(op=gast.Not(), operand=_any(flags))
+        test = astutil.not_(_any(flags))
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         if not assigned & flags:
@@ -144,7 +144,7 @@ class _Lowerer:
         if ctx.cont:
             body.insert(0, astutil.assign(ctx.cont, astutil.const(False)))
         if exits:
-            body.append(astutil.if_(_any(exits), [gast.Break()]))
+            body.append(astutil.if_(_any(exits), [astutil.break_()]))
         loop.body = body
         pre = [astutil.assign(ctx.brk, astutil.const(False))] if ctx.brk else []
         orelse, else_flags = self.block(loop.orelse)
@@ -156,7 +156,7 @@ class _Lowerer:
 
 def _any(flags) -> gast.expr:
     names = [astutil.name(f) for f in sorted(flags)]
-    return names[0] if len(names) == 1 else gast.BoolOp(op=gast.Or(), values=names)
+    return names[0] if len(names) == 1 else astutil.or_(names)
 
 
 

@@ -50,16 +50,16 @@ class Lifted:
         `keywords`: plus the enclosing values it reads and each default
         the call leaves out."""
         given = {k.arg for k in keywords}
-        args, keywords = list(args), list(keywords)
+        args, keywords = list(args), [(k.arg, k.value) for k in keywords]
         for param, value, position, posonly in self.defaults:
             if position is not None and position < len(args) or param in given:
                 continue
             if posonly:         # the missing ones are the last: append in order
                 args.append(astutil.clone(value))
             else:
-                keywords.append(gast.keyword(arg=param, value=astutil.clone(value)))
-        keywords += [gast.keyword(arg=n, value=astutil.name(n)) for n in self.free]
-        return astutil.call(astutil.name(self.name), args, [(k.arg, k.value) for k in keywords])
+                keywords.append((param, astutil.clone(value)))
+        keywords += [(n, astutil.name(n)) for n in self.free]
+        return astutil.call(astutil.name(self.name), args, keywords)
 
     def default_names(self) -> set[str]:
         return {d[1].id for d in self.defaults if isinstance(d[1], gast.Name)}
@@ -76,7 +76,7 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     maps each parameter with a default to the atom holding its value.
     """
     if isinstance(node, gast.Lambda):
-        body = [gast.Return(value=astutil.clone(node.body))]
+        body = [astutil.ret(astutil.clone(node.body))]
         args = astutil.clone(node.args)
     else:
         body, args = [astutil.clone(s) for s in node.body], astutil.clone(node.args)

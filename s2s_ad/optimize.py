@@ -268,13 +268,11 @@ class _Folder(gast.NodeTransformer):
         if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(right, gast.UnaryOp) \
                 and isinstance(right.op, gast.USub):
             self.changed = True     # a + -b  ->  a - b
-            op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
-            return astutil.binop(left, op, right.operand)
+            return astutil.binop(left, gast.Sub if op is gast.Add else gast.Add, right.operand)
         if op in (gast.Mult, gast.Div) and isinstance(left, gast.UnaryOp) \
                 and isinstance(left.op, gast.USub):
             self.changed = True     # (-a) * b  ->  -(a * b), for `c + -(...)`
-            return gast.UnaryOp(op=gast.USub(), operand=astutil.binop(
-                left.operand, node.op, right))
+            return astutil.neg(astutil.binop(left.operand, node.op, right))
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
@@ -284,7 +282,7 @@ class _Folder(gast.NodeTransformer):
             return kept
         if _is_minus_one(right) and op is gast.Mult:
             self.changed = True
-            return gast.UnaryOp(op=gast.USub(), operand=left)
+            return astutil.neg(left)
         return node
 
 

@@ -44,8 +44,8 @@ def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     pack = astutil.tuple_(astutil.name(n) for n in saved)
     fwd = astutil.function_def(fwd_name, fdef.args,
                                unbound + head + [astutil.ret(astutil.tuple_([output, pack]))])
-    unpack = [astutil.assign(gast.Tuple(elts=[astutil.name(n, store=True) for n in saved],
-                                        ctx=gast.Store()), astutil.name(saved_param))]
+    unpack = [astutil.assign(astutil.tuple_([astutil.name(n, store=True) for n in saved],
+                                            store=True), astutil.name(saved_param))]
     bwd = astutil.function_def(bwd_name, astutil.arguments([saved_param, seed_param]),
                                (unpack if saved else []) + tail)
     return fwd, bwd

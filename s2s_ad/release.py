@@ -48,9 +48,7 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
             inserts.append((at, dying[first:end]))
         first = end
     for at, names in reversed(inserts):
-        body.insert(at, gast.Delete(targets=[
-            gast.Name(id=n, ctx=gast.Del(), annotation=None, type_comment=None)
-            for n in names]))
+        body.insert(at, astutil.delete(names))
 
 
 def _reverse_blocks(body: list):

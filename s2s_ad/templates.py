@@ -212,7 +212,7 @@ def static_value(expr: gast.expr):
                              gast.Lambda, gast.NamedExpr)) or \
                 type(node).__name__.endswith("Comp"):
             raise ValueError("not static")
-    tree = gast.fix_missing_locations(gast.Expression(body=expr))
+    tree = gast.fix_missing_locations(astutil.expression(expr))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)     # `1.0 is None`
         code = compile(gast.gast_to_ast(tree), "<template>", "eval")
