@@ -2,8 +2,9 @@
 
 Everything else in s2s_ad builds nodes through these helpers, so a change in
 gast's node layout (the thing that broke Tangent on every release) is mended
-here once.  Builders always return fresh nodes; nodes are never shared
-between two places in a tree.
+here once (tests/test_astutil_only_builder.py checks that no other module
+calls a gast node class).  Builders always return fresh nodes; nodes are
+never shared between two places in a tree.
 """
 from __future__ import annotations
 
