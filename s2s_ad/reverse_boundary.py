@@ -65,9 +65,8 @@ class Boundary:
         out = []
         checked = self._scalar_witness(output.id, req)
         if req.mode != "vjp" and checked is not None:
-            check = astutil.call(f"{self._rt}.check_scalar",
-                                 [astutil.name(checked), astutil.const(src.name)])
-            out.append(astutil.if_(_not_float(checked), [astutil.expr_stmt(check)]))
+            out.append(astutil.expr_stmt(astutil.call(
+                f"{self._rt}.check_scalar", [astutil.name(checked), astutil.const(src.name)])))
         if output.id in self.facts.varied_out:
             seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
             out.append(astutil.assign(self.adjoint_name(output.id), seed))
@@ -140,16 +139,16 @@ class Boundary:
                 astutil.name(self.adjoint_name(p)) if p in self.live else
                 astutil.call(f"{self._rt}.zeros_like", [astutil.name(p)])
                 for p in req.wrt))]
-        grads, fixes = [], []
-        for p in req.wrt:
-            if p in self.live:
-                d = self.adjoint_name(p)
-                fixes.append(self._like_check(d, p))
-                grads.append(astutil.name(d))
-            else:
-                grads.append(astutil.call(f"{self._rt}.like", [
-                    astutil.const(0.0), astutil.name(p), astutil.const(p)]))
-        result = grads[0] if req.single else astutil.tuple_(grads)
+        # one call gives every gradient its argument's type, shape and dtype
+        grads = [astutil.name(self.adjoint_name(p)) if p in self.live else astutil.const(0.0)
+                 for p in req.wrt]
+        if req.single:
+            result = astutil.call(f"{self._rt}.like", [
+                grads[0], astutil.name(req.wrt[0]), astutil.const(req.wrt[0])])
+        else:
+            result = astutil.call(f"{self._rt}.like_each", [
+                astutil.tuple_(grads), astutil.tuple_(astutil.name(p) for p in req.wrt),
+                astutil.const(tuple(req.wrt))])
         value = astutil.clone(output)
         if aux is not None:
             value = astutil.tuple_([value, astutil.clone(aux)])
@@ -157,18 +156,4 @@ class Boundary:
             result = astutil.tuple_([value, result])
         elif aux is not None:
             result = astutil.tuple_([result, astutil.clone(aux)])
-        return fixes + [astutil.ret(result)]
-
-    def _like_check(self, d: str, p: str) -> gast.stmt:
-        """`dx` takes `x`'s type, shape and dtype: a cheap test for the
-        common float case, the helper (which also rejects ints) otherwise."""
-        test = astutil.or_([_not_float(d), _not_float(p)])
-        fix = astutil.assign(d, astutil.call(f"{self._rt}.like", [
-            astutil.name(d), astutil.name(p), astutil.const(p)]))
-        return astutil.if_(test, [fix])
-
-
-def _not_float(ident: str) -> gast.expr:
-    """`type(ident) is not float`, through the builtins' reserved names."""
-    return astutil.compare(astutil.call(astutil.builtin("type"), [astutil.name(ident)]),
-                           gast.IsNot, astutil.builtin("float"))
+        return [astutil.ret(result)]

@@ -26,7 +26,7 @@ def test_dump_wrt_and_no_optimize():
     optimized = run("dump", f"{EXAMPLE}:stable_softmax", "--wrt", "x,t")
     plain = run("dump", f"{EXAMPLE}:stable_softmax", "--wrt", "x,t", "--no-optimize")
     assert optimized.returncode == plain.returncode == 0
-    assert "return (dx, dt)" in optimized.stdout
+    assert "return rt.like_each((dx, dt), (x, t), ('x', 't'))" in optimized.stdout
     assert len(plain.stdout) > len(optimized.stdout)
 
 

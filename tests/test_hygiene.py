@@ -149,7 +149,6 @@ def test_module_globals_shadowing_builtins_and_generated_names():
 def test_output_keeps_plain_builtin_names_when_nothing_shadows_them():
     text = ad.source(ad.grad(simple_loop))
     assert "for i in reversed(range(n)):" in text
-    assert "if type(dx) is not float" in text
     assert "_1" not in text
 
 
@@ -157,7 +156,7 @@ def test_output_aliases_a_builtin_that_the_function_shadows():
     text = ad.source(ad.grad(builtin_locals))
     assert "reversed_1(range_1(" in text and "zip_1(" in text
     text = ad.source(ad.grad(builtin_params))
-    assert "type_1(dx) is not float_1" in text and "slice_1(1, 3, None)" in text
+    assert "slice_1(1, 3, None)" in text and "range_1(" in text
 
 
 # -- 7. generated names: adjoints, pairs, saved state -------------------------

@@ -121,6 +121,8 @@ def _origin():
 def check_scalar(value, fname: str):
     """Raise `NonScalarOutputError` unless `value` is a real scalar (a
     number or a 0-d real array; not None, a string or a complex number)."""
+    if type(value) is float:
+        return value
     if isinstance(value, (float, int, np.floating, np.integer, np.bool_)) or \
             type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
         return value
@@ -138,6 +140,8 @@ def check_scalar(value, fname: str):
 def like(g, x, pname: str):
     """Give the gradient `g` the type, shape and dtype of the argument `x`
     (item by item for a list, tuple or dict: the gradient is a pytree)."""
+    if type(g) is float and type(x) is float:
+        return g
     if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \
             and g.shape == x.shape and x.dtype.kind == "f":
         return g                                  # already right
@@ -162,6 +166,11 @@ def like(g, x, pname: str):
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     return float(g)
+
+
+def like_each(gs: tuple, xs: tuple, pnames: tuple) -> tuple:
+    """`like` for several gradients: the tuple a `wrt=(...)` request returns."""
+    return tuple(like(g, x, p) for g, x, p in zip(gs, xs, pnames))
 
 
 def _check_real(g, x, pname: str) -> None:
