@@ -118,10 +118,13 @@ class _Walk:
             entry = head if self.backward else self.loop_entry(loop, head)
             out = self.run(loop.body, entry)
             self._loops.pop()
+            # joined with the head so far (which starts as `state`): the
+            # head only moves one way, so it settles even where a transfer
+            # invents fresh facts (a new shape class) on each pass
             if self.backward:
-                new = self._join(state, out)
+                new = self._join(head, out)
             else:
-                new = self._join(state, self._join(out, frame[0]))
+                new = self._join(head, self._join(out, frame[0]))
                 jumps = frame[1]
             if new == head:
                 break

@@ -87,13 +87,17 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
 
 def _copies(fdef, params: set) -> dict:
     """name -> the parameters it may be (views of): `v = p`, `v = p[1:]`,
-    `v = p.T`, `k, v = (1.0, p)`, and so on through other such names, so
+    `v = p.T`, `k, v = (1.0, p)`, `for v in p`, and so on through other such names, so
     that updating v updates p."""
     pairs = []
     for node in gast.walk(fdef):
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 pairs += _bound_pairs(target, node.value)
+        elif isinstance(node, gast.For):        # rows of `p`, also through enumerate & co.
+            iters = [node.iter, *getattr(node.iter, "args", [])]
+            pairs += [(n.id, _root(i)) for n in gast.walk(node.target)
+                      if isinstance(n, gast.Name) for i in iters if _root(i) is not None]
     copies = {p: {p} for p in params}
     grown = True
     while grown:                    # (sets only grow, within the parameters)

@@ -83,8 +83,8 @@ class AliasForms:
     def _bind(self, stmt: gast.Assign) -> None:
         """Update the relations for an emitted `target = value`."""
         target, value = stmt.targets[0].id, stmt.value
-        if id(stmt) in self.rereads:
-            return
+        if id(stmt) in self.rereads or isinstance(value, gast.Name) and value.id == target:
+            return                      # (`x = x` keeps the object and its relations)
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
             return                      # the object, and its relations, stay
@@ -321,7 +321,7 @@ class AliasForms:
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
         self._realias(name, always)
-        reached = set(group) | self.maybe_aliases.get(name, set())
+        reached = set(group) | self._maybe_one(group)
         for member in sorted(group):
             for part in list(self.parts.get(member, [])):
                 if part.base in group or _slot(part) in written or \
@@ -336,7 +336,7 @@ class AliasForms:
                     seen.add(part.base)
                     reached |= self._propagate(part.base, True, seen, written=written)
         views: dict = {}
-        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - seen
+        maybe = self._maybe_one(group) - seen
         for view, part in self._views_of(group) + [   # and views of what may be it:
                 (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
             if view not in seen and (view not in views or _slot(part) in written):
@@ -365,19 +365,33 @@ class AliasForms:
         (bound in a branch or loop, with their own aliases) are rebound if
         they still are."""
         group = set(self.aliases.get(name, {name}))
-        maybe = set().union(*(self.maybe_aliases.get(m, set()) for m in group)) - group
+        maybe = self._maybe_one(group)
         for other in sorted(group - {name}):
-            if other not in self.locals:
-                continue                # a temporary, read once already
+            if other not in self.locals and not self._views_of({other}):
+                continue                # a temporary, read once already (no base of views)
             if always:
                 self.emit(astutil.assign(other, astutil.name(name)))
             else:
                 self._if_same([other], name)
+        done: set = set()
         for other in sorted(maybe):
             names = sorted(n for n in self.aliases.get(other, {other}) if n in self.locals)
-            if names:
+            if names and names[0] not in done:
+                done.update(names)
                 self.unbound.update(set(names) - self.params)   # maybe not bound yet
                 self._if_same(names, name)
+
+    def _maybe_one(self, group: set) -> set:
+        """The names that may be one object with `group`, through chains of
+        maybe-aliases and aliases (`t = w` in a branch, then `s = t`)."""
+        out, todo = set(), list(group)
+        while todo:
+            for other in self.maybe_aliases.get(todo.pop(), ()):
+                for n in self.aliases.get(other, {other}):
+                    if n not in out and n not in group:
+                        out.add(n)
+                        todo.append(n)
+        return out
 
     def _if_same(self, others: list, name: str) -> None:
         """`if others[0] is name: others... = name`."""

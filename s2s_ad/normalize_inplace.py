@@ -171,7 +171,12 @@ class InPlaceForms:
         self._augment(target.id, stmt.op, self.atom(stmt.value))
 
     def _augment(self, name: str, op, value) -> None:
-        """`name op= value`: `name = iadd(name, value)`, in place for arrays."""
+        """`name op= value`: `name = iadd(name, value)`, in place for arrays.
+        An operand that may share memory with `name` (`z = v; v *= z`) is
+        copied first (`rt.keep`): NumPy reads it before writing, and so must
+        the adjoint, after the update."""
+        if isinstance(value, gast.Name) and value.id in self._related(name):
+            value = self.atom(astutil.call(f"{RUNTIME}.keep", [value]))
         func = _INPLACE.get(type(op))
         rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(name), value]) \
             if func else astutil.binop(astutil.name(name), op, value)

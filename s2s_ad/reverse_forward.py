@@ -244,6 +244,9 @@ def param_copies(body, prims, params, shares: dict) -> dict:
                 for name in names_of(prim.binding.get(param)):
                     if name in alias:
                         reached.setdefault(alias[name], stmt)
+        for name in sorted(prim.writes if prim is not None else ()):   # ...called inside
+            if name in alias:                                       # a verbatim expression
+                reached.setdefault(alias[name], stmt)
         if not isinstance(stmt, gast.Assign):
             continue
         target = stmt.targets[0].id

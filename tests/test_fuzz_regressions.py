@@ -238,6 +238,49 @@ def one_array_in_two_dict_slots(x, z):                   # seed 6461
     return z @ z + np.sum(err['bias'])
 
 
+def update_by_an_alias_of_itself(v):                    # seed 13465
+    z = v
+    v *= z
+    return np.mean(v)
+
+
+def self_assignment_keeps_the_alias(theta, w):          # seeds 14962, 14679
+    total = theta
+    hid = total
+    hid = hid
+    res = theta
+    res *= w
+    return np.sum(hid)
+
+
+def operand_from_a_conditional_expression(x):          # seed 10568
+    beta = 1.0 + x
+    beta /= (beta if np.sum(x) > -100.0 else beta) ** 2
+    return beta @ beta
+
+
+def maybe_alias_through_two_conditionals(h, w):         # seed 17898
+    seed = 1.0 if np.sum(w) < -100.0 else w if np.sum(w) > -100.0 else 1.0
+    mu = w
+    mu *= 2.0
+    return np.sum(h) * seed.sum()
+
+
+def swap_into_a_temporary_then_update(h):               # seed 19033
+    items = [h[2]]
+    h, r = (1.0, h)
+    r -= r * 0.5
+    items.append(1.0)
+    return np.sum(r) + items[0]
+
+
+def shape_class_invented_in_a_loop(b):                  # seed 19190
+    r = 1.23
+    while b > 100.0:
+        r = max(b, r - b)
+    return r * b
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -270,6 +313,12 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (view_that_is_also_a_tuple_item, [M3.copy()], 0),
     (alias_rebound_then_updated, [M3, V3], 0),
     (one_array_in_two_dict_slots, [1.01, V3], (0, 1)),
+    (update_by_an_alias_of_itself, [V3], 0),
+    (self_assignment_keeps_the_alias, [V3, 1.97], (0, 1)),
+    (operand_from_a_conditional_expression, [V3], 0),
+    (maybe_alias_through_two_conditionals, [V3, V3 * 2.0], (0, 1)),
+    (swap_into_a_temporary_then_update, [V3], 0),
+    (shape_class_invented_in_a_loop, [0.4], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
@@ -410,3 +459,33 @@ def default_argument_updated_in_place(theta):          # seed 3568
 def test_helper_updating_an_argument_through_a_name_is_refused(f, arg):
     with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
         ad.grad(f)(np.copy(arg))
+
+
+def scales_rows(rows):
+    for row in rows:
+        row *= 1.36
+    return 1.0
+
+
+def helper_updating_the_rows_it_loops_over(theta):     # seed 12568
+    acc = scales_rows(theta)
+    return np.sum(theta) * acc
+
+
+def test_helper_updating_rows_of_an_argument_is_refused():
+    with pytest.raises(ad.errors.UnsupportedSyntaxError, match="in place"):
+        ad.grad(helper_updating_the_rows_it_loops_over)(M3.copy())
+
+
+def scales_through_a_name(rt, a, saved):
+    hid = saved
+    hid *= 1.5
+
+
+def mutating_call_inside_a_constant_expression(h, ret):   # seed 10359
+    step = np.zeros_like(scales_through_a_name(1.0, 0.26, ret))
+    return np.sum(h ** 2) + np.sum(step)
+
+
+def test_argument_updated_inside_a_constant_expression_stays_unmutated():
+    check_grad(mutating_call_inside_a_constant_expression, [V3, M3.copy()], wrt=0)

@@ -113,6 +113,11 @@ def dict_display(z, keys, values):
     d[values] += rt.dict_parts(d[z], keys, values)
 
 
+@adjoint(rt.keep)
+def keep(z, value):
+    d[value] += d[z]
+
+
 @adjoint(rt.indexable)
 def indexable(z, seq):
     d[seq] += rt.unindexable(d[z], seq)
