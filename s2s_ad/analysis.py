@@ -289,7 +289,12 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
                        if op in facts.varied_before.get(id(s), State())}
         after = useful.get(id(block), set())       # (such an adjoint is live on every path)
         if not isinstance(block, gast.If):         # a loop fills them before it, at its exit
-            contributed = contributed - astutil.stored_names(block) if exit else set()
+            if not exit:
+                return facts.carriers & killed & after
+            # (useful after the loop is no proof that the adjoint is live at
+            # its exit: a path after it may kill it, so keep the value)
+            return facts.carriers & ((killed & after) |
+                                     (contributed - astutil.stored_names(block)))
         return facts.carriers & ((killed & after) | (contributed - after))
 
     def kills(stmt) -> bool:

@@ -107,6 +107,7 @@ class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeFo
         self.rereads: set = set()       # id(views re-read after an update)
         self.shares: dict = {}          # see Normalized.shares
         self.heirs: dict = {}           # see Normalized.heirs
+        self.loose: set = set()         # updated by `op=`: one object with its aliases if an array
         self.passes: dict = {}          # see Normalized.passes
         self.unbound: set = set()       # see Normalized.unbound
         self.user_names = None          # every name in the user's function

@@ -75,7 +75,7 @@ class Part:
 
 class AliasForms:
     """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
-    `locals`, `_stmt`, `loops` and `origin`; owns `aliases`,
+    `locals`, `_stmt`, `loops` and `origin`; owns `aliases`, `loose`,
     `maybe_aliases`, `parts`, `tuples`, `rereads`, `shares`, `heirs` and
     `passes`."""
 
@@ -87,8 +87,11 @@ class AliasForms:
             return                      # (`x = x` keeps the object and its relations)
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
+            if astutil.dotted_name(value.func.value) == OPERATORS:
+                self.loose.add(target)  # ...and `r *= c` a float: still one object?
             return                      # the object, and its relations, stay
         self._rebind(target, stmt)
+        self.loose.discard(target)
         for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
             del self.tuples[holder]         # an item rebound: the display no longer holds it
         if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
@@ -369,9 +372,9 @@ class AliasForms:
         for other in sorted(group - {name}):
             if other not in self.locals and not self._views_of({other}):
                 continue                # a temporary, read once already (no base of views)
-            if always:
+            if always and other not in self.loose:
                 self.emit(astutil.assign(other, astutil.name(name)))
-            else:
+            else:               # (a number updated by `op=` is a new object)
                 self._if_same([other], name)
         done: set = set()
         for other in sorted(maybe):

@@ -170,13 +170,18 @@ class InPlaceForms:
             self._unsupported(stmt, "augmented assignment to " + astutil.describe(target))
         self._augment(target.id, stmt.op, self.atom(stmt.value))
 
-    def _augment(self, name: str, op, value) -> None:
-        """`name op= value`: `name = iadd(name, value)`, in place for arrays.
-        An operand that may share memory with `name` (`z = v; v *= z`) is
-        copied first (`rt.keep`): NumPy reads it before writing, and so must
-        the adjoint, after the update."""
+    def _own_operand(self, name: str, value):
+        """`value`, copied first (`rt.keep`, whose adjoint is the identity)
+        if it may share memory with `name`, which the update overwrites:
+        NumPy reads such an operand before writing, and so must the adjoint."""
         if isinstance(value, gast.Name) and value.id in self._related(name):
-            value = self.atom(astutil.call(f"{RUNTIME}.keep", [value]))
+            return self.atom(astutil.call(f"{RUNTIME}.keep", [value]))
+        return value
+
+    def _augment(self, name: str, op, value) -> None:
+        """`name op= value`: `name = iadd(name, value)`, in place for arrays
+        (an operand sharing its memory copied first: `z = v; v *= z`)."""
+        value = self._own_operand(name, value)
         func = _INPLACE.get(type(op))
         rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(name), value]) \
             if func else astutil.binop(astutil.name(name), op, value)

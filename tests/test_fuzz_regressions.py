@@ -281,6 +281,28 @@ def shape_class_invented_in_a_loop(b):                  # seed 19190
     return r * b
 
 
+def row_scaled_then_stored_back_repeatedly(y):          # seed 14159
+    m = y
+    for i, r in enumerate(y):
+        r *= eps
+        n = 0
+        while n < 3:
+            n += 1
+            m[i] = r
+    return np.sum(y ** 2)
+
+
+def parameter_killed_after_a_loop_that_read_it(x):      # seed 19661
+    x = x
+    out = 0.0
+    for k in range(2):
+        if k > 5:
+            out = x
+            break
+    x = np.ones(3)
+    return out + np.sum(x) * 0.0
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -319,6 +341,8 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (maybe_alias_through_two_conditionals, [V3, V3 * 2.0], (0, 1)),
     (swap_into_a_temporary_then_update, [V3], 0),
     (shape_class_invented_in_a_loop, [0.4], 0),
+    (row_scaled_then_stored_back_repeatedly, [V3], 0),
+    (parameter_killed_after_a_loop_that_read_it, [1.65], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
