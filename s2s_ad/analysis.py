@@ -1,7 +1,8 @@
 """Data-flow facts over an ANF body, returned as side tables.
 
 All analyses walk the structured ANF (if/for/while, break, continue) with
-joins at merges and fixpoints at loop heads; nothing is written onto nodes.
+one walker (dataflow.py): joins at merges, fixpoints at loop heads; nothing
+is written onto nodes.
 
 - varied  (forward, may):  names that depend on a `wrt` parameter through
   differentiable primitives.  `stop_gradient`, comparisons and calls declared
@@ -16,29 +17,18 @@ joins at merges and fixpoints at loop heads; nothing is written onto nodes.
   memory with (`Normalized.shares`), or a name whose zero adjoint is filled
   at a join (`zeros_like(x)` reads x) - the reverse transform saves and
   restores those.
-- same_shape (forward, must): for an elementwise primitive, the operands
-  proven to have the result's shape, so no un-broadcasting is needed.
-- scalars: names every assignment of which gives a scalar (a number, a full
-  reduction, arithmetic on those); their adjoints are scalars too.
-- compact (backward, may): adjoints that may be smaller than their value
-  (a reduction's, unfilled), and where they must be spread (`_compact`);
-  `Facts.witness` names a never-reassigned parameter of the same shape class,
-  read instead of an intermediate whose shape is all the reverse needs.
+- shapes (shapes.py): shape classes, scalars and the compact-adjoint
+  decisions, in the same `Facts`.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
-from typing import Callable
 
 import gast
 
-from . import astutil
+from . import astutil, shapes
+from .dataflow import State, Walk
 from .primitives import CALL, COPY, RULE, Prim
-from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
-
-State = frozenset
-
 
 @dataclass
 class Facts:
@@ -67,86 +57,6 @@ class Facts:
         return cls if cls in self.stable else name
 
 
-class _Walk:
-    """A structured forward or backward walk with a join and a transfer."""
-
-    def __init__(self, transfer: Callable, join: Callable, backward: bool = False,
-                 loop_entry: Callable | None = None, loop_exit: Callable | None = None,
-                 at_exit: Callable | None = None):
-        self.transfer, self.join, self.backward = transfer, join, backward
-        self.at_exit = at_exit
-        self.loop_entry = loop_entry or (lambda stmt, state: state)
-        self.loop_exit = loop_exit or (lambda stmt, state: state)
-        self._loops: list = []
-
-    def run(self, body: list, state):
-        stmts = reversed(body) if self.backward else body
-        for stmt in stmts:
-            state = self.step(stmt, state)
-            if state is None:           # after break/continue: unreachable
-                return None
-        return state
-
-    def step(self, stmt, state):
-        if isinstance(stmt, gast.If):
-            if self.backward and self.at_exit:      # the state just after the `if`
-                self.at_exit(stmt, state)
-            if not self.backward:
-                state = self.transfer(stmt, state)
-            state = self._join(self.run(stmt.body, state), self.run(stmt.orelse, state))
-            return self.transfer(stmt, state) if self.backward and state is not None \
-                else state
-        if isinstance(stmt, (gast.For, gast.While)):
-            return self._loop(stmt, state)
-        if isinstance(stmt, (gast.Break, gast.Continue)):
-            return self._jump(stmt, state)
-        return self.transfer(stmt, state)
-
-    def _join(self, a, b):
-        if a is None or b is None:
-            return a if b is None else b
-        return self.join(a, b)
-
-    def _loop(self, loop, state):
-        """Iterate the body to a fixpoint at the loop head."""
-        head, jumps = state, None
-        for _ in range(1000):
-            # frame: [state a `continue` sees, joined states of `break`s (forward)
-            #         / state a `break` sees (backward)]
-            frame = [head, state] if self.backward else [None, None]
-            self._loops.append(frame)
-            entry = head if self.backward else self.loop_entry(loop, head)
-            out = self.run(loop.body, entry)
-            self._loops.pop()
-            # joined with the head so far (which starts as `state`): the
-            # head only moves one way, so it settles even where a transfer
-            # invents fresh facts (a new shape class) on each pass
-            if self.backward:
-                new = self._join(head, out)
-            else:
-                new = self._join(head, self._join(out, frame[0]))
-                jumps = frame[1]
-            if new == head:
-                break
-            head = new
-        else:       # (reported as a located InternalError by the driver)
-            raise RuntimeError("the analysis of a loop reached no fixpoint in 1000 rounds")
-        if self.backward:
-            return self.transfer(loop, head)
-        out = self._join(head, jumps)
-        return None if out is None else self.loop_exit(loop, out)
-
-    def _jump(self, stmt, state):
-        frame = self._loops[-1]
-        is_break = isinstance(stmt, gast.Break)
-        if self.backward:
-            # Walking backward, `break` sees the loop exit, `continue` the head.
-            return frame[1] if is_break else frame[0]
-        slot = 1 if is_break else 0
-        frame[slot] = self._join(frame[slot], state)
-        return None
-
-
 def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
     facts = Facts(spread=spread)
@@ -160,12 +70,12 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     facts.carriers = _carriers(body, prims, wrt, outputs, facts)
     facts.kills = {id(s) for s in astutil.assignments(body)
                    if id(s) not in facts.active and s.targets[0].id in facts.carriers}
-    _shapes(body, prims, wrt, facts)
+    shapes.shape_classes(body, prims, wrt, facts)
     stored = {n.id for n in gast.walk(astutil.module(body))
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     facts.stable = frozenset(wrt) - stored
     if spread:
-        _compact(body, prims, facts)
+        shapes.compact(body, prims, facts)
     _recorded(body, prims, wrt, facts, useful_after, shares or {}, heirs or {})
     return facts
 
@@ -210,7 +120,7 @@ def _varied(body, prims, wrt, facts) -> None:
             return state | {target} if varied else state - {target}
         return state
 
-    facts.varied_out = _Walk(transfer, State.union, loop_entry=loop_entry).run(
+    facts.varied_out = Walk(transfer, State.union, loop_entry=loop_entry).run(
         body, State(wrt)) or State()
 
 
@@ -240,7 +150,7 @@ def _useful(body, prims, outputs, facts) -> dict:
         return state
 
     start = State(outputs)
-    _Walk(transfer, State.union, backward=True, at_exit=at_exit).run(body, start)
+    Walk(transfer, State.union, backward=True, at_exit=at_exit).run(body, start)
     return after
 
 
@@ -320,7 +230,7 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         return live | zeroed(loop, exit=True)
 
     # The gradients are shaped like the parameters' values at entry.
-    _Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
+    Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
         body, State(wrt))
 
 
@@ -343,168 +253,3 @@ def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
         reads_result |= witness == target
         reads |= {witness} - {target}
     return State(reads), reads_result
-
-
-def _compact(body, prims, facts) -> None:
-    """compact (backward, may): names whose adjoint may be *compact* - smaller
-    than the value, standing for its broadcast (runtime.unbroadcast).
-
-    A reduction's operand gets its result's adjoint unfilled (`d[a] += g`
-    for `np.full_like(a, g)`).  An elementwise rule passes a compact adjoint
-    on, un-broadcast, where that is exact: when its contribution reads every
-    other operand or the result (so it spans every broadcast axis), or the
-    operand has the result's shape; elsewhere the sum needs the result's
-    shape (`needs_full`).  Every other rule gets its adjoint spread first
-    (`expand`).  A contribution that reads the operand or the result is full.
-    Names a loop assigns are never left compact (they get `needs_full`), so
-    no spreading runs inside a loop.
-    """
-    def transfer(stmt, state):
-        if not isinstance(stmt, gast.Assign):
-            return state
-        target = stmt.targets[0].id
-        incoming = target in state
-        state = state - {target}
-        if id(stmt) not in facts.active:
-            return state
-        prim = prims[id(stmt)]
-        varied = facts.varied_before.get(id(stmt), State())
-        if prim.kind == COPY:
-            source = prim.operands[0]
-            if incoming and source in facts.in_loops:
-                facts.needs_full.setdefault(id(stmt), set()).add(source)
-                return state
-            return state | ({source} if incoming else set())
-        tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
-            and target not in prim.operands
-        if incoming and not tolerant:
-            facts.expand.add(id(stmt))
-        if prim.kind != RULE:
-            return state
-        return state | _compact_operands(stmt, prim, target, varied, facts,
-                                         incoming and tolerant)
-
-    facts.in_loops = frozenset(
-        n.id for loop in astutil.statements(body) if isinstance(loop, (gast.For, gast.While))
-        for inner in loop.body for n in gast.walk(inner)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-    _Walk(transfer, State.union, backward=True).run(body, State())
-
-
-def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
-    tpl = prim.rule.template
-    reads = dict(tpl.reads)
-    bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
-    same = facts.same_shape.get(id(stmt), State())
-    compact = set()
-    for param, name in bound.items():
-        if name not in varied or param not in reads:
-            continue
-        if param in tpl.spreads:
-            if name not in facts.in_loops:
-                compact.add(name)
-            continue
-        if not incoming:
-            continue
-        read = reads[param]
-        covers = tpl.result in read or {p for p in bound if p != param} <= read
-        if name not in same and not covers:
-            facts.needs_full.setdefault(id(stmt), set()).add(name)      # summed exactly, so full
-        elif tpl.result not in read and param not in read and \
-                facts.classes.get(id(stmt), {}).get(name) != "scalar":
-            if name in facts.in_loops:      # spread here, not in every iteration
-                facts.needs_full.setdefault(id(stmt), set()).add(name)
-            else:
-                compact.add(name)
-    return compact
-
-
-def _shapes(body, prims, wrt, facts) -> None:
-    """Shape classes: two names in one class have equal shapes at run time.
-
-    A class is a parameter's name, "scalar" (a number: neutral under
-    broadcasting), or a fresh token for a shape nothing is known about.
-    """
-    fresh = itertools.count()
-    scalar, other = set(), set()
-
-    def transfer(stmt, state):
-        if not isinstance(stmt, gast.Assign):
-            return state
-        cls = dict(state)
-        prim = prims.get(id(stmt))
-        for name in astutil.load_names(stmt.value):
-            cls.setdefault(name, f"?{next(fresh)}")     # unknown, but one shape
-        shape = _shape_of(prim, cls) if prim is not None else None
-        if prim is not None and prim.kind == RULE and prim.rule.elementwise:
-            facts.same_shape[id(stmt)] = State(
-                n for n in prim.operands if shape is not None and cls.get(n) == shape)
-        if shape is None and astutil.is_number(stmt.value):
-            shape = "scalar"
-        target = stmt.targets[0].id
-        cls[target] = shape if shape is not None else f"?{next(fresh)}"
-        (scalar if shape == "scalar" else other).add(target)
-        operands = list(astutil.load_names(stmt.value))
-        if target not in operands:          # `x = f(x)`: no witness for either x
-            facts.classes[id(stmt)] = {n: cls.get(n) for n in [*operands, target]}
-        return State(cls.items())
-
-    # Loops start from the facts at entry and intersect to a fixpoint: a
-    # fact kept at the head holds on every iteration.  A name with no class
-    # gets a fresh one where it is first read (one unknown shape).
-    def loop_entry(loop, state):
-        if not isinstance(loop, gast.For):
-            return state
-        target = loop.target.id             # normalized loops count over a range
-        return State([(k, v) for k, v in state if k != target] + [(target, "scalar")])
-
-    out = _Walk(transfer, State.intersection, loop_entry=loop_entry).run(
-        body, State((w, w) for w in wrt))
-    facts.shape_out = dict(out or ())
-    facts.scalars = scalar - other - set(wrt)
-
-
-def _shape_of(prim: Prim, cls: dict):
-    """The class of a primitive's result, or None if unknown."""
-    if prim.kind == COPY:
-        return cls.get(prim.operands[0])
-    if prim.kind != RULE:
-        return prim.shape_hint
-    shape = prim.rule.shape
-    if shape == ELEMENTWISE:
-        return _broadcast([_class_of(n, cls) for n in prim.binding.values()
-                           if _is_operand(n)])
-    if shape == SCALAR:
-        # every operand is a scalar too: all share one shape, ()
-        classes = {_class_of(n, cls) for n in prim.binding.values() if _is_operand(n)}
-        return classes.pop() if len(classes) == 1 else "scalar"
-    if shape == REDUCTION and _is_none(prim.binding.get("axis")) and \
-            not _is_true(prim.binding.get("keepdims")):
-        return "scalar"
-    return None
-
-
-def _is_none(node) -> bool:
-    return isinstance(node, gast.Constant) and node.value is None
-
-
-def _is_true(node) -> bool:
-    return not (isinstance(node, gast.Constant) and node.value is False)
-
-
-def _is_operand(node) -> bool:
-    return isinstance(node, gast.Name) or astutil.is_number(node)
-
-
-def _class_of(node, cls):
-    if astutil.is_number(node):
-        return "scalar"
-    return cls.get(node.id)
-
-
-def _broadcast(classes):
-    """The class of a broadcast of operands, if statically known."""
-    known = {c for c in classes if c != "scalar"}
-    if None in known or len(known) > 1:
-        return None
-    return known.pop() if known else "scalar"

@@ -1,4 +1,4 @@
-"""Compact adjoints (analysis._compact, runtime.unbroadcast/expand): a
+"""Compact adjoints (shapes.compact, runtime.unbroadcast/expand): a
 reduction's operand gets its result's adjoint unfilled, and every consumer
 must still get the exact gradient - through broadcasting, non-elementwise
 rules, user calls, branches, loops and in-place updates, in float32 too."""

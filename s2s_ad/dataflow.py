@@ -1,0 +1,98 @@
+"""The one walker of structured ANF that every data-flow analysis uses.
+
+A `Walk` runs a transfer function forward or backward over if/for/while,
+`break` and `continue`, joining states where control flow merges and
+iterating loops to a fixpoint at their head.  States are immutable sets
+(`State`); transfer functions return new ones.
+
+Invariant: a loop head is the join of everything seen at it so far, so it
+moves one way and settles; one that has not settled after 1000 rounds is a
+bug, raised (and reported by the driver as a located `InternalError`).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import gast
+
+State = frozenset
+
+
+class Walk:
+    """A structured forward or backward walk with a join and a transfer."""
+
+    def __init__(self, transfer: Callable, join: Callable, backward: bool = False,
+                 loop_entry: Callable | None = None, loop_exit: Callable | None = None,
+                 at_exit: Callable | None = None):
+        self.transfer, self.join, self.backward = transfer, join, backward
+        self.at_exit = at_exit
+        self.loop_entry = loop_entry or (lambda stmt, state: state)
+        self.loop_exit = loop_exit or (lambda stmt, state: state)
+        self._loops: list = []
+
+    def run(self, body: list, state):
+        stmts = reversed(body) if self.backward else body
+        for stmt in stmts:
+            state = self.step(stmt, state)
+            if state is None:           # after break/continue: unreachable
+                return None
+        return state
+
+    def step(self, stmt, state):
+        if isinstance(stmt, gast.If):
+            if self.backward and self.at_exit:      # the state just after the `if`
+                self.at_exit(stmt, state)
+            if not self.backward:
+                state = self.transfer(stmt, state)
+            state = self._join(self.run(stmt.body, state), self.run(stmt.orelse, state))
+            return self.transfer(stmt, state) if self.backward and state is not None \
+                else state
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt, state)
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            return self._jump(stmt, state)
+        return self.transfer(stmt, state)
+
+    def _join(self, a, b):
+        if a is None or b is None:
+            return a if b is None else b
+        return self.join(a, b)
+
+    def _loop(self, loop, state):
+        """Iterate the body to a fixpoint at the loop head."""
+        head, jumps = state, None
+        for _ in range(1000):
+            # frame: [state a `continue` sees, joined states of `break`s (forward)
+            #         / state a `break` sees (backward)]
+            frame = [head, state] if self.backward else [None, None]
+            self._loops.append(frame)
+            entry = head if self.backward else self.loop_entry(loop, head)
+            out = self.run(loop.body, entry)
+            self._loops.pop()
+            # joined with the head so far (which starts as `state`): the
+            # head only moves one way, so it settles even where a transfer
+            # invents fresh facts (a new shape class) on each pass
+            if self.backward:
+                new = self._join(head, out)
+            else:
+                new = self._join(head, self._join(out, frame[0]))
+                jumps = frame[1]
+            if new == head:
+                break
+            head = new
+        else:       # (reported as a located InternalError by the driver)
+            raise RuntimeError("the analysis of a loop reached no fixpoint in 1000 rounds")
+        if self.backward:
+            return self.transfer(loop, head)
+        out = self._join(head, jumps)
+        return None if out is None else self.loop_exit(loop, out)
+
+    def _jump(self, stmt, state):
+        frame = self._loops[-1]
+        is_break = isinstance(stmt, gast.Break)
+        if self.backward:
+            # Walking backward, `break` sees the loop exit, `continue` the head.
+            return frame[1] if is_break else frame[0]
+        slot = 1 if is_break else 0
+        frame[slot] = self._join(frame[slot], state)
+        return None

@@ -1,0 +1,191 @@
+"""Shape facts over an ANF body, written into the analysis' `Facts`.
+
+- shape classes (forward, must): two names in one class have equal shapes
+  at run time (`shape_classes`); from them, `same_shape`: for an elementwise
+  primitive, the operands proven to have the result's shape, so no
+  un-broadcasting is needed; and `scalars`: names every assignment of which
+  gives a scalar (a number, a full reduction, arithmetic on those), whose
+  adjoints are scalars too.
+- compact (backward, may): adjoints that may be smaller than their value
+  (a reduction's, unfilled), and where they must be spread (`compact`);
+  `Facts.witness` names a never-reassigned parameter of the same shape
+  class, read instead of an intermediate whose shape is all the reverse
+  needs.
+
+Both run after activity (they read `Facts.active` and `varied_before`).
+"""
+from __future__ import annotations
+
+import itertools
+
+import gast
+
+from . import astutil
+from .dataflow import State, Walk
+from .primitives import COPY, RULE, Prim
+from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
+
+
+def compact(body, prims, facts) -> None:
+    """compact (backward, may): names whose adjoint may be *compact* - smaller
+    than the value, standing for its broadcast (runtime.unbroadcast).
+
+    A reduction's operand gets its result's adjoint unfilled (`d[a] += g`
+    for `np.full_like(a, g)`).  An elementwise rule passes a compact adjoint
+    on, un-broadcast, where that is exact: when its contribution reads every
+    other operand or the result (so it spans every broadcast axis), or the
+    operand has the result's shape; elsewhere the sum needs the result's
+    shape (`needs_full`).  Every other rule gets its adjoint spread first
+    (`expand`).  A contribution that reads the operand or the result is full.
+    Names a loop assigns are never left compact (they get `needs_full`), so
+    no spreading runs inside a loop.
+    """
+    def transfer(stmt, state):
+        if not isinstance(stmt, gast.Assign):
+            return state
+        target = stmt.targets[0].id
+        incoming = target in state
+        state = state - {target}
+        if id(stmt) not in facts.active:
+            return state
+        prim = prims[id(stmt)]
+        varied = facts.varied_before.get(id(stmt), State())
+        if prim.kind == COPY:
+            source = prim.operands[0]
+            if incoming and source in facts.in_loops:
+                facts.needs_full.setdefault(id(stmt), set()).add(source)
+                return state
+            return state | ({source} if incoming else set())
+        tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
+            and target not in prim.operands
+        if incoming and not tolerant:
+            facts.expand.add(id(stmt))
+        if prim.kind != RULE:
+            return state
+        return state | _compact_operands(stmt, prim, target, varied, facts,
+                                         incoming and tolerant)
+
+    facts.in_loops = frozenset(
+        n.id for loop in astutil.statements(body) if isinstance(loop, (gast.For, gast.While))
+        for inner in loop.body for n in gast.walk(inner)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    Walk(transfer, State.union, backward=True).run(body, State())
+
+
+def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
+    tpl = prim.rule.template
+    reads = dict(tpl.reads)
+    bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
+    same = facts.same_shape.get(id(stmt), State())
+    compact = set()
+    for param, name in bound.items():
+        if name not in varied or param not in reads:
+            continue
+        if param in tpl.spreads:
+            if name not in facts.in_loops:
+                compact.add(name)
+            continue
+        if not incoming:
+            continue
+        read = reads[param]
+        covers = tpl.result in read or {p for p in bound if p != param} <= read
+        if name not in same and not covers:
+            facts.needs_full.setdefault(id(stmt), set()).add(name)      # summed exactly, so full
+        elif tpl.result not in read and param not in read and \
+                facts.classes.get(id(stmt), {}).get(name) != "scalar":
+            if name in facts.in_loops:      # spread here, not in every iteration
+                facts.needs_full.setdefault(id(stmt), set()).add(name)
+            else:
+                compact.add(name)
+    return compact
+
+
+def shape_classes(body, prims, wrt, facts) -> None:
+    """Shape classes: two names in one class have equal shapes at run time.
+
+    A class is a parameter's name, "scalar" (a number: neutral under
+    broadcasting), or a fresh token for a shape nothing is known about.
+    """
+    fresh = itertools.count()
+    scalar, other = set(), set()
+
+    def transfer(stmt, state):
+        if not isinstance(stmt, gast.Assign):
+            return state
+        cls = dict(state)
+        prim = prims.get(id(stmt))
+        for name in astutil.load_names(stmt.value):
+            cls.setdefault(name, f"?{next(fresh)}")     # unknown, but one shape
+        shape = _shape_of(prim, cls) if prim is not None else None
+        if prim is not None and prim.kind == RULE and prim.rule.elementwise:
+            facts.same_shape[id(stmt)] = State(
+                n for n in prim.operands if shape is not None and cls.get(n) == shape)
+        if shape is None and astutil.is_number(stmt.value):
+            shape = "scalar"
+        target = stmt.targets[0].id
+        cls[target] = shape if shape is not None else f"?{next(fresh)}"
+        (scalar if shape == "scalar" else other).add(target)
+        operands = list(astutil.load_names(stmt.value))
+        if target not in operands:          # `x = f(x)`: no witness for either x
+            facts.classes[id(stmt)] = {n: cls.get(n) for n in [*operands, target]}
+        return State(cls.items())
+
+    # Loops start from the facts at entry and intersect to a fixpoint: a
+    # fact kept at the head holds on every iteration.  A name with no class
+    # gets a fresh one where it is first read (one unknown shape).
+    def loop_entry(loop, state):
+        if not isinstance(loop, gast.For):
+            return state
+        target = loop.target.id             # normalized loops count over a range
+        return State([(k, v) for k, v in state if k != target] + [(target, "scalar")])
+
+    out = Walk(transfer, State.intersection, loop_entry=loop_entry).run(
+        body, State((w, w) for w in wrt))
+    facts.shape_out = dict(out or ())
+    facts.scalars = scalar - other - set(wrt)
+
+
+def _shape_of(prim: Prim, cls: dict):
+    """The class of a primitive's result, or None if unknown."""
+    if prim.kind == COPY:
+        return cls.get(prim.operands[0])
+    if prim.kind != RULE:
+        return prim.shape_hint
+    shape = prim.rule.shape
+    if shape == ELEMENTWISE:
+        return _broadcast([_class_of(n, cls) for n in prim.binding.values()
+                           if _is_operand(n)])
+    if shape == SCALAR:
+        # every operand is a scalar too: all share one shape, ()
+        classes = {_class_of(n, cls) for n in prim.binding.values() if _is_operand(n)}
+        return classes.pop() if len(classes) == 1 else "scalar"
+    if shape == REDUCTION and _is_none(prim.binding.get("axis")) and \
+            not _is_true(prim.binding.get("keepdims")):
+        return "scalar"
+    return None
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _is_true(node) -> bool:
+    return not (isinstance(node, gast.Constant) and node.value is False)
+
+
+def _is_operand(node) -> bool:
+    return isinstance(node, gast.Name) or astutil.is_number(node)
+
+
+def _class_of(node, cls):
+    if astutil.is_number(node):
+        return "scalar"
+    return cls.get(node.id)
+
+
+def _broadcast(classes):
+    """The class of a broadcast of operands, if statically known."""
+    known = {c for c in classes if c != "scalar"}
+    if None in known or len(known) > 1:
+        return None
+    return known.pop() if known else "scalar"
