@@ -45,6 +45,7 @@ from .errors import UnsupportedSyntaxError
 from .frontend import Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
+from .normalize_updates import UpdateForms
 from .normalize_exprs import ControlExprForms, binds
 from .normalize_inplace import InPlaceForms
 from .normalize_loops import LoopForms
@@ -94,7 +95,8 @@ def normalize(src: Source) -> Normalized:
                       norm.passes, norm.unbound)
 
 
-class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, ScopeForms):
+class _Normalizer(LoopForms, ControlExprForms, InPlaceForms, AliasForms, UpdateForms,
+                  ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}

@@ -5,7 +5,7 @@ A mixin of the normalizer (see normalize.py for the grammar).
 `np.add.at(a, i, v)` becomes `a = scatter_add(a, i, v)` and
 `items.append(v)` becomes `items = append(items, v, k)`: primitives that
 update their first operand in place, as NumPy and Python do, and return it.
-After each, `_updated` (normalize_aliases.py) emits what makes the names
+After each, `_updated` (normalize_updates.py) emits what makes the names
 that share memory with the updated one change too.
 """
 from __future__ import annotations

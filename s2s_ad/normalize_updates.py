@@ -1,0 +1,218 @@
+"""What an in-place update emits, so that every name sharing memory with
+the updated one stays true for the analyses.
+
+A mixin of the normalizer (see normalize.py), over the relations of
+normalize_aliases.py.  After an in-place update of `n` (`n[i] = v`,
+`n += e`, `n.append(v)`, ...) the normalizer emits, each guarded by a
+run-time test that the relation still holds (`rt.shares`: a view still
+shares memory with its base; an item is still `b[i]`), so a copy (`y[i]`
+of a 1-d array is a scalar) is never mistaken for a view:
+- for each alias `y`: `y = n` (a no-op rebinding; `if y is n: y = n` for
+  maybe-aliases and for names updated by `op=`, which rebinds a number);
+- for each `b` that `n` is a part of: `b = rt.sync_index(b, i, n)` (or
+  `sync_transposed`, `sync_reshaped`): a no-op at run time and, for the
+  analyses, the write of `n` into `b`; then `b`'s own relations, recursively;
+- for each part `v` of `n`: `v = n[i]` again (the view now reads new values).
+
+Where an update would have to go through an uncertain relation - writing
+back through it, or re-reading a view that the program reads again - the
+generated code checks at run time that the two do not share memory
+(`rt.refuse_shared`), and raises a located error if they do: a float bound
+in a loop never does.  `Normalized.shares` maps each in-place statement to
+every name whose memory it may write, so that recording saves what the
+reverse sweep needs.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from . import astutil
+from .frontend import RUNTIME
+from .normalize_aliases import Part
+
+_SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
+
+
+class UpdateForms:
+    """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
+    `locals`, `params`, `_stmt`, `_out`, `loops` and the relations of
+    `AliasForms`; fills `shares`, `rereads` and `unbound`."""
+
+    def _updated(self, stmt, name: str, always: bool) -> None:
+        """Emit what keeps related names true after the in-place update
+        `stmt` of `name`; record the names whose memory it may write.  (A
+        write through a relation that cannot be followed is checked before
+        the update, so a refused call changes nothing.)"""
+        at = len(self._out) - 1
+        self.shares[id(stmt)] = frozenset(self._propagate(name, always, {name}))
+        checks = [s for s in self._out[at + 1:] if _is_refusal(s)]
+        if checks:
+            self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
+
+    def _propagate(self, name: str, always: bool, seen: set, source=None,
+                   written=None) -> set:
+        """Emit the write-backs and re-reads after `name` got new values
+        (re-read through the part `source`); returns the names reached.  The
+        views of a changed object are all claimed before any is followed, so
+        that a name that is both a view of it and an item of a container is
+        re-read from the object and then written back into the container,
+        never re-read from the container's stale item.  `written` holds the
+        slots written so far: a view held in several slots is re-read from
+        the one written, and written back into the others."""
+        written = set() if written is None else written
+        group = self.aliases.get(name, {name})
+        seen |= group                   # one object: nothing to write back between them
+        self._realias(name, always)
+        reached = set(group) | self._maybe_one(group)
+        for member in sorted(group):
+            for part in list(self.parts.get(member, [])):
+                if part.base in group or _slot(part) in written or \
+                        source is not None and _slot(part) == _slot(source):
+                    continue
+                if not part.certain:
+                    self._refuse_shared(member, part, "is written through")
+                    continue
+                written.add(_slot(part))
+                self._guarded(name, part, self._write_back(name, part))   # name: the new value
+                if part.base not in seen:
+                    seen.add(part.base)
+                    reached |= self._propagate(part.base, True, seen, written=written)
+        views: dict = {}
+        maybe = self._maybe_one(group) - seen
+        for view, part in self._views_of(group) + [   # and views of what may be it:
+                (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
+            if view not in seen and (view not in views or _slot(part) in written):
+                views[view] = part
+        seen.update(views)
+        for view, part in views.items():
+            reached.add(view)           # its values change: record them if needed
+            if not part.reread and not self.parts.get(view):
+                continue                # (a temporary that is no link to further bases)
+            if not part.certain:
+                for other in self._read_later(self._sharing(view)):
+                    self._refuse_shared(other, Part(part.base, part.kind, part.view),
+                                        "is read again")
+                continue
+            fresh = dataclasses.replace(part, view=astutil.clone(part.view))
+            fresh.rebase(name)          # read from the name holding the new value
+            reread = astutil.assign(view, astutil.clone(fresh.view))
+            self.rereads.add(id(reread))    # the same object: its relations stay
+            self._guarded(view, fresh, reread)
+            reached |= self._propagate(view, True, seen, part, written)
+        return reached
+
+    def _realias(self, name: str, always: bool) -> None:
+        """Rebind the aliases of `name` to it (a no-op for the primal), so
+        the analyses see them change too; names that only may be aliases
+        (bound in a branch or loop, with their own aliases) are rebound if
+        they still are."""
+        group = set(self.aliases.get(name, {name}))
+        maybe = self._maybe_one(group)
+        for other in sorted(group - {name}):
+            if other not in self.locals and not self._views_of({other}):
+                continue                # a temporary, read once already (no base of views)
+            if always and other not in self.loose:
+                self.emit(astutil.assign(other, astutil.name(name)))
+            else:               # (a number updated by `op=` is a new object)
+                self._if_same([other], name)
+        done: set = set()
+        for other in sorted(maybe):
+            names = sorted(n for n in self.aliases.get(other, {other}) if n in self.locals)
+            if names and names[0] not in done:
+                done.update(names)
+                self.unbound.update(set(names) - self.params)   # maybe not bound yet
+                self._if_same(names, name)
+
+    def _maybe_one(self, group: set) -> set:
+        """The names that may be one object with `group`, through chains of
+        maybe-aliases and aliases (`t = w` in a branch, then `s = t`)."""
+        out, todo = set(), list(group)
+        while todo:
+            for other in self.maybe_aliases.get(todo.pop(), ()):
+                for n in self.aliases.get(other, {other}):
+                    if n not in out and n not in group:
+                        out.add(n)
+                        todo.append(n)
+        return out
+
+    def _if_same(self, others: list, name: str) -> None:
+        """`if others[0] is name: others... = name`."""
+        same = self.namer.temp("same")
+        self.emit(astutil.assign(same, astutil.compare(
+            astutil.name(others[0]), gast.Is, astutil.name(name))))
+        body = self.capture(lambda: [self.emit(astutil.assign(o, astutil.name(name)))
+                                     for o in others])
+        guard = astutil.if_(astutil.name(same), body)
+        self.emit(guard)
+        self._leave_compound(guard)     # still only maybe aliases
+
+    def _guarded(self, view: str, part: Part, stmt) -> None:
+        """`if rt.shares(view, base[, index]): stmt`."""
+        args = [astutil.name(view), astutil.name(part.base)]
+        if part.kind == "index":
+            args.append(part.index)
+        self.unbound.update({view, part.base} - self.params)    # maybe bound in a branch only
+        test = self.namer.temp("shares")
+        self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.shares", args)))
+        self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt))))
+
+    @staticmethod
+    def _write_back(view: str, part: Part) -> gast.stmt:
+        args = [astutil.name(part.base)]
+        if part.kind == "index":
+            args.append(part.index)
+        return astutil.assign(part.base, astutil.call(
+            f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
+
+    def _refuse_shared(self, name: str, part: Part, how: str) -> None:
+        """`rt.refuse_shared(name, base, ...)`: a located error at run time
+        if `name` shares memory with `base` (it cannot be followed here)."""
+        loc = self.src.locate(self._stmt)
+        self.unbound.update({name, part.base} - self.params)    # maybe bound in a branch only
+        base = f"`{part.base}`" if part.base in self.locals else "the array it was read from"
+        what = f"`{name}`" if name in self.locals else \
+            "an intermediate value (such as the sequence a loop iterates)"
+        message = (f"{what} may share memory with {base} and {how} after an "
+                   f"in-place update, but s2s_ad cannot tell which part of {base} it "
+                   f"is (it was bound in an `if` or a loop above, or returned by a "
+                   f"function, or what it was read with changed since)")
+        hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
+        where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
+        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
+            astutil.name(name), astutil.name(part.base), astutil.const(where)])))
+
+    def _sharing(self, name: str) -> list:
+        """`name`, its aliases, and the names bound to views of them, transitively."""
+        out, todo = [], [name]
+        while todo:
+            n = todo.pop()
+            if n in out:
+                continue
+            out.append(n)
+            todo.extend(self.aliases.get(n, ()))
+            todo.extend(view for view, _ in self._views_of({n}))
+        return out
+
+    def _read_later(self, names: list) -> list:
+        """Those of `names` the user's code reads after the statement being
+        normalized, or anywhere in a loop around it."""
+        here = self._stmt
+        end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
+        later = {node.id for node in gast.walk(self.src.tree)
+                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+                 and (node.lineno, node.col_offset) > end}
+        for loop in self.loops:
+            later.update(astutil.load_names(loop))
+        return [n for n in names if n in later]
+
+
+def _slot(part: Part) -> tuple:
+    """Where a part sits in its base: (base, how it is read from it)."""
+    return part.base, part.kind, gast.dump(part.view)
+
+
+def _is_refusal(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) == f"{RUNTIME}.refuse_shared"
