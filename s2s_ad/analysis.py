@@ -203,8 +203,7 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
                 return facts.carriers & killed & after
             # (useful after the loop is no proof that the adjoint is live at
             # its exit: a path after it may kill it, so keep the value)
-            return facts.carriers & ((killed & after) |
-                                     (contributed - astutil.stored_names(block)))
+            return facts.carriers & ((killed & after) | contributed)
         return facts.carriers & ((killed & after) | (contributed - after))
 
     def kills(stmt) -> bool:

@@ -83,6 +83,8 @@ class AliasForms:
             group = self.aliases.setdefault(value.id, {value.id})
             group.add(target)
             self.aliases[target] = group
+            if value.id in self.loose:      # one with `value`, loosely with the rest
+                self.loose.add(target)
             for part in self.parts.get(value.id, []):   # the same view of the same base
                 self.parts.setdefault(target, []).append(dataclasses.replace(
                     part, view=astutil.clone(part.view), reread=target in self.locals))

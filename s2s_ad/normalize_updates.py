@@ -113,7 +113,7 @@ class UpdateForms:
         for other in sorted(group - {name}):
             if other not in self.locals and not self._views_of({other}):
                 continue                # a temporary, read once already (no base of views)
-            if always and other not in self.loose:
+            if always and other not in self.loose and name not in self.loose:
                 self.emit(astutil.assign(other, astutil.name(name)))
             else:               # (a number updated by `op=` is a new object)
                 self._if_same([other], name)

@@ -303,6 +303,26 @@ def parameter_killed_after_a_loop_that_read_it(x):      # seed 19661
     return out + np.sum(x) * 0.0
 
 
+def row_scaled_by_the_previous_one(y):                   # seed 14159, again
+    m = y
+    w = 1.0
+    for i, r in enumerate(y):
+        r *= w
+        w = r
+        m[i] = r
+    return np.sum(y)
+
+
+def parameter_rebound_in_dead_code_after_break(x):      # seed 19661, again
+    x = x
+    while True:
+        break
+        x = x
+        return x
+    x = np.ones(3)
+    return 1.0 + np.sum(x) * 0.0
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -343,6 +363,8 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (shape_class_invented_in_a_loop, [0.4], 0),
     (row_scaled_then_stored_back_repeatedly, [V3], 0),
     (parameter_killed_after_a_loop_that_read_it, [1.65], 0),
+    (row_scaled_by_the_previous_one, [np.array([1.87, -2.38, -0.69, -0.76])], 0),
+    (parameter_rebound_in_dead_code_after_break, [1.65], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
