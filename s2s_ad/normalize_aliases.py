@@ -139,9 +139,10 @@ class AliasForms:
         if args:
             self.passes[id(stmt)] = {a: frozenset(self._related(a)) for a in args}
 
-    def _related(self, name: str) -> set:
-        """Every name that may share memory with `name`: aliases, maybe
-        aliases, the bases it is a part of and the views of them, transitively."""
+    def _related(self, name: str, upward: bool = True) -> set:
+        """`name`, its aliases and the views of them, transitively; `upward`:
+        also maybe-aliases and the bases of parts - every name that may
+        share memory with `name`."""
         out, todo = set(), [name]
         while todo:
             n = todo.pop()
@@ -149,9 +150,10 @@ class AliasForms:
                 continue
             out.add(n)
             todo.extend(self.aliases.get(n, ()))
-            todo.extend(self.maybe_aliases.get(n, ()))
-            todo.extend(p.base for p in self.parts.get(n, []))
             todo.extend(view for view, _ in self._views_of({n}))
+            if upward:
+                todo.extend(self.maybe_aliases.get(n, ()))
+                todo.extend(p.base for p in self.parts.get(n, []))
         return out
 
     def _is_local(self, name: str) -> bool:

@@ -91,7 +91,7 @@ class UpdateForms:
             if not part.reread and not self.parts.get(view):
                 continue                # (a temporary that is no link to further bases)
             if not part.certain:
-                for other in self._read_later(self._sharing(view)):
+                for other in self._read_later(sorted(self._related(view, upward=False))):
                     self._refuse_shared(other, Part(part.base, part.kind, part.view),
                                         "is read again")
                 continue
@@ -182,18 +182,6 @@ class UpdateForms:
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
             astutil.name(name), astutil.name(part.base), astutil.const(where)])))
-
-    def _sharing(self, name: str) -> list:
-        """`name`, its aliases, and the names bound to views of them, transitively."""
-        out, todo = [], [name]
-        while todo:
-            n = todo.pop()
-            if n in out:
-                continue
-            out.append(n)
-            todo.extend(self.aliases.get(n, ()))
-            todo.extend(view for view, _ in self._views_of({n}))
-        return out
 
     def _read_later(self, names: list) -> list:
         """Those of `names` the user's code reads after the statement being

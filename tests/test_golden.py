@@ -8,16 +8,13 @@ generated code, regenerate them with
 and review the diff like any other code change.
 """
 import math
-import os
 
 import numpy as np
 import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad
-
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-
+from golden_files import check_golden
 
 def poly(x):
     return 3.0 * x ** 3 + 2.0 * x ** 2 - x + 1.0
@@ -106,22 +103,10 @@ def test_pinned_functions_give_plain_values_and_right_gradients(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_source_is_pinned(name):
-    text = ad.source(CASES[name])
-    path = os.path.join(GOLDEN, name + ".py.txt")
-    if os.environ.get("S2S_AD_UPDATE_GOLDEN"):
-        with open(path, "w") as fh:
-            fh.write(text)
-    with open(path) as fh:
-        assert text == fh.read(), f"generated code for {name} changed; see {path}"
+    check_golden(ad.source(CASES[name]), name + ".py.txt", f"generated code for {name}")
 
 
 def test_callee_pair_is_pinned():
     fwd, bwd = ad.grad.__globals__["derive"](layer, ad.grad.__globals__["Options"](
         "pair", ("w", "b", "x"), False, True))
-    text = ad.source(fwd)
-    path = os.path.join(GOLDEN, "layer_pair.py.txt")
-    if os.environ.get("S2S_AD_UPDATE_GOLDEN"):
-        with open(path, "w") as fh:
-            fh.write(text)
-    with open(path) as fh:
-        assert text == fh.read()
+    check_golden(ad.source(fwd), "layer_pair.py.txt", "the pair of layer")

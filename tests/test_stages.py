@@ -10,17 +10,13 @@ intended change, regenerate them with
 and review the diff.  Each case's gradient is also checked against finite
 differences, so a pinned text is never a pinned wrong answer.
 """
-import os
-
 import numpy as np
 import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad
+from golden_files import check_golden
 from s2s_ad import api, cli, pipeline
-
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "stages")
-
 
 def straight(x, y):
     z = np.sin(x) * y
@@ -82,12 +78,7 @@ def test_stages_in_order_valid_python_and_pinned(case):
     assert out["final"] == ad.source(ad.grad(f))
     for stage, text in out.items():
         compile(text, f"<{case} {stage}>", "exec")         # valid Python, every stage
-        path = os.path.join(GOLDEN, f"{case}.{stage}.txt")
-        if os.environ.get("S2S_AD_UPDATE_GOLDEN"):
-            with open(path, "w") as fh:
-                fh.write(text)
-        with open(path) as fh:
-            assert text == fh.read(), f"stage {stage} of {case} changed; see {path}"
+        check_golden(text, f"stages/{case}.{stage}.txt", f"stage {stage} of {case}")
 
 
 def test_stop_gradient_emits_no_adjoint_code():
