@@ -1,10 +1,13 @@
-"""The public transforms and the one ordered list of compiler stages.
+"""The public transforms and the driver that compiles them.
 
-`grad`, `value_and_grad` and `vjp` differ only in the `reverse.Request` they
-build; all go through `derive`, which consults the cache and otherwise runs
-`compile_adjoint`: frontend -> normalize -> primitives -> analysis ->
-complex_check -> reverse -> optimize -> release -> tidy_blocks -> guards ->
-codegen.  The CLI prints what the same stages make.
+`grad`, `value_and_grad` and `vjp` differ only in the `Options` they pass
+to `derive`, which consults the cache and otherwise builds: the driver
+`compile_adjoint` runs the stages of pipeline.py (`front`: frontend ->
+normalize -> primitives -> analysis -> complex_check; `back`: reverse ->
+optimize -> release -> tidy_blocks -> guards -> codegen), compiling first,
+through an explicit work list, the adjoint pairs of the helpers the
+function calls.  `stages` shows every stage's output; the CLI prints what
+the same stages make.
 
 Invariants: a derived function is an ordinary Python function with the
 primal's parameters (plus `seed` for `vjp`); no wrapper sits between the
