@@ -913,6 +913,39 @@ def params_mlp():
             "W2": randn(6, 1) * 0.5, "b2": np.array([0.1])}
 
 
+def jacobi_energy(b, A, iters=8):
+    """Jacobi iteration for A x = b (Golub & Van Loan 10.1), through a full slice."""
+    D = np.diag(A)
+    R = A - np.diag(D)
+    x = np.zeros_like(b)
+    for _ in range(iters):
+        x_new = (b - R @ x) / D
+        x[:] = x_new
+    r = A @ x - b
+    return 0.5 * x @ (A @ x) - b @ x + 1e-3 * (r @ r)
+
+
+def wave_leapfrog(c, u0, steps=20, dt=0.05, dx=0.2):
+    """Leapfrog for the 1-d wave equation, written through a view of the
+    next state and swapping the two state arrays."""
+    u_prev = u0.copy()
+    u = u0.copy()
+    lam = (c * dt / dx) ** 2
+    for _ in range(steps):
+        nxt = np.empty_like(u)
+        inner = nxt[1:-1]
+        inner[:] = 2 * u[1:-1] - u_prev[1:-1] + lam * (u[2:] - 2 * u[1:-1] + u[:-2])
+        nxt[0] = 0.0
+        nxt[-1] = 0.0
+        u_prev, u = u, nxt
+    return np.sum(u ** 2)
+
+
+def _spd(n):
+    m = randn(n, n)
+    return m @ m.T + (n + 1.0) * np.eye(n)
+
+
 CASES = [
     ("logistic_w_b", logistic_loss, lambda: [randn(3), 0.2, X20, Y20], (0, 1)),
     ("logistic_lam_kw", logistic_loss, lambda: [randn(3), 0.2, X20, Y20, 0.3], ("w", "lam")),
@@ -1019,6 +1052,9 @@ CASES = [
     ("svd_qr_pinv", svd_qr_pinv, lambda: [randn(4, 3)], 0),
     ("varargs_callee", calls_varargs, lambda: [randn(3), randn(3)], (0, 1)),
     ("functools_partial", partial_loss, lambda: [randn(3)], 0),
+    ("jacobi_full_slice_update", jacobi_energy, lambda: [randn(5), _spd(5)], (0, 1)),
+    ("wave_leapfrog_views_and_swap", wave_leapfrog,
+     lambda: [0.9, np.sin(np.linspace(0.0, np.pi, 12))], (0, 1)),
 ]
 
 
