@@ -1,0 +1,84 @@
+"""Calls in A-normal form.
+
+A mixin of the normalizer (see normalize.py for the grammar).  A call
+becomes `f(atoms...)`: `*t` of a known length is spread, tuple and list
+literal arguments stay literals of atoms, a nested function or lambda is
+called as its lifted function with what it reads, `items.pop(i)` is an
+in-place update, and a NumPy `out=y` writes the result into `y` as
+`y[...] = f(...)`.
+"""
+from __future__ import annotations
+
+import gast
+
+from . import astutil
+from .frontend import is_resolved
+
+
+class CallForms:
+    """Relies on the normalizer's `atom`, `is_atom`, `src`, `locals`,
+    `nested`, `displays`, `_lift`, `_pop`, `_setitem` and `_unsupported`."""
+
+    def e_Call(self, expr):
+        popped = self._pop(expr)
+        if popped is not None:
+            return popped
+        expr = gast.copy_location(astutil.call(expr.func, self._unstar(expr.args),
+                                               expr.keywords), expr)
+        out = next((k.value for k in expr.keywords if k.arg == "out"), None)
+        if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
+            kept = [k for k in expr.keywords if k.arg != "out"]
+            value = self.atom(gast.copy_location(
+                astutil.call(expr.func, expr.args, kept), expr))
+            self._setitem(out.id, astutil.const(...), value)
+            return astutil.name(out.id)
+        if any(k.arg is None for k in expr.keywords):
+            self._unsupported(expr, "`**kwargs` in a call")
+        keywords = list(expr.keywords)
+        lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
+            else self.nested.get(getattr(expr.func, "id", None))
+        if lifted is not None:          # call the lifted function, passing what it reads
+            expr = gast.copy_location(lifted.call(expr.args, keywords), expr)
+        callee = self.src.resolve(expr.func, self.locals)
+        if is_resolved(callee):
+            func = astutil.clone(expr.func)
+        elif isinstance(expr.func, gast.Attribute):
+            func = astutil.attribute(self.atom(expr.func.value), expr.func.attr)
+        else:
+            func = self.atom(expr.func)
+        args = [self._argument(a) for a in expr.args]
+        kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]
+        return astutil.call(func, args, kws)
+
+    def _writes_out(self, call) -> bool:
+        """A NumPy function or method, whose `out=y` writes its result into y
+        (a function of the user's may have a parameter named `out`)."""
+        callee = self.src.resolve(call.func, self.locals)
+        if not is_resolved(callee):         # an ndarray method: `x.sum(out=y)`
+            return isinstance(call.func, gast.Attribute)
+        return getattr(callee, "__module__", None) in (None, "numpy") or \
+            str(getattr(callee, "__module__", "")).startswith("numpy") or \
+            type(callee).__name__ == "ufunc"
+
+    def _unstar(self, args: list) -> list:
+        """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`."""
+        out = []
+        for arg in args:
+            if not isinstance(arg, gast.Starred):
+                out.append(arg)
+            elif isinstance(arg.value, (gast.Tuple, gast.List)):
+                out.extend(arg.value.elts)
+            elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
+                out.extend(astutil.subscript(astutil.name(arg.value.id), astutil.const(i))
+                           for i in range(len(self.displays[arg.value.id])))
+            else:
+                self._unsupported(arg, "`*args` in a call, from a sequence whose "
+                                  "length is not known where the function is compiled")
+        return out
+
+    def _argument(self, expr):
+        """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`)."""
+        if isinstance(expr, (gast.Tuple, gast.List)) and not self.is_atom(expr):
+            build = astutil.tuple_ if isinstance(expr, gast.Tuple) else astutil.list_
+            return build([self._argument(e) for e in expr.elts])
+        return self.atom(expr)
