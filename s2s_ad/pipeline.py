@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from . import (analysis, astutil, codegen, complex_check, frontend, guards, normalize,
-               pairs, primitives, release, reverse, runtime)
+               ownership, pairs, primitives, release, reverse, runtime)
 from . import optimize as optimizer
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
@@ -175,7 +175,8 @@ def reported(func, generated: str = ""):
 
 def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     """Optimize, split a pair, free dead locals; no block left empty."""
-    pure = _pure_call_test(src, norm, adj.imports)
+    resolve = _callee_resolver(src, norm, adj.imports)
+    pure = _pure_call_test(resolve)
     if options.optimize:
         optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
         observe("optimized", lambda: _printed(adj.tree))
@@ -184,6 +185,7 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
         trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
     for tree in trees:
         if options.optimize:
+            ownership.own(tree, resolve)
             release.release(tree, adj.scalars)
         optimizer.tidy_blocks(tree, pure)
     return trees
@@ -256,24 +258,37 @@ def _check_number(value, ret, src, options: Options) -> None:
              "e.g. `return loss`")
 
 
-def _pure_call_test(src, norm, imports: dict):
-    """Calls the optimizer may delete when their result is unused."""
-    def is_pure(call: gast.Call) -> bool:
+def _callee_resolver(src, norm, imports: dict):
+    """`resolve(call, whole=True)`: the object a generated call's dotted
+    function name means (with `whole=False`, the object its first name
+    means: a module the derived function imports, or a name of the user's),
+    or None."""
+    def resolve(call: gast.Call, whole: bool = True):
         path = astutil.dotted_name(call.func)
         if path is None:
+            return None
+        head, *rest = path.split(".")
+        obj = imports[head] if head in imports else \
+            src.resolve(astutil.name(head), norm.locals)
+        for attr in rest if whole else ():
+            obj = getattr(obj, attr, None)
+        return obj
+    return resolve
+
+
+def _pure_call_test(resolve):
+    """Calls the optimizer may delete when their result is unused."""
+    def is_pure(call: gast.Call) -> bool:
+        obj = resolve(call, whole=False)
+        if obj is None:
             return False
-        head = path.split(".")[0]
-        if head in imports:
-            obj = imports[head]
-        else:
-            obj = src.resolve(astutil.name(head), norm.locals)
         if _hashable_obj(obj) and obj in _PURE_BUILTINS:
             return True
         if obj is runtime:      # except the helpers that write into their argument
-            return getattr(runtime, path.split(".")[-1], None) not in runtime.MUTATORS
+            return resolve(call) not in runtime.MUTATORS
         if obj is math:
             return True
-        return obj is np and not path.startswith(head + ".random")
+        return obj is np and astutil.dotted_name(call.func).split(".")[1:2] != ["random"]
     return is_pure
 
 

@@ -15,7 +15,9 @@ The generated function takes the primal's parameters and runs:
 Zero is a static fact: `self.live` holds the primal names whose adjoint
 variable holds a (possibly) nonzero value.  The first contribution assigns,
 later ones accumulate; an adjoint known to be zero emits nothing.  Adjoint
-code never updates an array in place (`dx = dx + e`), so adjoints may alias.
+code here never updates an array in place (`dx = dx + e`), so adjoints may
+alias; ownership.py later makes the updates of arrays that provably do not
+alias in place.
 """
 from __future__ import annotations
 
@@ -235,9 +237,8 @@ class _Reverser(ForwardSweep, Boundary, Naming):
     def _contribute(self, stmt, prim, primal, value, value_name) -> gast.stmt:
         d = self.adjoint_name(primal)
         if primal in self.live and _is_call_to(value, self._rt, "unindex"):
-            g, like, index = value.args          # scatter-add, in place if it can
-            return astutil.assign(d, astutil.call(
-                f"{self._rt}.add_at", [astutil.name(d), index, g, like]))
+            # (a scatter-add: in place where the code owns `d`, ownership.py)
+            return astutil.assign(d, astutil.binop(astutil.name(d), gast.Add, value))
         full = primal in self.facts.needs_full.get(id(stmt), ())
         if self.facts.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
                 and primal not in self.facts.in_loops:

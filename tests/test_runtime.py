@@ -1,47 +1,54 @@
-"""Runtime helpers that may update an adjoint in place do so only when no
-other variable, view or container can observe it."""
-import sys
-
+"""Runtime helpers that update an adjoint in place (`add_into`, `zero_into`:
+generated code calls them only on an adjoint it owns, see ownership.py) do
+so only where the array can hold the result, and the helpers that read an
+adjoint (`zero_at`, `written`) return copies, so that no reference to it
+survives them."""
 import numpy as np
-import pytest
 
 from s2s_ad import runtime as rt
 
-in_place = pytest.mark.skipif(sys.version_info >= (3, 14),
-                              reason="in-place updates are disabled after 3.13")
 
-
-@in_place
-def test_add_at_updates_in_place_only_an_exclusive_array():
+def test_add_into_updates_an_owned_array_in_place():
     d = np.zeros(4)
-    out = rt.add_at(d, 1, 2.0, np.zeros(4))
-    assert out is d and d[1] == 2.0                     # only `d` saw it
-
-    d = np.zeros(4)
-    alias = d
-    out = rt.add_at(d, 1, 2.0, np.zeros(4))
-    assert out is not d and not alias.any() and out[1] == 2.0
-
-    base = np.zeros(6)
-    view = base[1:5]
-    out = rt.add_at(view, 1, 2.0, np.zeros(4))
-    assert out is not view and not base.any()
+    out = rt.add_into(d, 1, 2.0, np.zeros(4))
+    assert out is d and np.array_equal(d, [0.0, 2.0, 0.0, 0.0])
 
 
-def test_add_at_accumulates_repeated_indices():
+def test_add_into_falls_back_to_a_new_array_where_it_cannot_hold_the_sum():
+    frozen = np.zeros(4)
+    frozen.flags.writeable = False
+    out = rt.add_into(frozen, 1, 2.0, np.zeros(4))
+    assert out is not frozen and out[1] == 2.0 and not frozen.any()
+    ints = np.zeros(3, dtype=int)                       # an int adjoint, a float update
+    out = rt.add_into(ints, 0, 0.5, np.zeros(3))
+    assert out.dtype == float and out[0] == 0.5 and not ints.any()
+    compact = np.zeros(1)                               # a compact adjoint of a vector
+    out = rt.add_into(compact, 2, 1.0, np.zeros(3))
+    assert np.array_equal(out, [0.0, 0.0, 1.0]) and not compact.any()
+    assert rt.add_into(0.0, 1, 2.0, np.zeros(3))[1] == 2.0       # a number
+
+
+def test_add_into_accumulates_repeated_indices():
     d = np.zeros(3)
-    out = rt.add_at(d, np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0]), np.zeros(3))
+    out = rt.add_into(d, np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0]), np.zeros(3))
     assert np.array_equal(out, [3.0, 0.0, 3.0])
 
 
-@in_place
-def test_zero_at_copies_a_shared_adjoint():
+def test_zero_at_copies_and_zero_into_writes_in_place():
     g = np.ones(3)
-    kept = [g]
     out = rt.zero_at(g, 0)
-    assert out is not g and kept[0][0] == 1.0 and out[0] == 0.0
-    h = np.ones(3)
-    assert rt.zero_at(h, 0) is h and h[0] == 0.0
+    assert out is not g and g[0] == 1.0 and out[0] == 0.0
+    assert rt.zero_into(g, 0) is g and np.array_equal(g, [0.0, 1.0, 1.0])
+    seq = [np.ones(2), np.ones(2)]                      # a list adjoint: never in place
+    out = rt.zero_into(seq, 1)
+    assert out is not seq and seq[1][0] == 1.0 and not np.any(out[1])
+
+
+def test_written_returns_a_copy_not_a_view():
+    g = np.arange(4.0)
+    part = rt.written(g, slice(1, 3))
+    g[1] = 7.0
+    assert np.array_equal(part, [1.0, 2.0])
 
 
 def test_written_keeps_the_last_of_repeated_writes():

@@ -1,12 +1,11 @@
 """Helpers that generated code calls; the only part of s2s_ad it imports.
 
 Generated code uses plain arithmetic wherever that suffices; these helpers
-cover what needs a run-time look at shapes or types.  Every helper returns a
-fresh object or an immutable scalar and mutates none of its arguments,
-except those of inplace.py (`MUTATORS`: the primal's own in-place updates
-spelled as expressions, their undoing) and `add_at`, which accumulates into
-an adjoint in place only when it can prove nothing else sees it.  Depends on
-NumPy only.
+cover what needs a run-time look at shapes or types.  No helper mutates
+its arguments, except those of inplace.py listed in `MUTATORS`: the primal's
+own in-place updates spelled as expressions, their undoing, and `add_into`
+/ `zero_into`, which update an adjoint that the generated code owns (the
+compiler decides that, see ownership.py).  Depends on NumPy only.
 
 Generated code and rule templates reach every helper as `rt.<name>`, with
 `rt` this package: it defines the helpers any generated function may call
@@ -58,12 +57,12 @@ from .linalg import (cholesky_adjoint, eigh_adjoint, eigvalsh_adjoint,
                      field_adjoint, matrix_power_adjoint, norm_adjoint,
                      pinv_adjoint, qr_adjoint, svd_adjoint, svdvals_adjoint)
 from .special import digamma
-from .inplace import (MUTATORS, SCATTERS, add_at, append, copy, diagonal_index, head,
+from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, refuse_shared, restore,
                       scatter_add, scatter_divide, scatter_maximum, scatter_minimum,
                       scatter_multiply, scatter_subtract, setitem, shares, snapshot,
                       sync_index, sync_reshaped, sync_transposed, unpop, written,
-                      zero_at)
+                      zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
 
 

@@ -6,13 +6,14 @@ first argument in place and return it (generated code prints the user's
 statement); `snapshot` / `restore` save and put back what one destroys;
 `shares`, `sync_*` and `refuse_shared` serve the alias analysis
 (normalize_aliases.py); `copy` and `keep` copy what the caller gave or
-receives.  `zero_at`, `add_at`, `unpop`, `item_or_zeros` and `head` are the
-matching adjoint helpers.  These are the runtime's only helpers that mutate
-an argument (`MUTATORS`), by design.
+receives.  `zero_at`, `unpop`, `item_or_zeros`, `head` and `written` are the matching
+adjoint helpers; `written` and `zero_at` return copies, so that the
+adjoints they read stay the generated code's own.  These, and `add_into`
+and `zero_into` (which update an adjoint the generated code owns, see
+ownership.py), are the runtime's only helpers that mutate an argument
+(`MUTATORS`), by design.
 """
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -136,15 +137,26 @@ def zero_at(g, index):
         out = Tree(g)
         out[index] = zeros_like(out[index])
         return out
-    out = g if _exclusive(g) else np.array(g)   # in place only if no one else sees it
+    out = np.array(g)
     out[index] = 0
     return out
 
 
-def add_at(d, index, g, like):
-    """`d + unindex(g, like, index)`: adds `g` into the slots `index` of the
-    adjoint `d` — in place when nothing else references `d`."""
-    if not (_exclusive(d) and d.shape == np.shape(like)
+def zero_into(g, index):
+    """`zero_at(g, index)`, writing the zeros into `g` itself when it is an
+    array.  Generated code calls it only on an adjoint it owns: one no other
+    value references (decided at compile time, ownership.py)."""
+    if not _writable(g):
+        return zero_at(g, index)
+    g[index] = 0
+    return g
+
+
+def add_into(d, index, g, like):
+    """`d + unindex(g, like, index)`, adding `g` into the slots `index` of `d`
+    itself when `d` is an array of `like`'s shape that can hold the sum.
+    Generated code calls it only on an adjoint it owns (ownership.py)."""
+    if not (_writable(d) and d.shape == np.shape(like)
             and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
         return d + unindex(g, like, index)
     if _repeats_possible(index):
@@ -154,34 +166,8 @@ def add_at(d, index, g, like):
     return d
 
 
-def _refcount_of_a_local_argument() -> int:
-    """What `sys.getrefcount` reports inside `_exclusive` for an array that
-    only the generated function's local variable references, measured through
-    the same nesting as the real calls (generated code -> helper ->
-    `_exclusive`): interpreters differ in how many references a call holds."""
-    def helper(a):
-        return probe(a)
-
-    def probe(a):
-        return sys.getrefcount(a)
-
-    def generated():
-        fresh = np.empty(1)
-        return helper(fresh)
-    return generated()
-
-
-# Verified on CPython 3.10-3.13; later interpreters may borrow references
-# (3.14 does), which could make a shared array look exclusive: copy there.
-_UNSHARED = _refcount_of_a_local_argument() if sys.version_info < (3, 14) else -1
-
-
-def _exclusive(a) -> bool:
-    """Whether the generated code may update the array `a` in place: it owns
-    its memory (not a view) and only the caller's one variable refers to it.
-    Called directly by a helper that received `a` from that variable."""
-    return (type(a) is np.ndarray and a.base is None and a.flags.writeable
-            and sys.getrefcount(a) <= _UNSHARED)
+def _writable(a) -> bool:
+    return type(a) is np.ndarray and a.flags.writeable
 
 
 _MISSING = type("Missing", (), {"__repr__": lambda self: "<missing key>"})()
@@ -332,7 +318,7 @@ def written(g, index):
     the other writes get no gradient."""
     part = g[index]
     if not _repeats_possible(index):
-        return part
+        return np.copy(part) if isinstance(part, np.ndarray) else part
     slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
     order = np.ravel(slots)
     _, last_reversed = np.unique(order[::-1], return_index=True)
@@ -350,4 +336,4 @@ def _repeats_possible(index) -> bool:
 # Helpers that write into an argument (the primal's in-place updates and
 # their undoing): a call of one is never dead code.
 MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
-                      *SCATTERS.values()})
+                      add_into, zero_into, *SCATTERS.values()})

@@ -1,0 +1,164 @@
+"""In-place accumulation into the adjoints the generated code owns.
+
+The reverse transform writes every adjoint update as a new value:
+`dx = dx + rt.unindex(g, x, i)` for the adjoint of `x[i]`, and
+`dy = rt.zero_at(dy, i)` for the old `y` of `y[i] = v`.  Each allocates an
+array of the operand's size, so a loop over elements would cost O(n) per
+iteration.  This pass rewrites them to `rt.add_into` / `rt.zero_into`, which
+update the array in place, wherever the generated function owns it.  The
+compiler created every adjoint, so ownership is decided here, at compile
+time, from the code alone:
+
+- a name becomes *owned* when bound to a fresh value: the result of
+  arithmetic, of a call that builds a new array (`FRESH`), or of a call
+  that returns its first argument or a new array (`PASSING`) on a fresh
+  value;
+- it stays owned while it is read only where no reference to it survives
+  the statement: as an operand of arithmetic or of a comparison, or as an
+  argument of a call that copies what it reads (`COPYING`);
+- any other read (a plain copy `e = d`, a call argument, a container, a
+  loop's sequence) may keep a reference: the name is no longer owned;
+- parameters, values from the tape and anything else are never owned.
+
+Ownership is a forward must-analysis on the one walker (`dataflow.Walk`),
+intersected where control flow joins.  Invariant: an array updated in place
+is referenced by no value but the name being updated, so the update changes
+nothing any other code reads.  Numbers, lists and dicts are never mutated
+(the runtime helpers update only arrays in place).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import gast
+import numpy as np
+
+from . import astutil, runtime
+from .dataflow import State, Walk
+
+FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at,
+                   np.zeros, np.zeros_like, np.ones_like, np.full_like, np.full})
+PASSING = frozenset({runtime.unbroadcast, runtime.expand})
+COPYING = frozenset({runtime.unindex, runtime.zero_at, runtime.written})
+_ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Compare)
+
+
+def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
+    """Rewrite the adjoint updates of owned arrays in `fdef` to in-place
+    helpers.  `resolve(call)` is the object a call's function names, or None."""
+    owner = _Owner(resolve)
+    walk = Walk(owner.transfer, State.intersection,
+                loop_entry=owner.loop_entry)
+    walk.run(fdef.body, State())
+    for stmt, owned in owner.before.items():
+        _rewrite(stmt, owned, resolve)
+
+
+class _Owner:
+    """The transfer functions; `before` maps each assignment to the names
+    owned just before it (the loop's settled state, the last one seen)."""
+
+    def __init__(self, resolve: Callable):
+        self.resolve = resolve
+        self.before: dict = {}
+
+    def transfer(self, stmt, owned: State) -> State:
+        if isinstance(stmt, gast.If):
+            return owned - self._kept(stmt.test)
+        if isinstance(stmt, gast.Assign):
+            self.before[stmt] = owned
+        owned = owned - self._kept(stmt) - _stored(stmt)
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and self._fresh(stmt.value):
+            owned = owned | {stmt.targets[0].id}
+        return owned
+
+    def loop_entry(self, loop, owned: State) -> State:
+        if isinstance(loop, gast.While):
+            return owned - self._kept(loop.test)
+        return owned - self._kept(loop.iter) - _stored(loop.target)
+
+    def _fresh(self, value) -> bool:
+        if isinstance(value, _ARITHMETIC):
+            return True
+        if not isinstance(value, gast.Call):
+            return False
+        callee = self.resolve(value)
+        if _member(callee, PASSING):
+            return bool(value.args) and self._fresh(value.args[0])
+        return _member(callee, FRESH)
+
+    def _kept(self, node) -> set:
+        """Names read in `node` where a reference to their value may survive."""
+        kept: set = set()
+        self._collect(node, kept, copied=False)
+        return kept
+
+    def _collect(self, node, kept: set, copied: bool) -> None:
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load) and not copied:
+                kept.add(node.id)
+            return
+        if isinstance(node, gast.Call):
+            copying = _member(self.resolve(node), COPYING)
+            self._collect(node.func, kept, False)
+            for arg in node.args + [k.value for k in node.keywords]:
+                self._collect(arg, kept, copying and isinstance(arg, gast.Name))
+            return
+        arithmetic = isinstance(node, _ARITHMETIC)
+        for child in gast.iter_child_nodes(node):
+            self._collect(child, kept, arithmetic and isinstance(child, gast.Name))
+
+
+def _stored(node) -> set:
+    """Names `node` binds or deletes (a statement's own, not its blocks')."""
+    nodes = gast.walk(node) if not isinstance(node, gast.stmt) else \
+        (n for t in _own_parts(node) for n in gast.walk(t))
+    return {n.id for n in nodes if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Del))}
+
+
+def _own_parts(stmt) -> list:
+    """A statement's expressions, without the statements nested in it."""
+    return [child for child in gast.iter_child_nodes(stmt)
+            if not isinstance(child, gast.stmt)]
+
+
+def _member(obj, table: frozenset) -> bool:
+    try:
+        return obj in table
+    except TypeError:               # unhashable
+        return False
+
+
+def _rewrite(stmt: gast.Assign, owned: State, resolve: Callable) -> None:
+    """`d = d + rt.unindex(g, like, i)` -> `d = rt.add_into(d, i, g, like)`;
+    `d = rt.zero_at(d, i)` -> `d = rt.zero_into(d, i)`; for owned `d` only,
+    and only where `d` is not also read elsewhere in the statement."""
+    target, value = stmt.targets[0], stmt.value
+    if len(stmt.targets) != 1 or not isinstance(target, gast.Name) \
+            or target.id not in owned:
+        return
+    d = target.id
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) \
+            and _is_name(value.left, d) and isinstance(value.right, gast.Call) \
+            and resolve(value.right) is runtime.unindex and not _reads(value.right, d):
+        g, like, index = value.right.args
+        stmt.value = astutil.call(_sibling(value.right.func, "add_into"),
+                                  [value.left, index, g, like])
+    elif isinstance(value, gast.Call) and resolve(value) is runtime.zero_at \
+            and _is_name(value.args[0], d) and not _reads(value.args[1], d):
+        stmt.value = astutil.call(_sibling(value.func, "zero_into"), value.args)
+
+
+def _sibling(func: gast.expr, attr: str) -> str:
+    """`rt.add_into` for `rt.unindex`: another helper of the same module."""
+    return astutil.dotted_name(func).rsplit(".", 1)[0] + "." + attr
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name
+
+
+def _reads(node, name: str) -> bool:
+    return any(_is_name(n, name) for n in gast.walk(node))
