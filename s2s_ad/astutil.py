@@ -287,18 +287,37 @@ def unparse(node) -> str:
     return gast.unparse(gast.fix_missing_locations(clone(node))).strip()
 
 
-COMMENT_MARKER = "__s2s_ad_comment__"
+class Block(gast.stmt):
+    """Generated statements and the user line they come from: `origin` is
+    printed above them as a comment (`# grad of: y = f(x)`).  Not Python:
+    a block is a unit for the passes that walk it (optimize, release), and
+    code generation prints it as its comment and its statements."""
+    _fields = ("origin", "body")
 
 
-def comment(text: str) -> gast.Expr:
-    """A statement that code generation prints as `# text`."""
-    return expr_stmt(call(name(COMMENT_MARKER), [const(text)]))
+class Split(gast.stmt):
+    """Where a pair's function is cut into its forward and backward halves
+    (pairs.py); `value` is the primal output the forward half returns.
+    Never printed: the cut happens before code generation."""
+    _fields = ("value",)
 
 
-def is_comment(stmt) -> bool:
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-            and isinstance(stmt.value.func, gast.Name)
-            and stmt.value.func.id == COMMENT_MARKER)
+def block(origin: str, body: list) -> Block:
+    return Block(origin=origin, body=body)
+
+
+def split(value: gast.expr) -> Split:
+    return Split(value=value)
+
+
+def flat(body: list) -> Iterator[tuple]:
+    """(statement, the list holding it) for each statement of `body`, the
+    statements of its blocks in their place (not those of ifs and loops)."""
+    for stmt in body:
+        if isinstance(stmt, Block):
+            yield from flat(stmt.body)
+        else:
+            yield stmt, body
 
 
 def index_value(index) -> gast.expr:

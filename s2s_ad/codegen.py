@@ -30,15 +30,32 @@ from . import astutil, runtime
 from .errors import InternalError, location_of
 from .frontend import hold_lines
 
-_COMMENT = re.compile(r"^(\s*)" + astutil.COMMENT_MARKER + r"\((.*)\)$", re.M)
+_MARK = "__s2s_ad_comment__"       # (printing only: a comment line, see _Printable)
+_COMMENT = re.compile(r"^(\s*)" + _MARK + r"\((.*)\)$", re.M)
 _FACTORY = "__s2s_ad_factory__"
 
 
 def to_source(fdef: gast.FunctionDef) -> str:
-    module = gast.fix_missing_locations(astutil.module([fdef]))
+    module = gast.fix_missing_locations(astutil.module([_Printable().visit(astutil.clone(fdef))]))
     text = gast.unparse(module)
     text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"
+
+
+class _Printable(gast.NodeTransformer):
+    """Blocks as a comment line (a call of `_MARK`, replaced in the text)
+    and their statements; a pair's split point as a comment."""
+
+    def visit_Block(self, node):
+        self.generic_visit(node)
+        return [_mark(node.origin)] + node.body
+
+    def visit_Split(self, node):
+        return _mark("the forward half returns " + astutil.unparse(node.value))
+
+
+def _mark(text: str) -> gast.stmt:
+    return astutil.expr_stmt(astutil.call(_MARK, [astutil.const(text)]))
 
 
 def _comment(match) -> str:

@@ -1,7 +1,7 @@
 """The one walker of structured ANF that every data-flow analysis uses.
 
 A `Walk` runs a transfer function forward or backward over if/for/while,
-`break` and `continue`, joining states where control flow merges and
+`break` and `continue` (and the `Block`s of generated code, in place), joining states where control flow merges and
 iterating loops to a fixpoint at their head.  States are immutable sets
 (`State`); transfer functions return new ones.
 
@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Callable
 
 import gast
+
+from . import astutil
 
 State = frozenset
 
@@ -39,6 +41,8 @@ class Walk:
         return state
 
     def step(self, stmt, state):
+        if isinstance(stmt, astutil.Block):        # (generated code) its statements
+            return self.run(stmt.body, state)
         if isinstance(stmt, gast.If):
             if self.backward and self.at_exit:      # the state just after the `if`
                 self.at_exit(stmt, state)

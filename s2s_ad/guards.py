@@ -201,8 +201,7 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
         return Guard(deps, [], checker, new, was, None)
     rederive = namer.fresh("rederive")
     new[rederive] = None            # the caller puts the `Rederive` here
-    statements = [astutil.comment(COMMENT),
-                  astutil.if_(test(), [_forward(fdef.args, rederive)])]
+    statements = [astutil.block(COMMENT, [astutil.if_(test(), [_forward(fdef.args, rederive)])])]
     return Guard(deps, statements, checker, new, was, rederive)
 
 

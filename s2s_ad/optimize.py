@@ -12,17 +12,20 @@
   blocks left empty.
 - `inline`: a generated temporary read once, by the next statement, goes
   back into it (readability, and NumPy reuses the temporary in place).
-- `comments`: `# grad of:` markers with no code under them.
+- `empty_blocks`: `Block`s (a `# grad of:` comment and its code) left
+  with no code.
 - `tidy_blocks` (run on every generated function, optimized or not, as
   the last step before printing): no block is left empty.
   An `if` whose body has no code is inverted (`if not t: <else>`) or,
   with neither branch left, dropped (its test kept as a statement if it has
-  effects); a loop whose body has no code gets `pass`.  A comment is no code.
+  effects); a loop whose body has no code gets `pass`; a block with no
+  code goes.
 
 Invariants: passes only remove or simplify; the result computes the same
 values, and statements keep their order.  After `tidy_blocks` every block
-holds at least one statement that is not a comment, so the printed code
-always compiles.
+holds at least one statement that is no empty `Block`, so the printed
+code always compiles.  A `Block` is transparent to every pass: its
+statements are the enclosing body's, in place.
 """
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
         if not changed:
             break
     inline(fdef, protected, is_pure_call)
-    comments(fdef)
+    empty_blocks(fdef)
     return fdef
 
 
@@ -64,6 +67,9 @@ def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
         return out
 
     def tidy(stmt) -> list:
+        if isinstance(stmt, astutil.Block):
+            stmt.body = block(stmt.body)
+            return [stmt] if _has_code(stmt.body) else []
         if isinstance(stmt, gast.If):
             stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
             if not _has_code(stmt.orelse):
@@ -86,7 +92,7 @@ def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
 
 
 def _has_code(body: list) -> bool:
-    return any(not astutil.is_comment(s) for s in body)
+    return any(not isinstance(s, astutil.Block) or _has_code(s.body) for s in body)
 
 
 # -- inlining ----------------------------------------------------------------
@@ -141,7 +147,7 @@ def _inlinable(stmt, nxt, protected, loads, stores, pure) -> bool:
         value = nxt.test
     else:
         return False            # not into a loop header or body: it would repeat
-    if astutil.is_comment(nxt) or not pure(value):
+    if not pure(value):
         return False
     return target in set(astutil.load_names(value))
 
@@ -151,7 +157,7 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     counts = _store_counts(fdef)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     values: dict = {}
-    for stmt in list(fdef.body):
+    for stmt, owner in list(astutil.flat(fdef.body)):
         if not _is_simple_assign(stmt):
             continue
         target, value = stmt.targets[0].id, stmt.value
@@ -164,7 +170,7 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
         elif not astutil.is_number(value):
             continue
         values[target] = value
-        fdef.body.remove(stmt)
+        owner.remove(stmt)
     if values:
         _replace_loads(fdef, values)
     return bool(values)
@@ -328,6 +334,8 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
                 live = a | b | set(astutil.load_names(stmt.test))
             elif isinstance(stmt, (gast.For, gast.While)):
                 live = loop(stmt, body, live, trial)
+            elif isinstance(stmt, astutil.Block):
+                live = block(stmt.body, live, trial)
             else:
                 live |= set(astutil.load_names(stmt))
                 if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
@@ -370,16 +378,11 @@ class _Purity:
         return True
 
 
-# -- comments ----------------------------------------------------------------
-def comments(fdef: gast.FunctionDef) -> None:
-    """Drop comment markers that no code follows in their block."""
-    def block(body: list) -> None:
-        for i in range(len(body) - 1, -1, -1):
-            stmt = body[i]
-            for child in ("body", "orelse"):
-                if isinstance(getattr(stmt, child, None), list):
-                    block(getattr(stmt, child))
-            following = body[i + 1] if i + 1 < len(body) else None
-            if astutil.is_comment(stmt) and (following is None or astutil.is_comment(following)):
-                del body[i]
-    block(fdef.body)
+# -- empty blocks ------------------------------------------------------------
+def empty_blocks(fdef: gast.FunctionDef) -> None:
+    """Drop the `Block`s that hold no code (their comment would stand alone)."""
+    class Drop(gast.NodeTransformer):
+        def visit_Block(self, node):
+            self.generic_visit(node)
+            return node if _has_code(node.body) else None
+    Drop().visit(fdef)

@@ -11,8 +11,8 @@ A user function called from differentiated code gets an adjoint *pair*:
         ...                           # the reverse sweep
         return (dx, dw)               # one adjoint per varied parameter
 
-`reverse` generates (and `optimize` cleans) one function with a `SPLIT`
-marker between the sweeps; `split_pair` cuts it there.  The saved state is
+`reverse` generates (and `optimize` cleans) one function with an
+`astutil.Split` statement between the sweeps; `split_pair` cuts it there.  The saved state is
 every name the backward half reads that the forward half binds.
 
 Invariant: a name in the saved state is bound when the forward half
@@ -24,17 +24,14 @@ import gast
 
 from . import astutil
 
-SPLIT = "__s2s_ad_split__"
-
-
 def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     """(forward def, backward def) of a pair-mode adjoint function; `names`
     are (forward name, backward name, saved-state parameter), fresh names
     from the function's `Namer` (see reverse_names.py)."""
     fwd_name, bwd_name, saved_param = names
     body = fdef.body
-    cut = next(i for i, s in enumerate(body) if _is_split(s))
-    output = body[cut].value.args[0]
+    cut = next(i for i, s in enumerate(body) if isinstance(s, astutil.Split))
+    output = body[cut].value
     head, tail = body[:cut], body[cut + 1:]
     params = {a.id for a in astutil.params(fdef.args)}
     bound = params | _stored(head)
@@ -49,11 +46,6 @@ def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     bwd = astutil.function_def(bwd_name, astutil.arguments([saved_param, seed_param]),
                                (unpack if saved else []) + tail)
     return fwd, bwd
-
-
-def _is_split(stmt) -> bool:
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == SPLIT)
 
 
 def _stored(stmts) -> set[str]:

@@ -138,8 +138,9 @@ def _printed(fdef: gast.FunctionDef) -> str:
 
 
 def _annotated(fdef: gast.FunctionDef, facts: analysis.Facts) -> gast.FunctionDef:
-    """`fdef` with a comment above each assignment: active or not, recorded
-    (its old value kept for the reverse sweep), the varied names it reads."""
+    """`fdef` with each assignment in a block whose comment says: active or
+    not, recorded (its old value kept for the reverse sweep), the varied
+    names it reads."""
     def block(body: list) -> list:
         out = []
         for stmt in body:
@@ -148,7 +149,7 @@ def _annotated(fdef: gast.FunctionDef, facts: analysis.Facts) -> gast.FunctionDe
                 notes = ["active" if id(stmt) in facts.active else "inactive"]
                 notes += ["recorded"] * (id(stmt) in facts.recorded)
                 notes += [f"reads varied {', '.join(varied)}"] * bool(varied)
-                out.append(astutil.comment("; ".join(notes)))
+                stmt = astutil.block("; ".join(notes), [stmt])
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt = copy.copy(stmt)
                 stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)

@@ -23,55 +23,49 @@ from . import astutil
 
 
 def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
-    """Insert one `del` per `# grad of:` block of the reverse sweep, before
+    """Insert one `del` per top-level `Block` of the reverse sweep, before
     the block's last allocating statement, naming the locals last read
     earlier (a local last read by that statement or later waits for the next
     block).  The forward sweep keeps the user's lines as they are, and
     `scalars` (locals known to hold numbers) are left to the return."""
-    body = fdef.body
-    candidates = _top_level_locals(fdef) - scalars
+    flat = list(astutil.flat(fdef.body))        # the statements of blocks in place
+    position = {id(stmt): i for i, (stmt, _) in enumerate(flat)}
+    candidates = _top_level_locals(flat, fdef.args) - scalars
     last_read: dict[str, int] = {}
-    for i, stmt in enumerate(body):
+    for i, (stmt, _) in enumerate(flat):
         for name in _reads(stmt):
             if name in candidates:
                 last_read[name] = i
     dying = sorted(last_read, key=lambda n: (last_read[n], n))
-    inserts, first = [], 0          # blocks come in order: `at` only grows
-    for start, stop in _reverse_blocks(body):
-        at = _last_allocation(body, start, stop)
+    first = 0                       # blocks come in order: `at` only grows
+    for blk in (s for s in fdef.body if isinstance(s, astutil.Block)):
+        at = _last_allocation(blk.body)
         if at is None:
             continue
+        stmt, owner = flat[position[id(at)]]
         end = first
-        while end < len(dying) and last_read[dying[end]] < at:
+        while end < len(dying) and last_read[dying[end]] < position[id(at)]:
             end += 1
         if end > first:
-            inserts.append((at, dying[first:end]))
+            owner.insert(owner.index(stmt), astutil.delete(dying[first:end]))
         first = end
-    for at, names in reversed(inserts):
-        body.insert(at, astutil.delete(names))
 
 
-def _reverse_blocks(body: list):
-    """(start, stop) of each `# grad of:` block, in order."""
-    marks = [i for i, stmt in enumerate(body) if astutil.is_comment(stmt)]
-    return zip(marks, marks[1:] + [len(body)])
-
-
-def _last_allocation(body: list, start: int, stop: int):
-    """The last top-level assignment in body[start:stop] that computes
-    something (a call or an operator), or None."""
-    for i in range(stop - 1, start, -1):
-        stmt = body[i]
+def _last_allocation(body: list):
+    """The last assignment of a block (its nested blocks included, not its
+    ifs and loops) that computes something (a call or an operator), or None."""
+    for stmt, _ in reversed(list(astutil.flat(body))):
         if isinstance(stmt, (gast.Assign, gast.AugAssign)) and any(
                 isinstance(n, (gast.Call, gast.BinOp)) for n in gast.walk(stmt.value)):
-            return i
+            return stmt
     return None
 
 
-def _top_level_locals(fdef: gast.FunctionDef) -> set[str]:
-    """Names assigned only by top-level statements, minus the parameters."""
+def _top_level_locals(flat: list, args: gast.arguments) -> set[str]:
+    """Names assigned only by top-level statements (those of top-level
+    blocks included), minus the parameters."""
     top, nested = set(), set()
-    for stmt in fdef.body:
+    for stmt, _ in flat:
         if isinstance(stmt, gast.Assign):
             top |= set().union(*map(_stores, stmt.targets))
             nested |= _stores(stmt.value)       # comprehension variables
@@ -80,7 +74,6 @@ def _top_level_locals(fdef: gast.FunctionDef) -> set[str]:
             nested |= _stores(stmt.value)
         else:
             nested |= _stores(stmt)
-    args = fdef.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     return top - nested - params

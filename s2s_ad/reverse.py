@@ -29,7 +29,6 @@ from .errors import RuleError
 from .frontend import Source
 from .normalize import Normalized
 from .primitives import COPY, RULE, UNKNOWN, Prim
-from .pairs import SPLIT
 from .reverse_boundary import Adjoint, Boundary, PairRef, Request
 from .reverse_forward import ForwardSweep, index_of, param_copies
 from .reverse_names import Naming
@@ -48,7 +47,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
         kept, output, aux = gen.capture(body, output, aux, req)
         seed = kept + seed
     if req.mode == "pair":                        # split here by `split_pair`
-        seed.insert(0, astutil.expr_stmt(astutil.call(SPLIT, [astutil.clone(output)])))
+        seed.insert(0, astutil.split(astutil.clone(output)))
     backward = gen.backward(body)
     ret = gen.returns(output, aux, req)
     prologue = [astutil.assign(p, astutil.call(f"{gen._rt}.copy", [astutil.name(p)]))
@@ -102,8 +101,9 @@ class _Reverser(ForwardSweep, Boundary, Naming):
 
     # -- reverse sweep ----------------------------------------------------
     def backward(self, body: list) -> list:
-        """The reverse sweep of `body`: one `# grad of:` comment per user
-        statement's block (none repeating the enclosing `if`'s)."""
+        """The reverse sweep of `body`: one `Block` per user statement, its
+        origin printed as `# grad of:`.  Consecutive code of one statement
+        shares a block; code of the enclosing `if`'s statement needs none."""
         out, last_origin = [], self._enclosing
         for stmt in reversed(body):
             if isinstance(stmt, gast.Assign):
@@ -117,12 +117,10 @@ class _Reverser(ForwardSweep, Boundary, Naming):
             if not code:
                 continue
             origin = self.norm.origin.get(id(stmt), stmt)
-            if origin is last_origin and isinstance(stmt, gast.If):
-                code = code[1:]             # the same user statement goes on
-            elif origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
-                out.append(astutil.comment("grad of: " + _header(origin)))
+            if origin is not last_origin:
+                out.append(astutil.block("grad of: " + _header(origin), []))
+            (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
             last_origin = origin
-            out.extend(code)
         return out
 
     def _assign(self, stmt) -> list:
@@ -283,11 +281,10 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         self.live = joined
         if not body and not orelse:
             return []
-        comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(stmt), stmt)))
         test = astutil.clone(stmt.test)
         if not body:
             test, body, orelse = astutil.unary(gast.Not, test), orelse, []
-        return [comment, astutil.if_(test, body, orelse)]
+        return [astutil.if_(test, body, orelse)]
 
     def _loop(self, loop) -> list:
         if not self._loop_reversed(loop):
@@ -315,8 +312,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         if counter and self.depth:              # nested: its count was taped
             pre.append(astutil.assign(counter, self._pop()))
         self.live = head
-        comment = astutil.comment("grad of: " + _header(self.norm.origin.get(id(loop), loop)))
-        return [comment] + pre + [self._reverse_header(loop, body)]
+        return pre + [self._reverse_header(loop, body)]
 
     def _reverse_header(self, loop, body) -> gast.stmt:
         counter = self.counters.get(id(loop))
