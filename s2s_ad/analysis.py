@@ -32,32 +32,32 @@ from .primitives import CALL, COPY, RULE, Prim
 
 @dataclass
 class Facts:
-    active: set = field(default_factory=set)               # id(stmt)
-    varied_before: dict = field(default_factory=dict)      # id(stmt) -> varied names it reads
-    recorded: set = field(default_factory=set)             # id(stmt)
-    same_shape: dict = field(default_factory=dict)         # id(stmt) -> State
+    active: set = field(default_factory=set)               # stmt
+    varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
+    recorded: set = field(default_factory=set)             # stmt
+    same_shape: dict = field(default_factory=dict)         # stmt -> State
     varied_out: State = State()                            # varied at the return
     shape_out: dict = field(default_factory=dict)          # name -> class at the return
     scalars: set = field(default_factory=set)              # names only ever bound to scalars
-    classes: dict = field(default_factory=dict)            # id(stmt) -> {name: class}
+    classes: dict = field(default_factory=dict)            # stmt -> {name: class}
     stable: frozenset = frozenset()                        # wrt parameters never reassigned
     spread: bool = False                                   # compact adjoints allowed
-    expand: set = field(default_factory=set)               # id(stmt): spread d[target] first
-    needs_full: dict = field(default_factory=dict)         # id(stmt) -> operands: see compact
+    expand: set = field(default_factory=set)               # stmt: spread d[target] first
+    needs_full: dict = field(default_factory=dict)         # stmt -> operands: see compact
     in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
     carriers: frozenset = frozenset()                      # names that may have an adjoint
-    kills: set = field(default_factory=set)                # id(stmt): inactive, kills an adjoint
+    kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
 
     def witness(self, stmt, name: str) -> str:
         """A name with `name`'s shape at `stmt` whose value never changes:
         a wrt parameter of the same shape class, else `name` itself."""
         if name in self.stable:
             return name
-        cls = self.classes.get(id(stmt), {}).get(name)
+        cls = self.classes.get(stmt, {}).get(name)
         return cls if cls in self.stable else name
 
 
-def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
+def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
     facts = Facts(spread=spread)
     _varied(body, prims, wrt, facts)
@@ -65,11 +65,11 @@ def analyze(body: list, prims: dict[int, Prim], wrt: list[str],
     for stmt in astutil.assignments(body):
         target = stmt.targets[0].id
         varied_after = _varied_after(stmt, prims, facts)
-        if target in useful_after.get(id(stmt), ()) and varied_after:
-            facts.active.add(id(stmt))
+        if target in useful_after.get(stmt, ()) and varied_after:
+            facts.active.add(stmt)
     facts.carriers = _carriers(body, prims, wrt, outputs, facts)
-    facts.kills = {id(s) for s in astutil.assignments(body)
-                   if id(s) not in facts.active and s.targets[0].id in facts.carriers}
+    facts.kills = {s for s in astutil.assignments(body)
+                   if s not in facts.active and s.targets[0].id in facts.carriers}
     shapes.shape_classes(body, prims, wrt, facts)
     stored = {n.id for n in gast.walk(astutil.module(body))
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
@@ -85,18 +85,18 @@ def _carriers(body, prims, wrt, outputs, facts) -> frozenset:
     outputs, and the targets and varied operands of active statements."""
     names = set(wrt) | set(outputs)
     for stmt in astutil.assignments(body):
-        if id(stmt) in facts.active:
-            varied = facts.varied_before.get(id(stmt), State())
+        if stmt in facts.active:
+            varied = facts.varied_before.get(stmt, State())
             names.add(stmt.targets[0].id)
-            names.update(op for op in prims[id(stmt)].operands if op in varied)
+            names.update(op for op in prims[stmt].operands if op in varied)
     return frozenset(names)
 
 
 def _varied_after(stmt, prims, facts) -> bool:
-    prim = prims.get(id(stmt))
+    prim = prims.get(stmt)
     if prim is None or prim.kind not in (COPY, RULE, CALL, "unknown"):
         return False
-    before = facts.varied_before.get(id(stmt), State())
+    before = facts.varied_before.get(stmt, State())
     return any(op in before for op in prim.operands)
 
 
@@ -104,9 +104,9 @@ def _varied(body, prims, wrt, facts) -> None:
     def transfer(stmt, state):
         # kept per statement: only the names it reads (linear memory)
         if isinstance(stmt, gast.Expr):
-            facts.varied_before[id(stmt)] = state & set(astutil.load_names(stmt))
+            facts.varied_before[stmt] = state & set(astutil.load_names(stmt))
         if isinstance(stmt, gast.Assign):
-            facts.varied_before[id(stmt)] = state & set(astutil.load_names(stmt.value))
+            facts.varied_before[stmt] = state & set(astutil.load_names(stmt.value))
             target = stmt.targets[0].id
             if _varied_after(stmt, prims, facts):
                 return state | {target}
@@ -125,23 +125,23 @@ def _varied(body, prims, wrt, facts) -> None:
 
 
 def _useful(body, prims, outputs, facts) -> dict:
-    """id(stmt) -> names useful just after the statement (for an assignment:
+    """stmt -> names useful just after the statement (for an assignment:
     whether its target is)."""
     after: dict = {}
 
     def at_exit(stmt, state):
-        after[id(stmt)] = state
+        after[stmt] = state
 
     def transfer(stmt, state):
         if isinstance(stmt, (gast.For, gast.While)):
-            after[id(stmt)] = state         # at the loop head
+            after[stmt] = state         # at the loop head
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
-            after[id(stmt)] = state & {target}      # all that is asked of it
+            after[stmt] = state & {target}      # all that is asked of it
             if target not in state:
                 return state
-            prim = prims[id(stmt)]
-            before = facts.varied_before.get(id(stmt), State())
+            prim = prims[stmt]
+            before = facts.varied_before.get(stmt, State())
             return (state - {target}) | {op for op in prim.operands if op in before}
         if isinstance(stmt, gast.For):
             target = stmt.target.id
@@ -167,16 +167,16 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
             reads, reads_result = _reverse_reads(stmt, prims, facts)
-            overwritten = {target} | shares.get(id(stmt), frozenset())
-            if (live & overwritten or target in reads) and not prims[id(stmt)].keeps_values:
-                facts.recorded.add(id(stmt))
+            overwritten = {target} | shares.get(stmt, frozenset())
+            if (live & overwritten or target in reads) and not prims[stmt].keeps_values:
+                facts.recorded.add(stmt)
             live = (live | reads) - {target}
-            if id(stmt) in facts.recorded:
-                live = live | heirs.get(id(stmt), frozenset())
-            prim = prims[id(stmt)]
-            if reads_result or id(stmt) in facts.recorded and prim.inplace:
+            if stmt in facts.recorded:
+                live = live | heirs.get(stmt, frozenset())
+            prim = prims[stmt]
+            if reads_result or stmt in facts.recorded and prim.inplace:
                 live = live | {target}      # (an in-place restore writes into it)
-            if id(stmt) in facts.recorded and prim.inplace:     # ...at its index
+            if stmt in facts.recorded and prim.inplace:     # ...at its index
                 for slot in ("index", "position"):
                     if slot in prim.binding:
                         live = live | set(astutil.load_names(prim.binding[slot]))
@@ -194,10 +194,10 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         killed = {s.targets[0].id for s in astutil.assignments([block]) if kills(s)}
         if isinstance(block, gast.If):      # killed on every path: nothing to fill
             killed -= killed_always(block.body) & killed_always(block.orelse)
-        contributed = {op for s in astutil.assignments([block]) if id(s) in facts.active
-                       for op in prims[id(s)].operands
-                       if op in facts.varied_before.get(id(s), State())}
-        after = useful.get(id(block), set())       # (such an adjoint is live on every path)
+        contributed = {op for s in astutil.assignments([block]) if s in facts.active
+                       for op in prims[s].operands
+                       if op in facts.varied_before.get(s, State())}
+        after = useful.get(block, set())       # (such an adjoint is live on every path)
         if not isinstance(block, gast.If):         # a loop fills them before it, at its exit
             if not exit:
                 return facts.carriers & killed & after
@@ -207,7 +207,7 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         return facts.carriers & ((killed & after) | (contributed - after))
 
     def kills(stmt) -> bool:
-        return id(stmt) not in facts.active or stmt.targets[0].id not in prims[id(stmt)].operands
+        return stmt not in facts.active or stmt.targets[0].id not in prims[stmt].operands
 
     def killed_always(body) -> set:
         out = set()
@@ -235,19 +235,19 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
 
 def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
     """(names whose values the statement's adjoint reads, reads the result)."""
-    if id(stmt) not in facts.active:
+    if stmt not in facts.active:
         return State(), False
-    prim = prims[id(stmt)]
+    prim = prims[stmt]
     target = stmt.targets[0].id
-    varied = facts.varied_before.get(id(stmt), State())
+    varied = facts.varied_before.get(stmt, State())
     reads, reads_result = prim.reads(varied)
     reads = set(reads)
     if prim.kind == RULE and prim.rule.elementwise:
         # un-broadcasting reads a varied operand's shape unless proven equal
-        same = facts.same_shape.get(id(stmt), State())
+        same = facts.same_shape.get(stmt, State())
         reads |= {facts.witness(stmt, n) for n in prim.operands
                   if n in varied and n not in same}
-    if id(stmt) in facts.expand or id(stmt) in facts.needs_full:    # reads z's shape
+    if stmt in facts.expand or stmt in facts.needs_full:    # reads z's shape
         witness = facts.witness(stmt, target)
         reads_result |= witness == target
         reads |= {witness} - {target}

@@ -32,7 +32,7 @@ def check(body: list, active: set, src: Source, locals_: set) -> None:
     """Raise for the first active statement of `body` that makes a complex
     value (see the module docstring)."""
     for stmt in astutil.assignments(body):
-        if id(stmt) not in active:
+        if stmt not in active:
             continue
         for node in gast.walk(stmt.value):
             what = _complex_maker(node, src, locals_)

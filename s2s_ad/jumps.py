@@ -116,8 +116,8 @@ class _Lowerer:
     def _at(self, new, old):
         """`new` stands for the user statement `old` stood for."""
         gast.copy_location(new, old)
-        if id(old) in self.origin:
-            self.origin[id(new)] = self.origin[id(old)]
+        if old in self.origin:
+            self.origin[new] = self.origin[old]
         return new
 
     def _loop_flag(self, kind: str, stem: str) -> str:
@@ -139,7 +139,7 @@ class _Lowerer:
         self.fn.loops.append(_Loop())
         body, flags = self.block(loop.body)
         ctx = self.fn.loops.pop()
-        body += self.while_tests.get(id(loop), [])
+        body += self.while_tests.get(loop, [])
         exits = [f for f in (ctx.brk, self.fn.returned) if f and f in flags]
         if ctx.cont:
             body.insert(0, astutil.assign(ctx.cont, astutil.const(False)))

@@ -45,6 +45,7 @@ class Namer:
         self._taken: set[str] = set(taken)
         self._visible = visible
         self._numbered: dict[str, int] = {}     # temp hint -> numbers below are taken
+        self.temps: set[str] = set()            # every name `temp` handed out
 
     def reserve(self, ident: str) -> None:
         self._taken.add(ident)
@@ -92,4 +93,5 @@ class Namer:
         ident = f"_{hint}{n}"
         self._taken.add(ident)
         self._numbered[hint] = n + 1
+        self.temps.add(ident)
         return ident

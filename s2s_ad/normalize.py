@@ -62,12 +62,12 @@ class Normalized:
     """The ANF function and where each of its statements came from."""
 
     tree: gast.FunctionDef
-    origin: dict            # id(ANF statement) -> user statement
+    origin: dict            # ANF statement -> user statement
     locals: set[str]        # every name the function binds
     namer: Namer
-    shares: dict            # id(in-place statement) -> names whose memory it may write
-    heirs: dict             # id(rebinding) -> names sharing memory with the old value
-    passes: dict            # id(call of a helper) -> {argument: names it may share memory with}
+    shares: dict            # in-place statement -> names whose memory it may write
+    heirs: dict             # rebinding -> names sharing memory with the old value
+    passes: dict            # call of a helper -> {argument: names it may share memory with}
     unbound: set            # names read where they may not be bound yet: None at entry
 
 
@@ -101,13 +101,13 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
-        self.while_tests: dict = {}     # id(While) -> statements recomputing its test
+        self.while_tests: dict = {}     # While -> statements recomputing its test
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
         self.tuples: dict = {}          # name -> the names of the tuple display it holds
-        self.rereads: set = set()       # id(views re-read after an update)
+        self.rereads: set = set()       # views re-read after an update
         self.shares: dict = {}          # see Normalized.shares
         self.heirs: dict = {}           # see Normalized.heirs
         self.loose: set = set()         # updated by `op=`: one object with its aliases if an array
@@ -147,7 +147,7 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def emit(self, stmt) -> None:
         user = self._stmt
         gast.copy_location(stmt, user)
-        self.origin[id(stmt)] = user
+        self.origin[stmt] = user
         self._out.append(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr)):
             self._passed(stmt)

@@ -66,7 +66,7 @@ class AliasForms:
     def _bind(self, stmt: gast.Assign) -> None:
         """Update the relations for an emitted `target = value`."""
         target, value = stmt.targets[0].id, stmt.value
-        if id(stmt) in self.rereads or isinstance(value, gast.Name) and value.id == target:
+        if stmt in self.rereads or isinstance(value, gast.Name) and value.id == target:
             return                      # (`x = x` keeps the object and its relations)
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
@@ -137,7 +137,7 @@ class AliasForms:
         the names each local argument may share memory with."""
         args = self._helper_arguments(stmt.value)
         if args:
-            self.passes[id(stmt)] = {a: frozenset(self._related(a)) for a in args}
+            self.passes[stmt] = {a: frozenset(self._related(a)) for a in args}
 
     def _related(self, name: str, upward: bool = True) -> set:
         """`name`, its aliases and the views of them, transitively; `upward`:
@@ -175,7 +175,7 @@ class AliasForms:
         heirs = maybe | set(group or ()) | {p.base for p in self.parts.pop(name, [])} | \
             {view for view, _ in self._views_of({name})}
         if heirs:
-            self.heirs[id(stmt)] = frozenset(heirs)
+            self.heirs[stmt] = frozenset(heirs)
         heir = min(group) if group else None
         for view, part in self._views_of({name}):
             if heir is not None:

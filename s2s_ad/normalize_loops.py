@@ -173,7 +173,7 @@ class LoopForms:
         self.loops.append(stmt)
         loop = astutil.while_(astutil.name(cond), self.block(stmt.body),
                               self.block(stmt.orelse))
-        self.while_tests[id(loop)] = self.capture(recompute)
+        self.while_tests[loop] = self.capture(recompute)
         self.loops.pop()
         self.emit(loop)
         self._leave_compound(stmt, before, loop)

@@ -46,7 +46,7 @@ class UpdateForms:
         write through a relation that cannot be followed is checked before
         the update, so a refused call changes nothing.)"""
         at = len(self._out) - 1
-        self.shares[id(stmt)] = frozenset(self._propagate(name, always, {name}))
+        self.shares[stmt] = frozenset(self._propagate(name, always, {name}))
         checks = [s for s in self._out[at + 1:] if _is_refusal(s)]
         if checks:
             self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
@@ -98,7 +98,7 @@ class UpdateForms:
             fresh = dataclasses.replace(part, view=astutil.clone(part.view))
             fresh.rebase(name)          # read from the name holding the new value
             reread = astutil.assign(view, astutil.clone(fresh.view))
-            self.rereads.add(id(reread))    # the same object: its relations stay
+            self.rereads.add(reread)    # the same object: its relations stay
             self._guarded(view, fresh, reread)
             reached |= self._propagate(view, True, seen, part, written)
         return reached

@@ -42,7 +42,7 @@ _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
 
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
-             is_pure_call: Callable[[gast.Call], bool]) -> gast.FunctionDef:
+             is_pure_call: Callable[[gast.Call], bool], temps: set[str]) -> gast.FunctionDef:
     unsafe = _alias_unsafe(fdef)    # only shrinks as code is removed
     for _ in range(20):
         changed = propagate(fdef, protected)
@@ -50,7 +50,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
         changed |= dead_code(fdef, is_pure_call)
         if not changed:
             break
-    inline(fdef, protected, is_pure_call)
+    inline(fdef, temps - protected, is_pure_call)
     empty_blocks(fdef)
     return fdef
 
@@ -96,7 +96,7 @@ def _has_code(body: list) -> bool:
 
 
 # -- inlining ----------------------------------------------------------------
-def inline(fdef: gast.FunctionDef, protected: set[str], is_pure_call) -> bool:
+def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
     """Put a generated temporary read once, by the next statement, back into
     that statement: `_t1 = X @ W; h = np.tanh(_t1 + b)` becomes
     `h = np.tanh(X @ W + b)`.  It reads like the user's line again, and NumPy
@@ -118,7 +118,7 @@ def inline(fdef: gast.FunctionDef, protected: set[str], is_pure_call) -> bool:
             for child in ("body", "orelse"):
                 if isinstance(getattr(stmt, child, None), list):
                     block(getattr(stmt, child))
-            if _inlinable(stmt, nxt, protected, loads, stores, pure):
+            if _inlinable(stmt, nxt, temps, loads, stores, pure):
                 target = stmt.targets[0].id
                 _replace_loads(nxt, {target: stmt.value})
                 del body[i]
@@ -134,11 +134,11 @@ def inline(fdef: gast.FunctionDef, protected: set[str], is_pure_call) -> bool:
     return changed
 
 
-def _inlinable(stmt, nxt, protected, loads, stores, pure) -> bool:
+def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
     if not _is_simple_assign(stmt):
         return False
     target = stmt.targets[0].id
-    if not target.startswith("_") or target in protected or \
+    if target not in temps or \
             loads.get(target) != 1 or stores.get(target) != 1 or not pure(stmt.value):
         return False
     if isinstance(nxt, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign)):
@@ -243,10 +243,10 @@ class _Folder(gast.NodeTransformer):
 
     def top(self, expr):
         # the value assigned, or what `rt.unbroadcast` may return as it is
-        self.roots = {id(expr)}
+        self.roots = {expr}
         if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
                 and expr.func.attr == "unbroadcast" and expr.args:
-            self.roots.add(id(expr.args[0]))
+            self.roots.add(expr.args[0])
         return self.visit(expr)
 
     def visit_UnaryOp(self, node):
@@ -282,7 +282,7 @@ class _Folder(gast.NodeTransformer):
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if id(node) in self.roots and isinstance(kept, gast.Name) and kept.id in self.unsafe:
+            if node in self.roots and isinstance(kept, gast.Name) and kept.id in self.unsafe:
                 return node         # keep a fresh value rather than an alias
             self.changed = True
             return kept
@@ -310,7 +310,7 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     body is walked a bounded number of times, whatever the nesting depth."""
     pure = _Purity(is_pure_call)
     changed = [False]
-    heads: dict = {}                # id(loop) -> its live set so far (only grows)
+    heads: dict = {}                # loop -> its live set so far (only grows)
 
     def drop(body: list, stmt, trial: bool) -> bool:
         if not trial:
@@ -344,13 +344,13 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
 
     def loop(stmt, body, live, trial):
         header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-        head = heads.get(id(stmt), set()) | live | set(astutil.load_names(header))
+        head = heads.get(stmt, set()) | live | set(astutil.load_names(header))
         while True:                 # read every iteration
             inner = block(stmt.body, set(head), True)
             if inner <= head:
                 break
             head |= inner
-        heads[id(stmt)] = head
+        heads[stmt] = head
         if not trial:
             block(stmt.body, set(head))
             target_read = isinstance(stmt, gast.For) and stmt.target.id in live

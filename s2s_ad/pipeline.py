@@ -145,9 +145,9 @@ def _annotated(fdef: gast.FunctionDef, facts: analysis.Facts) -> gast.FunctionDe
         out = []
         for stmt in body:
             if isinstance(stmt, gast.Assign):
-                varied = sorted(facts.varied_before.get(id(stmt), ()))
-                notes = ["active" if id(stmt) in facts.active else "inactive"]
-                notes += ["recorded"] * (id(stmt) in facts.recorded)
+                varied = sorted(facts.varied_before.get(stmt, ()))
+                notes = ["active" if stmt in facts.active else "inactive"]
+                notes += ["recorded"] * (stmt in facts.recorded)
                 notes += [f"reads varied {', '.join(varied)}"] * bool(varied)
                 stmt = astutil.block("; ".join(notes), [stmt])
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -179,7 +179,7 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     resolve = _callee_resolver(src, norm, adj.imports)
     pure = _pure_call_test(resolve)
     if options.optimize:
-        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure)
+        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure, norm.namer.temps)
         observe("optimized", lambda: _printed(adj.tree))
     trees = [adj.tree]
     if options.mode == "pair":

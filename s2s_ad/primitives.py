@@ -1,6 +1,6 @@
 """Which primitive each ANF assignment applies, with its rule bound.
 
-`classify` returns a side table `id(stmt) -> Prim` for every `Name = rhs`
+`classify` returns a side table `stmt -> Prim` for every `Name = rhs`
 and `Expr(rhs)` statement of an ANF body (nested blocks included).  Later
 passes read operands, rule and binding from it instead of re-deriving them.
 
@@ -107,11 +107,11 @@ class Prim:
         return frozenset(names), tpl.result in params
 
 
-def classify(norm: Normalized, src: Source) -> dict[int, Prim]:
-    table: dict[int, Prim] = {}
+def classify(norm: Normalized, src: Source) -> dict[gast.stmt, Prim]:
+    table: dict[gast.stmt, Prim] = {}
     for stmt in astutil.statements(norm.tree.body):
         if isinstance(stmt, (gast.Assign, gast.Expr)):
-            table[id(stmt)] = _classify(stmt.value, stmt, src, norm.locals)
+            table[stmt] = _classify(stmt.value, stmt, src, norm.locals)
     return table
 
 

@@ -29,7 +29,7 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
     block).  The forward sweep keeps the user's lines as they are, and
     `scalars` (locals known to hold numbers) are left to the return."""
     flat = list(astutil.flat(fdef.body))        # the statements of blocks in place
-    position = {id(stmt): i for i, (stmt, _) in enumerate(flat)}
+    position = {stmt: i for i, (stmt, _) in enumerate(flat)}
     candidates = _top_level_locals(flat, fdef.args) - scalars
     last_read: dict[str, int] = {}
     for i, (stmt, _) in enumerate(flat):
@@ -42,9 +42,9 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
         at = _last_allocation(blk.body)
         if at is None:
             continue
-        stmt, owner = flat[position[id(at)]]
+        stmt, owner = flat[position[at]]
         end = first
-        while end < len(dying) and last_read[dying[end]] < position[id(at)]:
+        while end < len(dying) and last_read[dying[end]] < position[at]:
             end += 1
         if end > first:
             owner.insert(owner.index(stmt), astutil.delete(dying[first:end]))

@@ -36,7 +36,7 @@ from .reverse_names import Naming
 __all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
 
 
-def reverse(norm: Normalized, src: Source, prims: dict[int, Prim],
+def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
             facts: Facts, req: Request, output: gast.expr | None,
             aux: gast.expr | None) -> Adjoint:
     gen = _Reverser(norm, src, prims, facts, req)
@@ -73,14 +73,14 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         self.norm, self.src, self.prims, self.facts = norm, src, prims, facts
         self.req = req
         self.seed_param: str | None = None
-        self.calls: dict[int, tuple] = {}  # id(stmt) -> (saved name, bwd name, variant)
+        self.calls: dict[gast.stmt, tuple] = {}  # stmt -> (saved name, bwd name, variant)
         self.namer = norm.namer
         self.adj: dict[str, str] = {}     # primal name -> adjoint variable
         self.live: set[str] = set()       # primal names with a nonzero adjoint
         self.depth = 0                    # loop nesting while generating
         self.branches = 0                 # `if` nesting while generating the forward sweep
-        self.saves: dict[int, str] = {}   # id(stmt) -> save variable
-        self.counters: dict[int, str] = {}  # id(loop) -> trip counter
+        self.saves: dict[gast.stmt, str] = {}   # stmt -> save variable
+        self.counters: dict[gast.stmt, str] = {}  # loop -> trip counter
         self.unbound: set[str] = set(norm.unbound)   # bound to None at entry
         self.tape: str | None = None
         self._enclosing = None            # origin of the `if` being reversed
@@ -116,7 +116,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
                 code = []
             if not code:
                 continue
-            origin = self.norm.origin.get(id(stmt), stmt)
+            origin = self.norm.origin.get(stmt, stmt)
             if origin is not last_origin:
                 out.append(astutil.block("grad of: " + _header(origin), []))
             (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
@@ -125,20 +125,20 @@ class _Reverser(ForwardSweep, Boundary, Naming):
 
     def _assign(self, stmt) -> list:
         target = stmt.targets[0].id
-        prim = self.prims[id(stmt)]
-        recorded = id(stmt) in self.facts.recorded
+        prim = self.prims[stmt]
+        recorded = stmt in self.facts.recorded
         code, old = [], None
         self_ref = target in prim.operands
-        call = self.calls.get(id(stmt))
+        call = self.calls.get(stmt)
         if call and self.depth:
             code.append(astutil.assign(call[0], self._pop()))   # pushed last
         if recorded:
             if self.depth == 0:
-                old = self.saves[id(stmt)]
+                old = self.saves[stmt]
             elif self_ref:
                 old = self.namer.fresh(target + "_old")
                 code.append(astutil.assign(old, self._pop()))
-        if id(stmt) in self.facts.active and target in self.live:
+        if stmt in self.facts.active and target in self.live:
             if prim.kind == UNKNOWN:
                 raise prim.problem
             code.extend(self._rule(stmt, prim, target, old if self_ref else None, call))
@@ -159,7 +159,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         code = []
         d_result = self.adjoint_name(target)
         self_ref = target in prim.operands
-        if id(stmt) in self.facts.expand:      # this rule needs d[z] full-size
+        if stmt in self.facts.expand:      # this rule needs d[z] full-size
             code.append(astutil.assign(d_result, astutil.call(f"{self._rt}.expand", [
                 astutil.name(d_result), astutil.name(self.facts.witness(stmt, target))])))
         if self_ref:        # the old value's adjoint starts from zero
@@ -182,7 +182,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
             moved = self.namer.fresh(d_result + "_next")
             code.append(astutil.assign(moved, astutil.name(d_result)))
             items = [_rename_item(item, d_result, moved) for item in items]
-        varied = self.facts.varied_before.get(id(stmt), frozenset())
+        varied = self.facts.varied_before.get(stmt, frozenset())
         for item in items:
             if not isinstance(item, templates.Contribution):
                 code.append(item)
@@ -237,15 +237,15 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         if primal in self.live and _is_call_to(value, self._rt, "unindex"):
             # (a scatter-add: in place where the code owns `d`, ownership.py)
             return astutil.assign(d, astutil.binop(astutil.name(d), gast.Add, value))
-        full = primal in self.facts.needs_full.get(id(stmt), ())
+        full = primal in self.facts.needs_full.get(stmt, ())
         if self.facts.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
                 and primal not in self.facts.in_loops:
             value = value.args[1]                       # left compact
-        if full and (prim.kind != RULE or primal in self.facts.same_shape.get(id(stmt), ())):
+        if full and (prim.kind != RULE or primal in self.facts.same_shape.get(stmt, ())):
             value = astutil.call(f"{self._rt}.expand", [value, astutil.name(
                 self.facts.witness(stmt, stmt.targets[0].id))])
         elif prim.kind == RULE and prim.rule.elementwise and \
-                primal not in self.facts.same_shape.get(id(stmt), ()):
+                primal not in self.facts.same_shape.get(stmt, ()):
             negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
             inner = value.operand if negated else value     # sum first, negate less
             like = self.facts.witness(stmt, primal) if value_name == primal else value_name
@@ -267,7 +267,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
 
     def _if(self, stmt) -> list:
         before, outer = set(self.live), self._enclosing
-        self._enclosing = self.norm.origin.get(id(stmt), stmt)
+        self._enclosing = self.norm.origin.get(stmt, stmt)
         body = self.backward(stmt.body)
         after_body, self.live = self.live, set(before)
         orelse = self.backward(stmt.orelse)
@@ -308,14 +308,14 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         self.depth -= 1
         self.live = set()
         pre = [self._zero(p) for p in sorted(head - entry)]
-        counter = self.counters.get(id(loop))
+        counter = self.counters.get(loop)
         if counter and self.depth:              # nested: its count was taped
             pre.append(astutil.assign(counter, self._pop()))
         self.live = head
         return pre + [self._reverse_header(loop, body)]
 
     def _reverse_header(self, loop, body) -> gast.stmt:
-        counter = self.counters.get(id(loop))
+        counter = self.counters.get(loop)
         if isinstance(loop, gast.While):
             target = self.namer.fresh("_")
             return astutil.for_(target, astutil.call(astutil.builtin("range"),

@@ -112,10 +112,10 @@ class Boundary:
         that the reverse sweep rebinds is copied to a fresh name; when some
         array is restored in place, the copy is a deep one (an alias or a
         container item would see the restore otherwise)."""
-        restored = [s for s in astutil.assignments(body) if id(s) in self.facts.recorded]
+        restored = [s for s in astutil.assignments(body) if s in self.facts.recorded]
         rebound = {s.targets[0].id for s in restored} | {  # reversed loops count again
             s.target.id for s in astutil.statements(body) if isinstance(s, gast.For)}
-        in_place = any(self.prims[id(s)].inplace for s in restored)
+        in_place = any(self.prims[s].inplace for s in restored)
         out = []
 
         def keep(atom, stem):

@@ -55,8 +55,8 @@ class ForwardSweep:
         change a varied one.  Where it surely would, a located error; where
         it only augments the parameter (`p += v`, in place only for an
         array, list or dict), a check before the call that raises one then."""
-        prim = self.prims.get(id(stmt))
-        varied = self.facts.varied_before.get(id(stmt), frozenset())
+        prim = self.prims.get(stmt)
+        varied = self.facts.varied_before.get(stmt, frozenset())
         if prim is not None and prim.writes & varied:
             name = sorted(prim.writes & varied)[0]
             raise UnsupportedSyntaxError(
@@ -69,10 +69,10 @@ class ForwardSweep:
         # an undifferentiated call given a varied argument may write it into
         # another one, which a later read would need the gradient of
         passed = {n for node in prim.binding.values() for n in names_of(node)}
-        seen = self.norm.locals if id(stmt) in self.facts.active or passed & varied \
+        seen = self.norm.locals if stmt in self.facts.active or passed & varied \
             else varied
         checks = []
-        related = self.norm.passes.get(id(stmt), {})    # e.g. a temporary bound to `x`
+        related = self.norm.passes.get(stmt, {})    # e.g. a temporary bound to `x`
         for param in sorted(prim.mutates | prim.augments):
             names = sorted({m for n in names_of(prim.binding.get(param))
                             for m in related.get(n, {n}) if m in seen})
@@ -94,7 +94,7 @@ class ForwardSweep:
     def _forward_assign(self, stmt) -> list:
         """The statement itself, or for an active call of a user function,
         `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
-        prim = self.prims[id(stmt)]
+        prim = self.prims[stmt]
         if prim.is_sync:                    # done by the update through the view
             return []
         if prim.inplace:
@@ -103,14 +103,14 @@ class ForwardSweep:
             return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
         if not calls_pair(prim, stmt, self.facts):
             return [astutil.clone(stmt)]
-        variant = prim.variant(self.facts.varied_before[id(stmt)])
+        variant = prim.variant(self.facts.varied_before[stmt])
         ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
         if ref.objects is None:         # recursion: this pair's own defs
             fwd, bwd = self.pair_names[:2]
         else:
             fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
         saved = self.namer.fresh(prim.key.__name__ + "_saved")
-        self.calls[id(stmt)] = (saved, bwd, variant)
+        self.calls[stmt] = (saved, bwd, variant)
         call = astutil.clone(stmt.value)
         call.func = astutil.name(fwd)
         target = astutil.tuple_([astutil.name(stmt.targets[0].id, store=True),
@@ -126,10 +126,10 @@ class ForwardSweep:
             astutil.attribute(astutil.name(self._tape()), "append"), [value]))
 
     def _record(self, stmt) -> list:
-        if id(stmt) not in self.facts.recorded:
+        if stmt not in self.facts.recorded:
             return []
         target = stmt.targets[0].id
-        prim = self.prims[id(stmt)]
+        prim = self.prims[stmt]
         value = astutil.name(target)
         if prim.inplace:        # the old value is destroyed in place: copy it
             value = astutil.call(f"{self._rt}.snapshot", [value] + index_of(prim))
@@ -137,7 +137,7 @@ class ForwardSweep:
             self.unbound.add(target)        # may be saved before it is first bound
         if self.depth == 0:
             save = self.namer.fresh(target + "_old")
-            self.saves[id(stmt)] = save
+            self.saves[stmt] = save
             return [astutil.assign(save, value)]
         return [self._push(value)]
 
@@ -153,7 +153,7 @@ class ForwardSweep:
         pre = []
         if self._needs_counter(loop):
             counter = self.namer.fresh("trips")
-            self.counters[id(loop)] = counter
+            self.counters[loop] = counter
             pre.append(astutil.assign(counter, astutil.const(0)))
             body.insert(0, astutil.assign(counter, astutil.binop(
                 astutil.name(counter), gast.Add, astutil.const(1))))
@@ -162,8 +162,8 @@ class ForwardSweep:
         else:
             new = astutil.while_(astutil.clone(loop.test), body)
         post = []
-        if id(loop) in self.counters and self.depth:
-            post.append(self._push(self.counters[id(loop)]))   # one count per outer trip
+        if loop in self.counters and self.depth:
+            post.append(self._push(self.counters[loop]))   # one count per outer trip
         return pre + [new] + post
 
     def _needs_counter(self, loop) -> bool:
@@ -176,7 +176,7 @@ class ForwardSweep:
         or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
         facts = self.facts
         for stmt in gast.walk(loop):
-            if id(stmt) in facts.active or id(stmt) in facts.recorded or id(stmt) in facts.kills:
+            if stmt in facts.active or stmt in facts.recorded or stmt in facts.kills:
                 return True
         return False
 
@@ -219,15 +219,15 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
 
 def calls_pair(prim: Prim, stmt, facts) -> bool:
     """Whether the forward sweep calls the callee's adjoint pair for `stmt`."""
-    return prim.kind == CALL and id(stmt) in facts.active and not prim.is_sync \
+    return prim.kind == CALL and stmt in facts.active and not prim.is_sync \
         and not prim.inplace and prim.key is not runtime.mutated
 
 
 def pair_requests(body: list, prims: dict, facts) -> list:
     """(callee, varied parameters, statement) for every call of an adjoint
     pair the forward sweep of `body` will make: what must be compiled first."""
-    return [(prims[id(s)].key, prims[id(s)].variant(facts.varied_before[id(s)]), s)
-            for s in astutil.assignments(body) if calls_pair(prims[id(s)], s, facts)]
+    return [(prims[s].key, prims[s].variant(facts.varied_before[s]), s)
+            for s in astutil.assignments(body) if calls_pair(prims[s], s, facts)]
 
 
 def param_copies(body, prims, params, shares: dict) -> dict:
@@ -238,7 +238,7 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     alias = {p: p for p in params}
     reached = {}
     for stmt in astutil.statements(body):
-        prim = prims.get(id(stmt))
+        prim = prims.get(stmt)
         if prim is not None and prim.kind == CALL:     # a helper updating an argument
             for param in sorted(prim.mutates | prim.augments):
                 for name in names_of(prim.binding.get(param)):
@@ -253,7 +253,7 @@ def param_copies(body, prims, params, shares: dict) -> dict:
         source = prim.operands[0] if prim.operands else None
         if source in alias and (prim.kind == COPY or prim.key in _PARTS_OF):
             alias[target] = alias[source]
-        elif prim.inplace and (written := {target} | shares.get(id(stmt), set())) & alias.keys():
+        elif prim.inplace and (written := {target} | shares.get(stmt, set())) & alias.keys():
             for name in sorted(written & alias.keys()):     # (items and views too)
                 reached.setdefault(alias[name], stmt)
         elif target in alias and target not in params:

@@ -46,20 +46,20 @@ def compact(body, prims, facts) -> None:
         target = stmt.targets[0].id
         incoming = target in state
         state = state - {target}
-        if id(stmt) not in facts.active:
+        if stmt not in facts.active:
             return state
-        prim = prims[id(stmt)]
-        varied = facts.varied_before.get(id(stmt), State())
+        prim = prims[stmt]
+        varied = facts.varied_before.get(stmt, State())
         if prim.kind == COPY:
             source = prim.operands[0]
             if incoming and source in facts.in_loops:
-                facts.needs_full.setdefault(id(stmt), set()).add(source)
+                facts.needs_full.setdefault(stmt, set()).add(source)
                 return state
             return state | ({source} if incoming else set())
         tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
             and target not in prim.operands
         if incoming and not tolerant:
-            facts.expand.add(id(stmt))
+            facts.expand.add(stmt)
         if prim.kind != RULE:
             return state
         return state | _compact_operands(stmt, prim, target, varied, facts,
@@ -76,7 +76,7 @@ def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
     tpl = prim.rule.template
     reads = dict(tpl.reads)
     bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
-    same = facts.same_shape.get(id(stmt), State())
+    same = facts.same_shape.get(stmt, State())
     compact = set()
     for param, name in bound.items():
         if name not in varied or param not in reads:
@@ -90,11 +90,11 @@ def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
         read = reads[param]
         covers = tpl.result in read or {p for p in bound if p != param} <= read
         if name not in same and not covers:
-            facts.needs_full.setdefault(id(stmt), set()).add(name)      # summed exactly, so full
+            facts.needs_full.setdefault(stmt, set()).add(name)      # summed exactly, so full
         elif tpl.result not in read and param not in read and \
-                facts.classes.get(id(stmt), {}).get(name) != "scalar":
+                facts.classes.get(stmt, {}).get(name) != "scalar":
             if name in facts.in_loops:      # spread here, not in every iteration
-                facts.needs_full.setdefault(id(stmt), set()).add(name)
+                facts.needs_full.setdefault(stmt, set()).add(name)
             else:
                 compact.add(name)
     return compact
@@ -113,12 +113,12 @@ def shape_classes(body, prims, wrt, facts) -> None:
         if not isinstance(stmt, gast.Assign):
             return state
         cls = dict(state)
-        prim = prims.get(id(stmt))
+        prim = prims.get(stmt)
         for name in astutil.load_names(stmt.value):
             cls.setdefault(name, f"?{next(fresh)}")     # unknown, but one shape
         shape = _shape_of(prim, cls) if prim is not None else None
         if prim is not None and prim.kind == RULE and prim.rule.elementwise:
-            facts.same_shape[id(stmt)] = State(
+            facts.same_shape[stmt] = State(
                 n for n in prim.operands if shape is not None and cls.get(n) == shape)
         if shape is None and astutil.is_number(stmt.value):
             shape = "scalar"
@@ -127,7 +127,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
         (scalar if shape == "scalar" else other).add(target)
         operands = list(astutil.load_names(stmt.value))
         if target not in operands:          # `x = f(x)`: no witness for either x
-            facts.classes[id(stmt)] = {n: cls.get(n) for n in [*operands, target]}
+            facts.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
         return State(cls.items())
 
     # Loops start from the facts at entry and intersect to a fixpoint: a

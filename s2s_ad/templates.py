@@ -126,10 +126,10 @@ def _scan(body, params: set[str]) -> dict[str, set[str]]:
 
     def names_in(expr) -> set[str]:
         refs = [n for n in gast.walk(expr) if _is_adjoint_ref(n)]
-        skip = {id(n.value) for n in refs} | {id(n.slice) for n in refs}
+        skip = {n.value for n in refs} | {n.slice for n in refs}
         found = set()
         for node in gast.walk(expr):
-            if isinstance(node, gast.Name) and id(node) not in skip:
+            if isinstance(node, gast.Name) and node not in skip:
                 found |= temps.get(node.id, {node.id} & params)
         return found
 
