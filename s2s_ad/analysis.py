@@ -22,40 +22,12 @@ is written onto nodes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import gast
 
 from . import astutil, shapes
 from .dataflow import State, Walk
-from .primitives import CALL, COPY, RULE, Prim
-
-@dataclass
-class Facts:
-    active: set = field(default_factory=set)               # stmt
-    varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
-    recorded: set = field(default_factory=set)             # stmt
-    same_shape: dict = field(default_factory=dict)         # stmt -> State
-    varied_out: State = State()                            # varied at the return
-    shape_out: dict = field(default_factory=dict)          # name -> class at the return
-    scalars: set = field(default_factory=set)              # names only ever bound to scalars
-    classes: dict = field(default_factory=dict)            # stmt -> {name: class}
-    stable: frozenset = frozenset()                        # wrt parameters never reassigned
-    spread: bool = False                                   # compact adjoints allowed
-    expand: set = field(default_factory=set)               # stmt: spread d[target] first
-    needs_full: dict = field(default_factory=dict)         # stmt -> operands: see compact
-    in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
-    carriers: frozenset = frozenset()                      # names that may have an adjoint
-    kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
-
-    def witness(self, stmt, name: str) -> str:
-        """A name with `name`'s shape at `stmt` whose value never changes:
-        a wrt parameter of the same shape class, else `name` itself."""
-        if name in self.stable:
-            return name
-        cls = self.classes.get(stmt, {}).get(name)
-        return cls if cls in self.stable else name
-
+from .ir import CALL, COPY, RULE, Facts, Prim
 
 def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import astutil
 from .errors import UnsupportedValueError
-from .frontend import Source, is_resolved
+from .ir import Source, is_resolved
 
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.emath")
 

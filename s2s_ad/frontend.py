@@ -1,4 +1,4 @@
-"""Frontend: a Python function -> `Source` (its text, gast tree and scope).
+"""Frontend: a Python function -> `ir.Source` (its text, gast tree and scope).
 
 Invariants of a `Source`:
 - `tree` is the `gast.FunctionDef` that compiled to `func.__code__` -- what
@@ -21,35 +21,19 @@ Invariants of a `Source`:
 """
 from __future__ import annotations
 
-import builtins
-import functools
 import inspect
 import linecache
-import operator
 import os
 import sysconfig
 import textwrap
 import types
 import weakref
-from dataclasses import dataclass, field
 
 import gast
-import numpy
 
-from . import astutil, runtime
+from . import astutil
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
-from .naming import BUILTINS
-
-_UNRESOLVED = object()
-
-# where `Source.resolve` found a name's head (see `Source.resolved`)
-CLOSURE, GLOBAL, IMPORTED = "closure", "global", "imported"
-
-# Names that normalized code uses to call s2s_ad's own primitives and the
-# builtins (they never appear in generated source: the reverse transform
-# prints them as imports, see reverse_names.py).
-RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
-_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy, BUILTINS: builtins}
+from .ir import Source
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
@@ -63,94 +47,6 @@ _FENCED_EXPR = {
     gast.Yield: "yield expression", gast.YieldFrom: "yield from expression",
     gast.Await: "await expression",
 }
-
-
-@dataclass
-class Source:
-    """A function's parsed source and the scope its names resolve in."""
-
-    func: types.FunctionType
-    tree: gast.FunctionDef
-    filename: str
-    lines: list[str]          # the function's own source lines
-    first_line: int           # line number of lines[0] in the file
-    indent: int               # columns removed by dedent
-    globals: dict
-    closure: dict = field(default_factory=dict)
-    cells: dict = field(default_factory=dict)     # closure variable -> its cell
-    # names normalization bound at compile time: lifted nested functions
-    # (see lift.py) and names imported inside the function
-    lifted: dict = field(default_factory=dict)
-    # alias -> (module name, attribute or None) for names imported inside
-    imported: dict = field(default_factory=dict)
-    # (where, head, dotted path) -> the callable it denoted at compile time;
-    # where is CLOSURE, GLOBAL (globals, then builtins) or IMPORTED
-    resolved: dict = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.func.__name__
-
-    @property
-    def qualname(self) -> str:
-        return f"{self.func.__module__}.{self.func.__qualname__}"
-
-    def locate(self, node: gast.AST | None) -> Location:
-        lineno = getattr(node, "lineno", None) or 1
-        col = getattr(node, "col_offset", 0) or 0
-        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        return Location(self.filename, lineno + self.first_line - 1,
-                        col + self.indent, text)
-
-    @functools.cached_property
-    def user_names(self) -> frozenset:
-        """Every name the user's function text mentions."""
-        return frozenset(astutil.all_names(self.tree))
-
-    def bind_import(self, alias: str, obj, module: str, attr: str | None = None) -> None:
-        """`alias` is bound to `obj` by an import inside the function:
-        `import module` or `from module import attr`."""
-        self.lifted[alias] = obj
-        self.imported[alias] = (module, attr)
-
-    def resolve(self, node: gast.expr, local_names: set[str]):
-        """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
-
-        A name that the function assigns or takes as a parameter is local,
-        hence unknown at compile time.  A callable result is recorded in
-        `resolved`.
-        """
-        path = astutil.dotted_name(node)
-        if path is None:
-            return _UNRESOLVED
-        head, *rest = path.split(".")
-        where = None
-        if head in _RESERVED:
-            obj = _RESERVED[head]
-        elif head in self.lifted:
-            obj, where = self.lifted[head], IMPORTED if head in self.imported else None
-        elif head in local_names:
-            return _UNRESOLVED
-        elif head in self.closure:
-            obj, where = self.closure[head], CLOSURE
-        elif head in self.globals:
-            obj, where = self.globals[head], GLOBAL
-        elif hasattr(builtins, head):   # fixed, like the standard library
-            obj = getattr(builtins, head)
-        else:
-            return _UNRESOLVED
-        for attr in rest:
-            try:
-                obj = getattr(obj, attr)
-            except Exception:           # a property may raise anything
-                return _UNRESOLVED
-        if where is not None and callable(obj) and head in self.user_names:
-            self.resolved.setdefault((where, head, path), obj)
-        return obj
-
-
-def is_resolved(obj) -> bool:
-    return obj is not _UNRESOLVED
 
 
 INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep

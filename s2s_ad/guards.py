@@ -8,7 +8,7 @@ re-executed `def helper`, an `importlib.reload` or a reassigned closure
 cell, the compiled gradient would silently be another function's.
 
 Each compilation therefore has *dependencies* (`Dep`): the callables that
-`frontend.Source.resolve` returned for names of the user's code (closure
+`ir.Source.resolve` returned for names of the user's code (closure
 cells, module globals, builtins, names imported inside the function, and
 attributes of the user's own modules: `helpers.act`), plus, transitively,
 those of the callees whose adjoint pairs it calls.  Modules of Python and
@@ -57,7 +57,8 @@ from dataclasses import dataclass, field
 import gast
 
 from . import astutil, runtime
-from .frontend import CLOSURE, GLOBAL, INSTALLED, Source
+from .frontend import INSTALLED
+from .ir import CLOSURE, GLOBAL, Source
 from .rules import registry
 
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import gast
 
 from . import astutil
-from .frontend import Source, hold_lines
+from .frontend import hold_lines
+from .ir import Source
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,12 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import gast
 
 from . import astutil, jumps, naming
 from .errors import UnsupportedSyntaxError
-from .frontend import Source, is_resolved
+from .ir import Normalized, Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
 from .normalize_calls import CallForms
@@ -55,20 +54,6 @@ from .rules import registry, stop_gradient_like
 
 _OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
-
-
-@dataclass
-class Normalized:
-    """The ANF function and where each of its statements came from."""
-
-    tree: gast.FunctionDef
-    origin: dict            # ANF statement -> user statement
-    locals: set[str]        # every name the function binds
-    namer: Namer
-    shares: dict            # in-place statement -> names whose memory it may write
-    heirs: dict             # rebinding -> names sharing memory with the old value
-    passes: dict            # call of a helper -> {argument: names it may share memory with}
-    unbound: set            # names read where they may not be bound yet: None at entry
 
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:

@@ -28,7 +28,7 @@ import numpy
 
 from . import astutil, runtime
 from .rules import registry
-from .frontend import OPERATORS, RUNTIME
+from .ir import OPERATORS, RUNTIME
 
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil
-from .frontend import is_resolved
+from .ir import is_resolved
 
 
 class CallForms:

@@ -14,7 +14,7 @@ import gast
 import numpy
 
 from . import astutil, runtime
-from .frontend import NUMPY, OPERATORS, RUNTIME
+from .ir import NUMPY, OPERATORS, RUNTIME
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
             gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",

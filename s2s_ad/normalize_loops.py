@@ -11,7 +11,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil
-from .frontend import RUNTIME
+from .ir import RUNTIME
 
 
 class LoopForms:

@@ -29,7 +29,7 @@ import dataclasses
 import gast
 
 from . import astutil
-from .frontend import RUNTIME
+from .ir import RUNTIME
 from .normalize_aliases import Part
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}

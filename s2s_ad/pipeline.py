@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from . import (analysis, astutil, codegen, complex_check, frontend, guards, normalize,
-               ownership, pairs, primitives, release, reverse, runtime)
+               ir, ownership, pairs, primitives, release, reverse, runtime)
 from . import optimize as optimizer
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
@@ -46,7 +46,7 @@ class Compiled:
 
     text: str                   # the generated source (two defs for a pair)
     imports: dict               # names it reads from s2s_ad -> objects
-    src: frontend.Source
+    src: ir.Source
     deps: tuple = ()            # what it was compiled against (guards.Dep)
     guard: guards.Guard | None = None
 
@@ -58,13 +58,13 @@ class Front:
 
     func: object
     options: Options
-    src: frontend.Source
+    src: ir.Source
     wrt: list
-    norm: normalize.Normalized
+    norm: ir.Normalized
     output: object
     aux: object
     prims: dict
-    facts: analysis.Facts
+    facts: ir.Facts
     needs: list = field(default_factory=list)
 
 
@@ -137,7 +137,7 @@ def _printed(fdef: gast.FunctionDef) -> str:
     return codegen.to_source(fdef)
 
 
-def _annotated(fdef: gast.FunctionDef, facts: analysis.Facts) -> gast.FunctionDef:
+def _annotated(fdef: gast.FunctionDef, facts: ir.Facts) -> gast.FunctionDef:
     """`fdef` with each assignment in a block whose comment says: active or
     not, recorded (its old value kept for the reverse sweep), the varied
     names it reads."""
@@ -192,13 +192,13 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     return trees
 
 
-def parameters(src: frontend.Source) -> list[str]:
+def parameters(src: ir.Source) -> list[str]:
     args = src.tree.args
     star = [args.vararg] if args.vararg else []
     return [a.id for a in args.posonlyargs + args.args + star + args.kwonlyargs]
 
 
-def resolve_wrt(src: frontend.Source, wrt) -> list[str]:
+def resolve_wrt(src: ir.Source, wrt) -> list[str]:
     """Parameter names for `wrt` (an index, a name, or a tuple of them)."""
     params = parameters(src)
     items = wrt if isinstance(wrt, tuple) else (wrt,)

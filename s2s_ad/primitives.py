@@ -15,18 +15,16 @@ from __future__ import annotations
 import inspect
 import operator
 import types
-from dataclasses import dataclass, field
 
 import gast
 
 from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
-from .frontend import Source, is_resolved
-from .normalize import Normalized, is_opaque
+from .ir import (CALL, CONST, COPY, RULE, UNKNOWN, Normalized, Prim, Source,
+                 is_resolved, names_of)
+from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
-
-COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -35,78 +33,6 @@ BINOPS = {
     gast.FloorDiv: operator.floordiv,
 }
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
-# primitives that update their first operand in place (and return it), with
-# the augmented-assignment operator that prints them (None: printed otherwise)
-INPLACE = {runtime.setitem: None, runtime.append: None, runtime.pop: None,
-           runtime.sync_index: None,
-           runtime.sync_transposed: None, runtime.sync_reshaped: None,
-           **{update: None for update in runtime.SCATTERS.values()},
-           operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
-           operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
-           operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}
-
-
-@dataclass
-class Prim:
-    kind: str                            # COPY, CONST, RULE, CALL or UNKNOWN
-    key: object = None                   # registry key of the primitive
-    rule: registry.Rule | None = None
-    binding: dict = field(default_factory=dict)
-    operands: tuple = ()                 # names that may carry a gradient
-    problem: S2SADError | None = None    # raised only if the statement is active
-    shape_hint: str | None = None        # "scalar" if known to be a scalar
-    mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
-    augments: frozenset = frozenset()    # CALL: parameters it updates with `p += v` only
-    writes: frozenset = frozenset()      # CONST: locals a helper called inside may update
-
-    @property
-    def inplace(self) -> bool:
-        """Whether the primitive updates its first operand in place."""
-        try:
-            return self.key in INPLACE
-        except TypeError:
-            return False
-
-    @property
-    def keeps_values(self) -> bool:
-        """The write-back of an update through a view (done already): it
-        destroys no value at run time, so nothing is recorded."""
-        return self.key in (runtime.sync_index, runtime.sync_transposed,
-                            runtime.sync_reshaped)
-
-    @property
-    def is_sync(self) -> bool:
-        """The write-back of an update through a view: prints nothing."""
-        return self.key in (runtime.sync_index, runtime.sync_transposed,
-                            runtime.sync_reshaped)
-
-    def variant(self, varied) -> tuple:
-        """For a CALL: the callee's parameters bound to varied names."""
-        return tuple(p for p, node in self.binding.items()
-                     if any(n in varied for n in names_of(node)))
-
-    def reads(self, varied) -> tuple[frozenset, bool]:
-        """(primal names whose values the adjoint reads, whether it reads the
-        result), counting only the contributions to `varied` operands.  A
-        CALL's adjoint reads what its forward function saved, which may be
-        any argument, by reference (so each must hold its value then)."""
-        if self.kind == CALL:       # its forward function may save any argument
-            return frozenset(n for node in self.binding.values()
-                             for n in astutil.load_names(node)), False
-        if self.rule is None:
-            return frozenset(), False
-        tpl = self.rule.template
-        written = {p for p in tpl.writes if p in self.binding
-                   and any(n in varied for n in names_of(self.binding[p]))}
-        params = tpl.reads_for(written)
-        names = set()
-        for param in params:
-            node = self.binding.get(param)
-            if node is not None:
-                names.update(astutil.load_names(node))
-        return frozenset(names), tpl.result in params
-
-
 def classify(norm: Normalized, src: Source) -> dict[gast.stmt, Prim]:
     table: dict[gast.stmt, Prim] = {}
     for stmt in astutil.statements(norm.tree.body):
@@ -200,14 +126,6 @@ def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
             out.update(n.id for n in [*node.args, *(k.value for k in node.keywords)]
                        if isinstance(n, gast.Name) and n.id in locals_)
     return frozenset(out)
-
-
-def names_of(node) -> list[str]:
-    if isinstance(node, gast.Name):
-        return [node.id]
-    if isinstance(node, (gast.Tuple, gast.List)):
-        return [n for e in node.elts for n in names_of(e)]
-    return []
 
 
 def _names_in(rhs) -> list[str]:

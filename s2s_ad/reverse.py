@@ -24,12 +24,9 @@ from __future__ import annotations
 import gast
 
 from . import astutil, runtime, templates
-from .analysis import Facts
 from .errors import RuleError
-from .frontend import Source
-from .normalize import Normalized
-from .primitives import COPY, RULE, UNKNOWN, Prim
-from .reverse_boundary import Adjoint, Boundary, PairRef, Request
+from .ir import COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source
+from .reverse_boundary import Boundary
 from .reverse_forward import ForwardSweep, index_of, param_copies
 from .reverse_names import Naming
 

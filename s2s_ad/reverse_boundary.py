@@ -8,49 +8,11 @@ returned raw, one per varied parameter.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
 
 import gast
 
 from . import astutil
-from .frontend import Source
-
-
-@dataclass
-class Request:
-    """What to generate: which parameters, which output, what to return."""
-
-    wrt: list[str]
-    mode: str = "grad"          # "grad", "value_and_grad", "vjp" or "pair"
-    has_aux: bool = False
-    seed: str | None = None     # name of the cotangent parameter (vjp, pair)
-    single: bool = True         # return one gradient, not a tuple
-    # (callee, variant, location) -> PairRef: the adjoint pair of a user
-    # function called with the parameters `variant` varied
-    pairs: Callable | None = None
-
-
-@dataclass(frozen=True)
-class PairRef:
-    """A callee's generated forward/backward functions, for a caller to use:
-    the names they prefer to be imported under, and the functions.
-
-    `objects` is None while the pair itself is being compiled (recursion):
-    the caller is then that pair, and calls its own defs."""
-    fwd: str | None
-    bwd: str | None
-    objects: tuple | None = None
-
-
-@dataclass
-class Adjoint:
-    tree: gast.FunctionDef
-    imports: dict = field(default_factory=dict)   # name -> object
-    seed_param: str | None = None                 # pair mode: the cotangent
-    scalars: frozenset = frozenset()              # locals known to hold scalars
-    pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
-
+from .ir import Request, Source
 
 
 class Boundary:

@@ -17,9 +17,8 @@ import gast
 
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
-from .frontend import NUMPY
 from .rules import registry
-from .primitives import CALL, COPY, INPLACE, Prim, names_of
+from .ir import CALL, COPY, INPLACE, NUMPY, Prim, names_of
 
 
 class ForwardSweep:

@@ -22,7 +22,7 @@ import gast
 import numpy
 
 from . import astutil, runtime
-from .frontend import NUMPY, OPERATORS, RUNTIME
+from .ir import NUMPY, OPERATORS, RUNTIME
 
 _RESERVED = {RUNTIME: ("rt", runtime), NUMPY: ("np", numpy),
              OPERATORS: ("operator", operator)}

@@ -22,7 +22,7 @@ import gast
 
 from . import astutil
 from .dataflow import State, Walk
-from .primitives import COPY, RULE, Prim
+from .ir import COPY, RULE, Prim
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
 
 

@@ -1,0 +1,312 @@
+"""The intermediate representation: what passes between the stages.
+
+The stages (frontend -> normalize -> primitives and analysis -> reverse ->
+optimize -> codegen; docs/architecture.md) take and return these types and
+depend on this module and `astutil`, never on each other for a type, so a
+stage can be read, printed (`s2s-ad dump --stage`) and replaced alone:
+
+- the reserved names through which normalized and generated code reach
+  s2s_ad's own modules (`RUNTIME`, `OPERATORS`, `NUMPY`, and `BUILTINS`
+  from naming.py), which no user code can mention;
+- `Source`: a function's parsed source and the scope its names resolve in;
+- `Normalized`: the A-normal-form function and its alias tables;
+- `Prim`: what one ANF assignment computes (its kind, `COPY` ... `CALL`);
+- `Facts`: the analyses' results;
+- `Request`, `PairRef`, `Adjoint`: what the reverse transform is asked
+  for and returns;
+- `Block` and `Split` (gast statements, built in astutil): the structure
+  of generated code.
+
+Invariant: side tables are dicts keyed by the gast node itself (nodes hash
+by identity); nothing is ever stored on a node.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import operator
+import types
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gast
+import numpy
+
+from . import astutil, runtime
+from .astutil import Block, Split
+from .errors import Location, S2SADError
+from .naming import BUILTINS, Namer
+
+__all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
+           "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
+           "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "INPLACE",
+           "CLOSURE", "GLOBAL", "IMPORTED", "is_resolved", "names_of"]
+
+
+# -- reserved names and the scope of a function ---------------------------
+_UNRESOLVED = object()
+
+# where `Source.resolve` found a name's head (see `Source.resolved`)
+CLOSURE, GLOBAL, IMPORTED = "closure", "global", "imported"
+
+# Names that normalized code uses to call s2s_ad's own primitives and the
+# builtins (they never appear in generated source: the reverse transform
+# prints them as imports, see reverse_names.py).
+RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
+_RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy, BUILTINS: builtins}
+
+
+@dataclass
+class Source:
+    """A function's parsed source and the scope its names resolve in."""
+
+    func: types.FunctionType
+    tree: gast.FunctionDef
+    filename: str
+    lines: list[str]          # the function's own source lines
+    first_line: int           # line number of lines[0] in the file
+    indent: int               # columns removed by dedent
+    globals: dict
+    closure: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)     # closure variable -> its cell
+    # names normalization bound at compile time: lifted nested functions
+    # (see lift.py) and names imported inside the function
+    lifted: dict = field(default_factory=dict)
+    # alias -> (module name, attribute or None) for names imported inside
+    imported: dict = field(default_factory=dict)
+    # (where, head, dotted path) -> the callable it denoted at compile time;
+    # where is CLOSURE, GLOBAL (globals, then builtins) or IMPORTED
+    resolved: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.func.__name__
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.func.__module__}.{self.func.__qualname__}"
+
+    def locate(self, node: gast.AST | None) -> Location:
+        lineno = getattr(node, "lineno", None) or 1
+        col = getattr(node, "col_offset", 0) or 0
+        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        return Location(self.filename, lineno + self.first_line - 1,
+                        col + self.indent, text)
+
+    @functools.cached_property
+    def user_names(self) -> frozenset:
+        """Every name the user's function text mentions."""
+        return frozenset(astutil.all_names(self.tree))
+
+    def bind_import(self, alias: str, obj, module: str, attr: str | None = None) -> None:
+        """`alias` is bound to `obj` by an import inside the function:
+        `import module` or `from module import attr`."""
+        self.lifted[alias] = obj
+        self.imported[alias] = (module, attr)
+
+    def resolve(self, node: gast.expr, local_names: set[str]):
+        """The object a (dotted) name denotes at compile time, or `_UNRESOLVED`.
+
+        A name that the function assigns or takes as a parameter is local,
+        hence unknown at compile time.  A callable result is recorded in
+        `resolved`.
+        """
+        path = astutil.dotted_name(node)
+        if path is None:
+            return _UNRESOLVED
+        head, *rest = path.split(".")
+        where = None
+        if head in _RESERVED:
+            obj = _RESERVED[head]
+        elif head in self.lifted:
+            obj, where = self.lifted[head], IMPORTED if head in self.imported else None
+        elif head in local_names:
+            return _UNRESOLVED
+        elif head in self.closure:
+            obj, where = self.closure[head], CLOSURE
+        elif head in self.globals:
+            obj, where = self.globals[head], GLOBAL
+        elif hasattr(builtins, head):   # fixed, like the standard library
+            obj = getattr(builtins, head)
+        else:
+            return _UNRESOLVED
+        for attr in rest:
+            try:
+                obj = getattr(obj, attr)
+            except Exception:           # a property may raise anything
+                return _UNRESOLVED
+        if where is not None and callable(obj) and head in self.user_names:
+            self.resolved.setdefault((where, head, path), obj)
+        return obj
+
+
+def is_resolved(obj) -> bool:
+    return obj is not _UNRESOLVED
+
+
+# -- the normalized function --------------------------------------------------
+@dataclass
+class Normalized:
+    """The ANF function and where each of its statements came from."""
+
+    tree: gast.FunctionDef
+    origin: dict            # ANF statement -> user statement
+    locals: set[str]        # every name the function binds
+    namer: Namer
+    shares: dict            # in-place statement -> names whose memory it may write
+    heirs: dict             # rebinding -> names sharing memory with the old value
+    passes: dict            # call of a helper -> {argument: names it may share memory with}
+    unbound: set            # names read where they may not be bound yet: None at entry
+
+
+# -- primitives ----------------------------------------------------------------
+COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
+
+# primitives that update their first operand in place (and return it), with
+# the augmented-assignment operator that prints them (None: printed otherwise)
+INPLACE = {runtime.setitem: None, runtime.append: None, runtime.pop: None,
+           runtime.sync_index: None,
+           runtime.sync_transposed: None, runtime.sync_reshaped: None,
+           **{update: None for update in runtime.SCATTERS.values()},
+           operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
+           operator.itruediv: gast.Div, operator.ipow: gast.Pow, operator.imod: gast.Mod,
+           operator.imatmul: gast.MatMult, operator.ifloordiv: gast.FloorDiv}
+
+
+@dataclass
+class Prim:
+    kind: str                            # COPY, CONST, RULE, CALL or UNKNOWN
+    key: object = None                   # registry key of the primitive
+    rule: object = None                  # the registry's Rule (rules/registry.py)
+    binding: dict = field(default_factory=dict)
+    operands: tuple = ()                 # names that may carry a gradient
+    problem: S2SADError | None = None    # raised only if the statement is active
+    shape_hint: str | None = None        # "scalar" if known to be a scalar
+    mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
+    augments: frozenset = frozenset()    # CALL: parameters it updates with `p += v` only
+    writes: frozenset = frozenset()      # CONST: locals a helper called inside may update
+
+    @property
+    def inplace(self) -> bool:
+        """Whether the primitive updates its first operand in place."""
+        try:
+            return self.key in INPLACE
+        except TypeError:
+            return False
+
+    @property
+    def keeps_values(self) -> bool:
+        """The write-back of an update through a view (done already): it
+        destroys no value at run time, so nothing is recorded."""
+        return self.key in (runtime.sync_index, runtime.sync_transposed,
+                            runtime.sync_reshaped)
+
+    @property
+    def is_sync(self) -> bool:
+        """The write-back of an update through a view: prints nothing."""
+        return self.key in (runtime.sync_index, runtime.sync_transposed,
+                            runtime.sync_reshaped)
+
+    def variant(self, varied) -> tuple:
+        """For a CALL: the callee's parameters bound to varied names."""
+        return tuple(p for p, node in self.binding.items()
+                     if any(n in varied for n in names_of(node)))
+
+    def reads(self, varied) -> tuple[frozenset, bool]:
+        """(primal names whose values the adjoint reads, whether it reads the
+        result), counting only the contributions to `varied` operands.  A
+        CALL's adjoint reads what its forward function saved, which may be
+        any argument, by reference (so each must hold its value then)."""
+        if self.kind == CALL:       # its forward function may save any argument
+            return frozenset(n for node in self.binding.values()
+                             for n in astutil.load_names(node)), False
+        if self.rule is None:
+            return frozenset(), False
+        tpl = self.rule.template
+        written = {p for p in tpl.writes if p in self.binding
+                   and any(n in varied for n in names_of(self.binding[p]))}
+        params = tpl.reads_for(written)
+        names = set()
+        for param in params:
+            node = self.binding.get(param)
+            if node is not None:
+                names.update(astutil.load_names(node))
+        return frozenset(names), tpl.result in params
+
+
+def names_of(node) -> list[str]:
+    if isinstance(node, gast.Name):
+        return [node.id]
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return [n for e in node.elts for n in names_of(e)]
+    return []
+
+
+# -- analysis ------------------------------------------------------------------
+@dataclass
+class Facts:
+    """The analyses' side tables for one function (analysis.py for activity
+    and recording, shapes.py for shape classes and compact adjoints)."""
+
+    active: set = field(default_factory=set)               # stmt
+    varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
+    recorded: set = field(default_factory=set)             # stmt
+    same_shape: dict = field(default_factory=dict)         # stmt -> frozenset of names
+    varied_out: frozenset = frozenset()                    # varied at the return
+    shape_out: dict = field(default_factory=dict)          # name -> class at the return
+    scalars: set = field(default_factory=set)              # names only ever bound to scalars
+    classes: dict = field(default_factory=dict)            # stmt -> {name: class}
+    stable: frozenset = frozenset()                        # wrt parameters never reassigned
+    spread: bool = False                                   # compact adjoints allowed
+    expand: set = field(default_factory=set)               # stmt: spread d[target] first
+    needs_full: dict = field(default_factory=dict)         # stmt -> operands: see compact
+    in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
+    carriers: frozenset = frozenset()                      # names that may have an adjoint
+    kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
+
+    def witness(self, stmt, name: str) -> str:
+        """A name with `name`'s shape at `stmt` whose value never changes:
+        a wrt parameter of the same shape class, else `name` itself."""
+        if name in self.stable:
+            return name
+        cls = self.classes.get(stmt, {}).get(name)
+        return cls if cls in self.stable else name
+
+
+# -- the reverse transform -------------------------------------------------------
+@dataclass
+class Request:
+    """What to generate: which parameters, which output, what to return."""
+
+    wrt: list[str]
+    mode: str = "grad"          # "grad", "value_and_grad", "vjp" or "pair"
+    has_aux: bool = False
+    seed: str | None = None     # name of the cotangent parameter (vjp, pair)
+    single: bool = True         # return one gradient, not a tuple
+    # (callee, variant, location) -> PairRef: the adjoint pair of a user
+    # function called with the parameters `variant` varied
+    pairs: Callable | None = None
+
+
+@dataclass(frozen=True)
+class PairRef:
+    """A callee's generated forward/backward functions, for a caller to use:
+    the names they prefer to be imported under, and the functions.
+
+    `objects` is None while the pair itself is being compiled (recursion):
+    the caller is then that pair, and calls its own defs."""
+    fwd: str | None
+    bwd: str | None
+    objects: tuple | None = None
+
+
+@dataclass
+class Adjoint:
+    """The reverse transform's result: the adjoint function (pair mode: one
+    def that pairs.py cuts at its `Split`) and what printing it needs."""
+
+    tree: gast.FunctionDef
+    imports: dict = field(default_factory=dict)   # name -> object
+    seed_param: str | None = None                 # pair mode: the cotangent
+    scalars: frozenset = frozenset()              # locals known to hold scalars
+    pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
