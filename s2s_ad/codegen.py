@@ -19,6 +19,7 @@ s2s_ad), never a bare `SyntaxError`.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import linecache
 import re
@@ -30,28 +31,37 @@ from . import astutil, runtime
 from .errors import InternalError, location_of
 from .frontend import hold_lines
 
-_MARK = "__s2s_ad_comment__"       # (printing only: a comment line, see _Printable)
+_MARK = "__s2s_ad_comment__"       # (printing only: a comment line, see _printable)
 _COMMENT = re.compile(r"^(\s*)" + _MARK + r"\((.*)\)$", re.M)
 _FACTORY = "__s2s_ad_factory__"
 
 
 def to_source(fdef: gast.FunctionDef) -> str:
-    module = gast.fix_missing_locations(astutil.module([_Printable().visit(astutil.clone(fdef))]))
+    printable = copy.copy(fdef)
+    printable.body = _printable(fdef.body)
+    module = gast.fix_missing_locations(astutil.module([printable]))
     text = gast.unparse(module)
     text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"
 
 
-class _Printable(gast.NodeTransformer):
-    """Blocks as a comment line (a call of `_MARK`, replaced in the text)
-    and their statements; a pair's split point as a comment."""
-
-    def visit_Block(self, node):
-        self.generic_visit(node)
-        return [_mark(node.origin)] + node.body
-
-    def visit_Split(self, node):
-        return _mark("the forward half returns " + astutil.unparse(node.value))
+def _printable(body: list) -> list:
+    """`body` with each `Block` as its comment line (a call of `_MARK`,
+    replaced in the text) and its statements, and a pair's `Split` as a
+    comment; the statements themselves are shared, not copied."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, astutil.Block):
+            out += [_mark(stmt.origin)] + _printable(stmt.body)
+        elif isinstance(stmt, astutil.Split):
+            out.append(_mark("the forward half returns " + astutil.unparse(stmt.value)))
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt = copy.copy(stmt)
+            stmt.body, stmt.orelse = _printable(stmt.body), _printable(stmt.orelse)
+            out.append(stmt)
+        else:
+            out.append(stmt)
+    return out
 
 
 def _mark(text: str) -> gast.stmt:

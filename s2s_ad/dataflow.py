@@ -2,8 +2,11 @@
 
 A `Walk` runs a transfer function forward or backward over if/for/while,
 `break` and `continue` (and the `Block`s of generated code, in place), joining states where control flow merges and
-iterating loops to a fixpoint at their head.  States are immutable sets
-(`State`); transfer functions return new ones.
+iterating loops to a fixpoint at their head (`loop_entry` adjusts the
+state at the head: forward, what the header binds; backward, what it
+reads).  States are immutable sets (`State`); transfer functions return new
+ones.  Analyses (analysis.py, shapes.py), dead-code elimination
+(optimize.py) and adjoint ownership (ownership.py) all run on it.
 
 Invariant: a loop head is the join of everything seen at it so far, so it
 moves one way and settles; one that has not settled after 1000 rounds is a
@@ -68,9 +71,9 @@ class Walk:
         for _ in range(1000):
             # frame: [state a `continue` sees, joined states of `break`s (forward)
             #         / state a `break` sees (backward)]
-            frame = [head, state] if self.backward else [None, None]
+            entry = self.loop_entry(loop, head)     # (backward: what the header reads)
+            frame = [entry, state] if self.backward else [None, None]
             self._loops.append(frame)
-            entry = head if self.backward else self.loop_entry(loop, head)
             out = self.run(loop.body, entry)
             self._loops.pop()
             # joined with the head so far (which starts as `state`): the

@@ -67,7 +67,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     params = {a.id for a in astutil.params(fdef.args)}
     copies = _copies(fdef, params)
     surely, augmented = set(), set()
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.AugAssign):
             (augmented if isinstance(node.target, gast.Name) else surely).add(
                 _root(node.target))
@@ -79,7 +79,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     augmented = {p for n in augmented for p in copies.get(n, ())}
     calls = tuple((node.func.id, frozenset(p for n in _arg_names(node)
                                            for p in copies.get(n, ())))
-                  for node in gast.walk(fdef)
+                  for node in astutil.walk(fdef)
                   if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
     return frozenset(surely & params), frozenset(augmented & params - surely), \
         tuple(c for c in calls if c[1])
@@ -90,13 +90,13 @@ def _copies(fdef, params: set) -> dict:
     `v = p.T`, `k, v = (1.0, p)`, `for v in p`, and so on through other such names, so
     that updating v updates p."""
     pairs = []
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 pairs += _bound_pairs(target, node.value)
         elif isinstance(node, gast.For):        # rows of `p`, also through enumerate & co.
             iters = [node.iter, *getattr(node.iter, "args", [])]
-            pairs += [(n.id, _root(i)) for n in gast.walk(node.target)
+            pairs += [(n.id, _root(i)) for n in astutil.walk(node.target)
                       if isinstance(n, gast.Name) for i in iters if _root(i) is not None]
     copies = {p: {p} for p in params}
     grown = True

@@ -42,7 +42,7 @@ def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:
     """`body` (ANF) with jumps lowered; see the module docstring."""
     lowerer = _Lowerer(namer, origin, while_tests)
     final = body[-1] if body and isinstance(body[-1], gast.Return) else None
-    early = [n for s in body for n in gast.walk(s)
+    early = [n for s in body for n in astutil.walk(s)
              if isinstance(n, gast.Return) and n is not final]
     if not early:
         out, _ = lowerer.block(body[:-1] if final is not None else body)
@@ -106,7 +106,7 @@ class _Lowerer:
         """`if not <flags>: body`; the test goes through a fresh variable when
         the body may set a flag (an `if` test is never assigned in its `if`)."""
         test = astutil.not_(_any(flags))
-        assigned = {n.id for s in body for n in gast.walk(s)
+        assigned = {n.id for s in body for n in astutil.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         if not assigned & flags:
             return [astutil.if_(test, body)]

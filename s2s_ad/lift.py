@@ -85,7 +85,7 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     posonly = {a.id for a in args.posonlyargs}
     _strip_signature(args)
     own = {a.id for a in astutil.params(args)} | {
-        n.id for s in body for n in gast.walk(s)
+        n.id for s in body for n in astutil.walk(s)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     called = _call_siblings(body, siblings, own)
     passed = set().union(*(siblings[n].default_names() for n in called))
@@ -141,7 +141,7 @@ def _call_siblings(body, siblings: dict, own: set) -> set:
     lifted functions (passing what they read); returns the names called."""
     called = set()
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in astutil.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in siblings and node.func.id not in own:
                 called.add(node.func.id)

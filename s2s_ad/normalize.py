@@ -59,7 +59,7 @@ _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 def local_names(fdef: gast.FunctionDef) -> set[str]:
     """Parameters and every name the function body stores to."""
     out = {a.id for a in astutil.params(fdef.args)}
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
         elif isinstance(node, gast.FunctionDef) and node is not fdef:
@@ -189,7 +189,7 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def _fresh_atom(self, value, target):
         """An atom for `value` that assignments to `target` cannot clobber."""
         atom = self.atom(value)
-        stored = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+        stored = {n.id for n in astutil.walk(target) if isinstance(n, gast.Name)}
         if isinstance(atom, gast.Name) and atom.id in stored:
             t = self.namer.temp()
             self.emit(astutil.assign(t, atom))
@@ -284,7 +284,7 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def _relink(self, expr):
         """`expr` (kept verbatim) with calls of nested functions going to the
         lifted ones, passing what they read."""
-        for node in gast.walk(expr):
+        for node in astutil.walk(expr):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in self.nested:
                 call = self.nested[node.func.id].call(node.args, node.keywords)

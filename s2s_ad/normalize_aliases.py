@@ -50,7 +50,7 @@ class Part:
         return astutil.index_value(self.view.slice) if self.kind == "index" else None
 
     def rebase(self, base: str) -> None:
-        for node in gast.walk(self.view):
+        for node in astutil.walk(self.view):
             if isinstance(node, gast.Name) and node.id == self.base:
                 node.id = base
         self.base = base
@@ -300,14 +300,14 @@ def _rebound_names(stmt) -> set:
     """Names a statement binds to new objects (an augmented assignment keeps
     an array: it is an in-place update, tracked where it happens)."""
     names = set()
-    for node in gast.walk(stmt):
+    for node in astutil.walk(stmt):
         if isinstance(node, gast.Assign):
             targets = node.targets
         elif isinstance(node, (gast.AnnAssign, gast.For, gast.NamedExpr)):
             targets = [node.target]
         else:
             continue
-        names |= {n.id for t in targets for n in gast.walk(t)
+        names |= {n.id for t in targets for n in astutil.walk(t)
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return names
 

@@ -93,7 +93,7 @@ class ControlExprForms:
 
 def binds(expr) -> bool:
     """Whether `expr` contains an assignment expression (`n := e`)."""
-    return any(isinstance(n, gast.NamedExpr) for n in gast.walk(expr))
+    return any(isinstance(n, gast.NamedExpr) for n in astutil.walk(expr))
 
 
 def is_boolean(expr) -> bool:

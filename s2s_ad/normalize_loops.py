@@ -64,7 +64,7 @@ class LoopForms:
         name = stmt.target.id
         jumps = (gast.Break, gast.Continue)
         if name in astutil.stored_names(stmt) - {name} or any(
-                isinstance(n, jumps) for s in stmt.body for n in gast.walk(s)):
+                isinstance(n, jumps) for s in stmt.body for n in astutil.walk(s)):
             return False
         for item in items:
             body = [_substitute(astutil.clone(s), name, item) for s in stmt.body]
@@ -191,7 +191,7 @@ def _subscript(seq, index: str):
 
 def _substitute(stmt, name: str, value):
     """`stmt` with every read of `name` replaced by `value`."""
-    for node in gast.walk(stmt):
+    for node in astutil.walk(stmt):
         for field, child in gast.iter_fields(node):
             if isinstance(child, gast.Name) and child.id == name and isinstance(child.ctx, gast.Load):
                 setattr(node, field, astutil.clone(value))

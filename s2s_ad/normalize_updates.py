@@ -188,7 +188,7 @@ class UpdateForms:
         normalized, or anywhere in a loop around it."""
         here = self._stmt
         end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
-        later = {node.id for node in gast.walk(self.src.tree)
+        later = {node.id for node in astutil.walk(self.src.tree)
                  if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
                  and (node.lineno, node.col_offset) > end}
         for loop in self.loops:

@@ -35,6 +35,7 @@ from typing import Callable
 import gast
 
 from . import astutil
+from .dataflow import State, Walk
 
 _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
              gast.Mult: operator.mul, gast.Div: operator.truediv,
@@ -104,7 +105,7 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
     of calls with effects, so evaluation order cannot matter."""
     pure = _Purity(is_pure_call)
     loads: dict[str, int] = {}
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             loads[node.id] = loads.get(node.id, 0) + 1
     stores = _store_counts(fdef)
@@ -183,7 +184,7 @@ def _is_simple_assign(stmt) -> bool:
 
 def _store_counts(fdef) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             counts[node.id] = counts.get(node.id, 0) + 1
     return counts
@@ -214,14 +215,14 @@ def _alias_unsafe(fdef) -> set[str]:
     gradient could be one) and arrays updated in place, with their copies."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             unsafe.add(node.target.id)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                 and isinstance(node.value, gast.Name):
             unsafe.add(node.value.id)
     linked: dict = {}               # `y = x`: y and x are one array
-    for n in gast.walk(fdef):
+    for n in astutil.walk(fdef):
         if isinstance(n, gast.Assign) and _is_simple_assign(n) and isinstance(n.value, gast.Name):
             linked.setdefault(n.targets[0].id, []).append(n.value.id)
             linked.setdefault(n.value.id, []).append(n.targets[0].id)
@@ -303,66 +304,67 @@ def _is_minus_one(node) -> bool:
 
 # -- dead code ---------------------------------------------------------------
 def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
-    """Remove pure assignments whose target is not live, and blocks left
-    empty.  A loop's live set is a fixpoint over its body; trial passes
-    (which change nothing) compute it, and each loop keeps the set it
-    reached, so an enclosing loop's next trial starts from there: every
-    body is walked a bounded number of times, whatever the nesting depth."""
+    """Remove pure assignments whose target is not live, then the ifs and
+    loops left with no code and nothing to evaluate.  Liveness is a backward
+    walk on the one walker (`dataflow.Walk`, loops to a fixpoint); a dead
+    assignment reads nothing, so a chain of them goes in one pass."""
     pure = _Purity(is_pure_call)
-    changed = [False]
-    heads: dict = {}                # loop -> its live set so far (only grows)
+    dead: dict = {}                 # assignment -> dead (its last visit decides)
+    heads: dict = {}                # for loop -> names live at its head
 
-    def drop(body: list, stmt, trial: bool) -> bool:
-        if not trial:
-            body.remove(stmt)
-            changed[0] = True
-        return True
-
-    def block(body: list, live: set, trial: bool = False) -> set:
-        for stmt in reversed(list(body)):
-            if isinstance(stmt, gast.Assign) and _is_simple_assign(stmt):
-                target = stmt.targets[0].id
-                if target not in live and pure(stmt.value) and drop(body, stmt, trial):
-                    continue
-                live = (live - {target}) | set(astutil.load_names(stmt.value))
-            elif isinstance(stmt, gast.If):
-                a = block(stmt.body, set(live), trial)
-                b = block(stmt.orelse, set(live), trial)
-                if not stmt.body and not stmt.orelse and pure(stmt.test) and \
-                        drop(body, stmt, trial):
-                    continue
-                live = a | b | set(astutil.load_names(stmt.test))
-            elif isinstance(stmt, (gast.For, gast.While)):
-                live = loop(stmt, body, live, trial)
-            elif isinstance(stmt, astutil.Block):
-                live = block(stmt.body, live, trial)
-            else:
-                live |= set(astutil.load_names(stmt))
-                if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
-                    live |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
-        return live
-
-    def loop(stmt, body, live, trial):
-        header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-        head = heads.get(stmt, set()) | live | set(astutil.load_names(header))
-        while True:                 # read every iteration
-            inner = block(stmt.body, set(head), True)
-            if inner <= head:
-                break
-            head |= inner
-        heads[stmt] = head
-        if not trial:
-            block(stmt.body, set(head))
-            target_read = isinstance(stmt, gast.For) and stmt.target.id in live
-            if not stmt.body and pure(header) and not target_read:
-                drop(body, stmt, trial)
-                return live
+    def transfer(stmt, live):
+        if _is_simple_assign(stmt):
+            target = stmt.targets[0].id
+            dead[stmt] = target not in live and pure(stmt.value)
+            return live if dead[stmt] else (live - {target}) | set(astutil.load_names(stmt.value))
         if isinstance(stmt, gast.For):
-            head = head - {stmt.target.id}
-        return head | set(astutil.load_names(header))
+            heads[stmt] = live
+            return (live - {stmt.target.id}) | set(astutil.load_names(stmt.iter))
+        reads = set(astutil.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
+                                       else stmt))
+        if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
+            reads |= astutil.all_names(stmt.target)
+        return live | reads
 
-    block(fdef.body, set())
-    return changed[0]
+    def loop_entry(loop, live):     # the header is read on every iteration
+        return live | set(astutil.load_names(loop.iter if isinstance(loop, gast.For)
+                                             else loop.test))
+    Walk(transfer, State.union, backward=True, loop_entry=loop_entry).run(fdef.body, State())
+    return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)
+
+
+def _remove(fdef, doomed: set, pure, heads: dict) -> bool:
+    """Remove the statements `doomed`, then ifs and for loops left empty
+    whose test or sequence has no effect (a loop whose target is read after
+    it stays; a while loop always stays: it might not end)."""
+    removed = False
+
+    def block(body: list) -> list:
+        nonlocal removed
+        out = []
+        for stmt in body:
+            if stmt in doomed:
+                removed = True
+                continue
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    setattr(stmt, child, block(getattr(stmt, child)))
+            if _empty_control(stmt, pure, heads):
+                removed = True
+                continue
+            out.append(stmt)
+        return out
+    fdef.body = block(fdef.body)
+    return removed
+
+
+def _empty_control(stmt, pure, heads: dict) -> bool:
+    if isinstance(stmt, gast.If):
+        return not stmt.body and not stmt.orelse and pure(stmt.test)
+    if isinstance(stmt, gast.For):
+        return not stmt.body and not stmt.orelse and pure(stmt.iter) \
+            and stmt.target.id not in heads.get(stmt, ())
+    return False
 
 
 class _Purity:
@@ -370,7 +372,7 @@ class _Purity:
         self.is_pure_call = is_pure_call
 
     def __call__(self, expr) -> bool:
-        for node in gast.walk(expr):
+        for node in astutil.walk(expr):
             if isinstance(node, gast.Call) and not self.is_pure_call(node):
                 return False
             if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):

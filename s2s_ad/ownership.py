@@ -112,8 +112,8 @@ class _Owner:
 
 def _stored(node) -> set:
     """Names `node` binds or deletes (a statement's own, not its blocks')."""
-    nodes = gast.walk(node) if not isinstance(node, gast.stmt) else \
-        (n for t in _own_parts(node) for n in gast.walk(t))
+    nodes = astutil.walk(node) if not isinstance(node, gast.stmt) else \
+        (n for t in _own_parts(node) for n in astutil.walk(t))
     return {n.id for n in nodes if isinstance(n, gast.Name)
             and isinstance(n.ctx, (gast.Store, gast.Del))}
 
@@ -161,4 +161,4 @@ def _is_name(node, name: str) -> bool:
 
 
 def _reads(node, name: str) -> bool:
-    return any(_is_name(n, name) for n in gast.walk(node))
+    return any(_is_name(n, name) for n in astutil.walk(node))

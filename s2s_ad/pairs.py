@@ -49,7 +49,7 @@ def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
 
 
 def _stored(stmts) -> set[str]:
-    return {n.id for s in stmts for n in gast.walk(s)
+    return {n.id for s in stmts for n in astutil.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

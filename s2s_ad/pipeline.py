@@ -96,7 +96,7 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         prims = primitives.classify(norm, src)
         body = norm.tree.body[:-1]
         facts = analysis.analyze(body, prims, wrt,
-                                 [n.id for n in gast.walk(output) if isinstance(n, gast.Name)],
+                                 [n.id for n in astutil.walk(output) if isinstance(n, gast.Name)],
                                  spread=options.mode != "pair", shares=norm.shares,
                                  heirs=norm.heirs)
         complex_check.check(body, facts.active, src, norm.locals)

@@ -118,7 +118,7 @@ def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
     """Locals passed, inside an expression kept verbatim (`stop_gradient(f(v))`),
     to a function of the user's that updates a parameter in place."""
     out = set()
-    for node in gast.walk(rhs):
+    for node in astutil.walk(rhs):
         if not isinstance(node, gast.Call):
             continue
         callee = src.resolve(node.func, locals_)

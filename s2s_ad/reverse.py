@@ -359,7 +359,7 @@ def _flat(primals):
 
 def _rename(node, old: str, new: str):
     node = astutil.clone(node)
-    for sub in gast.walk(node):
+    for sub in astutil.walk(node):
         if isinstance(sub, gast.Name) and sub.id == old:
             sub.id = new
     return node

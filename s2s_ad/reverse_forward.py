@@ -174,7 +174,7 @@ class ForwardSweep:
         """A loop is reversed iff its body has active or recorded statements,
         or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
         facts = self.facts
-        for stmt in gast.walk(loop):
+        for stmt in astutil.walk(loop):
             if stmt in facts.active or stmt in facts.recorded or stmt in facts.kills:
                 return True
         return False

@@ -67,7 +67,7 @@ def compact(body, prims, facts) -> None:
 
     facts.in_loops = frozenset(
         n.id for loop in astutil.statements(body) if isinstance(loop, (gast.For, gast.While))
-        for inner in loop.body for n in gast.walk(inner)
+        for inner in loop.body for n in astutil.walk(inner)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
     Walk(transfer, State.union, backward=True).run(body, State())
 
