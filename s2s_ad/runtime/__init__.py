@@ -24,10 +24,11 @@ its submodules:
     ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
     linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
+    statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
 
-Submodules import `.core` (and `linalg` imports `.reductions`), never this
+Submodules import `.core` (and `linalg` and `statistics` import `.reductions`), never this
 package, so there is no import cycle.
 """
 from __future__ import annotations
@@ -57,6 +58,8 @@ from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
 from .linalg import (cholesky_adjoint, eigh_adjoint, eigvalsh_adjoint,
                      field_adjoint, matrix_power_adjoint, norm_adjoint,
                      pinv_adjoint, qr_adjoint, svd_adjoint, svdvals_adjoint)
+from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
+                         uncov_variables)
 from .special import digamma
 from .inplace import (MUTATORS, SCATTERS, add_at, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, refuse_shared, restore,
