@@ -82,6 +82,31 @@ CASES = [
     (lambda x, y, w: wsum(np.einsum("ij,j,k->ik", x, y, w)), [M, V, V2]),
     (lambda x, y: wsum(np.einsum("ij,k->jk", x, y)), [M, V2]),
     (lambda x, y: wsum(np.einsum("ij,jk->ik", x, 2.0 * y, optimize=True)), [M, N]),
+    # einsum: repeated labels in one operand, broadcasting, 3+ operands, scalars
+    (lambda x: wsum(np.einsum("iij->j", x)), [np.stack([A, A.T, -A], axis=-1)]),
+    (lambda x, y: wsum(np.einsum("ii,i->i", x, y)), [A, V]),
+    (lambda x: wsum(np.einsum("...ii->...i", x)), [A3]),
+    (lambda x: wsum(np.einsum("...ii", x)), [A3]),
+    (lambda x, y: wsum(np.einsum("...i,...i->...", x, y)), [T[:, :1], V]),
+    (lambda x, y: wsum(np.einsum("ij...,j...->i...", x, y)), [P, B[0, :2]]),
+    (lambda x, y, w: wsum(np.einsum("ij,jk,kl->il", x, y, w)), [M, A, N]),
+    (lambda x, y, w: wsum(np.einsum("i,i,i", x, y, w)), [V, 2.0 * V, -V]),
+    (lambda x, y: wsum(np.einsum("i,->i", x, y)), [V, S]),
+    (lambda x, y: wsum(np.einsum(",ij", x, y)), [S, M]),
+    (lambda x, y: wsum(np.einsum(",", x, y)), [S, 2.5]),
+    # einsum: the interleaved sublist form
+    (lambda x, y: wsum(np.einsum(x, [0, 1], y, [1, 2], [0, 2])), [M, N]),
+    (lambda x, y: wsum(np.einsum(x, [0, 1], y, [1, 2])), [M, N]),
+    (lambda x, y: wsum(np.einsum(x, [1, 0], y, [0, 2], [2])), [N.T, Q]),
+    (lambda x: wsum(np.einsum(x, [0, 0], [0])), [A]),
+    (lambda x: wsum(np.einsum(x, [0, 0])), [A]),
+    (lambda x: wsum(np.einsum(x, [0, 0, 1], [1])), [np.stack([A, A.T], axis=-1)]),
+    (lambda x, y: wsum(np.einsum(x, [Ellipsis, 0, 1], y, [1, 2], [Ellipsis, 0, 2])), [T, N]),
+    (lambda x, y: wsum(np.einsum(x, [..., 0], y, [..., 0], [...])), [T[:, :1], M]),
+    (lambda x, y: wsum(np.einsum(x, [..., 0], y, [0])), [T, V]),
+    (lambda x, y, w: wsum(np.einsum(x, [0, 1], y, [1, 2], w, [2, 3], [3, 0])), [M, A, N]),
+    (lambda x, y: wsum(np.einsum(x, [30], y, [], [30])), [V, S]),
+    (lambda x, y: wsum(np.einsum(x, [40, 27], y, [27, 51], [51, 40])), [M, N]),
     # kron, cross
     (lambda x, y: wsum(np.kron(x, y)), [M, M2]),
     (lambda x, y: wsum(np.kron(x, y)), [V2, M]),
@@ -261,3 +286,12 @@ def test_svd_adjoint(x):
         gs2 = np.einsum("...ij,...ij->...j", gm @ np.swapaxes(vh, -1, -2), u) * 2 * s
         return rt.svd_adjoint(gu, gs + gs2, gvh, u, s, vh)
     check_adjoint(fn, adjoint, [gs, gm], x)
+
+
+def einsum_named_sublists(x, y):
+    left, right, out = [0, 1], [1, 2], [0, 2]
+    return np.sum(np.einsum(x, left, y, right, out) * G[:3, :2])
+
+
+def test_einsum_sublists_held_in_variables():
+    check_grad(einsum_named_sublists, [M, N], (0, 1))

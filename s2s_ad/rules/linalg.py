@@ -2,8 +2,12 @@
 
 Conventions (real operands throughout; complex inputs are not supported):
 - Products (`dot`, `inner`, `tensordot`, `kron`, `einsum`, ...) contract the
-  result's adjoint with the other operand(s); `einsum` takes the subscripts
-  form with explicit or implicit output and `...`, any number of operands.
+  result's adjoint with the other operand(s).  `einsum` takes both call
+  forms, the subscripts string and the interleaved sublists
+  (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, `Ellipsis` for `...`), with
+  explicit or implicit output, `...` and broadcasting, repeated labels in
+  one operand (`'ii->i'`, `'ii'`, `'iij->j'`), any number of operands,
+  scalar operands.
 - Matrix functions accept stacks of matrices (`(..., n, n)`).
 - `det` and `slogdet` need an invertible matrix; `inv`, `solve` likewise.
 - `cholesky`, `eigh` and `eigvalsh` read one triangle of a symmetric
