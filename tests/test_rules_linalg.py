@@ -4,7 +4,10 @@ Each table row is one call; rows with two operands differentiate both.
 Matrices are well conditioned; `cholesky`, `eigh` and `eigvalsh` get a
 symmetric positive-definite matrix built as `x + x.T` (so every perturbation
 of `x` is symmetric, as their gradient assumes); eigenvector losses are
-invariant under the eigenvectors' signs.  `wsum` (see
+invariant under the eigenvectors' signs.  `eig` and `eigvals` get real
+matrices built with real, distinct eigenvalues (and one with complex
+eigenvalues, refused at run time); `lstsq` full-rank matrices, tall, square
+and wide; `svd` and `pinv` non-square and stacked ones.  `wsum` (see
 test_rules_reductions.py) reduces each output with fixed random weights.
 Every row also runs in float32.
 """
