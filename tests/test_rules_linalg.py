@@ -192,13 +192,14 @@ CASES = [
     (lambda x: wsum(np.linalg.svd(x, full_matrices=True)[0][..., :3] ** 2), [TB]),
     (lambda x: wsum(np.linalg.svd(x)[2][..., :3, :] ** 2), [WB]),
     (lambda x: wsum(np.linalg.svd(x)[1]), [WIDE]),
-    # eig and eigvals: real matrices with real, distinct eigenvalues
-    (lambda x: wsum(np.linalg.eigvals(x)), [EIG]),
-    (lambda x: wsum(np.linalg.eigvals(x)), [EIG3]),
-    (lambda x: wsum(np.linalg.eig(x).eigenvalues), [EIG]),
-    (lambda x: wsum(np.linalg.eig(x)[0]), [EIG3]),
-    (lambda x: wsum(np.linalg.eig(x).eigenvectors ** 2), [EIG]),
-    (lambda x: wsum(np.linalg.eig(x)[1] ** 2), [EIG3]),
+    # eig and eigvals: real matrices with real, distinct eigenvalues (np.real:
+    # NumPy >= 2.5 returns them in complex arrays; before, in real ones)
+    (lambda x: wsum(np.real(np.linalg.eigvals(x))), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eigvals(x))), [EIG3]),
+    (lambda x: wsum(np.real(np.linalg.eig(x).eigenvalues)), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eig(x)[0])), [EIG3]),
+    (lambda x: wsum(np.real(np.linalg.eig(x).eigenvectors) ** 2), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eig(x)[1]) ** 2), [EIG3]),
     # lstsq: full column rank (least squares), full row rank (minimum norm)
     (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [TALL, V5]),
     (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [TALL, G53[:, :2]]),
@@ -335,6 +336,7 @@ def test_svd_adjoint(x):
 # -- eig, lstsq, svd: unpacked results and run-time refusals -------------------
 def eig_unpacked(x):
     w, v = np.linalg.eig(x)
+    w, v = np.real(w), np.real(v)       # complex arrays from NumPy 2.5 on
     return np.sum(w * np.arange(w.shape[-1])) + np.sum(v ** 2 * G[:v.shape[-2], :v.shape[-1]])
 
 
@@ -373,7 +375,7 @@ def eigvals_real_part(x):
 
 def eig_real_parts(x):
     w, v = np.linalg.eig(x)
-    return np.sum(np.real(w)) + np.sum(np.abs(v) ** 2 * G[:3, :3])
+    return np.sum(np.real(w)) + np.sum(np.real(v) ** 2 * G[:3, :3])
 
 
 @pytest.mark.parametrize("f", [eigvals_real_part, eig_real_parts])

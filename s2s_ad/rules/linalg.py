@@ -16,9 +16,11 @@ Conventions (real operands throughout; complex inputs are not supported):
   eigenvalues; singular-vector gradients distinct nonzero singular values.
 - `eig` and `eigvals`: real matrices with real, distinct eigenvalues (the
   eigenvectors of unit norm, as NumPy returns them; a loss should not depend
-  on their signs).  A matrix with complex eigenvalues raises
-  `UnsupportedValueError` when the gradient is computed, instead of giving
-  a wrong one.
+  on their signs).  From NumPy 2.5 on their results are complex arrays even
+  then: a loss takes `np.real(...)` of them, and complex arrays whose
+  imaginary parts are 0 are read as real.  A matrix with complex
+  eigenvalues raises `UnsupportedValueError` when the gradient is computed,
+  instead of giving a wrong one.
 - `lstsq`: `a` of full rank (full column rank: least squares; full row
   rank: the minimum-norm solution); a rank-deficient `a` raises
   NotImplementedError at run time (the solution jumps there).  Of the result

@@ -95,20 +95,31 @@ def eigvalsh_adjoint(g, a, UPLO="L"):
     return eigh_adjoint(g, 0.0, w, v)
 
 
+def _real(x, what):
+    """`x` as a real value: NumPy >= 2.5 gives eig/eigvals results a complex
+    dtype even when every eigenvalue is real.  Nonzero imaginary parts raise
+    `UnsupportedValueError`."""
+    if not np.iscomplexobj(x):
+        return x
+    if np.any(np.imag(x)):
+        raise UnsupportedValueError(
+            f"the gradient of np.linalg.eig/eigvals needs real eigenvalues, and "
+            f"this matrix has {what}; s2s_ad does not differentiate complex values yet",
+            hint="for a symmetric matrix use np.linalg.eigh / eigvalsh; otherwise "
+                 "wrap the call in stop_gradient(...) if no gradient should flow "
+                 "through it")
+    return np.real(x)
+
+
 def eig_adjoint(gw, gv, w, v):
     """The adjoint of `w, v = np.linalg.eig(a)` for a real `a` with real,
     distinct eigenvalues (eigenvectors of unit norm, as NumPy returns them):
     v^-T (diag(gw) + F * (v^T gv - v^T v diag(v^T gv))) v^T with
     F_ij = 1 / (w_j - w_i) off the diagonal.  `gw` or `gv` may be a scalar 0
-    (unused).  Complex eigenvalues raise `UnsupportedValueError`."""
-    if np.iscomplexobj(w) or np.iscomplexobj(v):
-        raise UnsupportedValueError(
-            "the gradient of np.linalg.eig/eigvals needs real eigenvalues, "
-            "and this matrix has complex ones; s2s_ad does not differentiate "
-            "complex values yet",
-            hint="for a symmetric matrix use np.linalg.eigh / eigvalsh; otherwise "
-                 "wrap the call in stop_gradient(...) if no gradient should flow "
-                 "through it")
+    (unused).  Complex eigenvalues raise `UnsupportedValueError`; complex
+    arrays holding real values (NumPy >= 2.5) are read as real."""
+    w, v = _real(w, "complex eigenvalues"), _real(v, "complex eigenvalues")
+    gw, gv = _real(gw, "a complex adjoint"), _real(gv, "a complex adjoint")
     n = w.shape[-1]
     eye = np.eye(n, dtype=bool)
     inner = np.zeros(np.shape(v), dtype=np.result_type(w, v))
@@ -126,12 +137,12 @@ def eigvals_adjoint(g, a, w):
     """The adjoint of `w = np.linalg.eigvals(a)`: v^-T diag(g) v^T, with v
     the eigenvectors `np.linalg.eig(a)` pairs with each of `w` (real,
     distinct eigenvalues; complex ones raise as in `eig_adjoint`)."""
+    w = _real(w, "complex eigenvalues")
     ws, v = np.linalg.eig(a)
-    if not (np.iscomplexobj(w) or np.iscomplexobj(ws)):
-        # eig may list the eigenvalues in another order than eigvals: pair them
-        which = np.argmin(np.abs(w[..., :, None] - ws[..., None, :]), axis=-1)
-        v = np.take_along_axis(v, which[..., None, :], axis=-1)
-    return eig_adjoint(g, 0.0, w, v)          # raises for complex eigenvalues
+    ws, v = _real(ws, "complex eigenvalues"), _real(v, "complex eigenvalues")
+    # eig may list the eigenvalues in another order than eigvals: pair them
+    which = np.argmin(np.abs(w[..., :, None] - ws[..., None, :]), axis=-1)
+    return eig_adjoint(g, 0.0, w, np.take_along_axis(v, which[..., None, :], axis=-1))
 
 
 def qr_adjoint(gq, gr, q, r):
