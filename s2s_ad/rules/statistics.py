@@ -7,9 +7,11 @@ rather than given a wrong gradient):
 - `cov(m, y, rowvar, bias, ddof, dtype=)` and `corrcoef(x, y, rowvar,
   dtype=)`: one or two arrays, 1-D or 2-D, both differentiable.  The
   frequency and reliability weights of `cov` (`fweights=`, `aweights=`) are
-  refused.  `corrcoef` of a single variable is the constant 1.
+  refused.  `corrcoef` of a single variable is the constant 1.  Which
+  axis holds the variables follows the installed NumPy (before 2.2 a
+  one-row `m` stays one variable even with `rowvar=False`).
 - `percentile` and `quantile`: scalar or array `q` (which carries no
-  gradient), `axis` (None, an int or a tuple), `keepdims`, and every
+  gradient: one asked for w.r.t. `q` is 0), `axis` (None, an int or a tuple), `keepdims`, and every
   `method=` NumPy has ('linear' by default): each reads one or two
   neighbouring order statistics of a slice, which share the gradient as the
   interpolation weighs them.  Order statistics come from `np.argsort`, as
@@ -22,8 +24,8 @@ rather than given a wrong gradient):
 - `nanmax`/`nanmin`: `axis` and `keepdims`; tied extrema split the gradient
   equally (as `max`/`min` do) and NaNs get none; an all-NaN slice (whose
   value is NaN) gives its elements 0.  `initial=` and `where=` are refused.
-- `out=` works as it does for every function (s2s_ad writes the result
-  into it), so no template lists it.
+- `out=y` (a name) works as for every NumPy function: s2s_ad writes the
+  result into `y` itself, so no template lists `out`.
 """
 import numpy as np
 
