@@ -4,7 +4,10 @@ Each table row is one call; rows with two operands differentiate both.
 Matrices are well conditioned; `cholesky`, `eigh` and `eigvalsh` get a
 symmetric positive-definite matrix built as `x + x.T` (so every perturbation
 of `x` is symmetric, as their gradient assumes); eigenvector losses are
-invariant under the eigenvectors' signs.  `wsum` (see
+invariant under the eigenvectors' signs.  `eig` and `eigvals` get real
+matrices built with real, distinct eigenvalues (and one with complex
+eigenvalues, refused at run time); `lstsq` full-rank matrices, tall, square
+and wide; `svd` and `pinv` non-square and stacked ones.  `wsum` (see
 test_rules_reductions.py) reduces each output with fixed random weights.
 Every row also runs in float32.
 """
@@ -38,6 +41,18 @@ _H3 = rng.standard_normal((2, 3, 3))
 HALF3 = (_H3 @ np.swapaxes(_H3, 1, 2) + 3.0 * np.eye(3)) / 2.0
 G = rng.standard_normal((4, 4))               # loss weights, not differentiated
 G53 = rng.standard_normal((5, 3))
+# real, distinct, well separated eigenvalues, well conditioned eigenvectors
+_P = np.eye(4) + 0.3 * rng.standard_normal((4, 4))
+EIG = _P @ np.diag([-2.0, 0.5, 1.5, 3.0]) @ np.linalg.inv(_P)
+_P3 = np.eye(3) + 0.3 * rng.standard_normal((2, 3, 3))
+EIG3 = _P3 @ (np.array([[-1.0, 1.0, 2.5], [0.5, 2.0, -1.5]])[..., None] * np.eye(3)) \
+    @ np.linalg.inv(_P3)
+ROT = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])   # eigenvalues +-i, 2
+TALL2 = rng.standard_normal((5, 2))
+WIDE = rng.standard_normal((3, 5))
+TB = rng.standard_normal((2, 5, 3))
+WB = rng.standard_normal((2, 3, 4))
+SQ = rng.standard_normal((3, 3))
 
 CASES = [
     # dot, vdot, inner, outer, matmul
@@ -82,6 +97,31 @@ CASES = [
     (lambda x, y, w: wsum(np.einsum("ij,j,k->ik", x, y, w)), [M, V, V2]),
     (lambda x, y: wsum(np.einsum("ij,k->jk", x, y)), [M, V2]),
     (lambda x, y: wsum(np.einsum("ij,jk->ik", x, 2.0 * y, optimize=True)), [M, N]),
+    # einsum: repeated labels in one operand, broadcasting, 3+ operands, scalars
+    (lambda x: wsum(np.einsum("iij->j", x)), [np.stack([A, A.T, -A], axis=-1)]),
+    (lambda x, y: wsum(np.einsum("ii,i->i", x, y)), [A, V]),
+    (lambda x: wsum(np.einsum("...ii->...i", x)), [A3]),
+    (lambda x: wsum(np.einsum("...ii", x)), [A3]),
+    (lambda x, y: wsum(np.einsum("...i,...i->...", x, y)), [T[:, :1], V]),
+    (lambda x, y: wsum(np.einsum("ij...,j...->i...", x, y)), [P, B[0, :2]]),
+    (lambda x, y, w: wsum(np.einsum("ij,jk,kl->il", x, y, w)), [M, A, N]),
+    (lambda x, y, w: wsum(np.einsum("i,i,i", x, y, w)), [V, 2.0 * V, -V]),
+    (lambda x, y: wsum(np.einsum("i,->i", x, y)), [V, S]),
+    (lambda x, y: wsum(np.einsum(",ij", x, y)), [S, M]),
+    (lambda x, y: wsum(np.einsum(",", x, y)), [S, 2.5]),
+    # einsum: the interleaved sublist form
+    (lambda x, y: wsum(np.einsum(x, [0, 1], y, [1, 2], [0, 2])), [M, N]),
+    (lambda x, y: wsum(np.einsum(x, [0, 1], y, [1, 2])), [M, N]),
+    (lambda x, y: wsum(np.einsum(x, [1, 0], y, [0, 2], [2])), [N.T, Q]),
+    (lambda x: wsum(np.einsum(x, [0, 0], [0])), [A]),
+    (lambda x: wsum(np.einsum(x, [0, 0])), [A]),
+    (lambda x: wsum(np.einsum(x, [0, 0, 1], [1])), [np.stack([A, A.T], axis=-1)]),
+    (lambda x, y: wsum(np.einsum(x, [Ellipsis, 0, 1], y, [1, 2], [Ellipsis, 0, 2])), [T, N]),
+    (lambda x, y: wsum(np.einsum(x, [..., 0], y, [..., 0], [...])), [T[:, :1], M]),
+    (lambda x, y: wsum(np.einsum(x, [..., 0], y, [0])), [T, V]),
+    (lambda x, y, w: wsum(np.einsum(x, [0, 1], y, [1, 2], w, [2, 3], [3, 0])), [M, A, N]),
+    (lambda x, y: wsum(np.einsum(x, [30], y, [], [30])), [V, S]),
+    (lambda x, y: wsum(np.einsum(x, [40, 27], y, [27, 51], [51, 40])), [M, N]),
     # kron, cross
     (lambda x, y: wsum(np.kron(x, y)), [M, M2]),
     (lambda x, y: wsum(np.kron(x, y)), [V2, M]),
@@ -122,6 +162,8 @@ CASES = [
     (lambda x: wsum(np.linalg.pinv(x)), [M]),
     (lambda x: wsum(np.linalg.pinv(x)), [TALL]),
     (lambda x: wsum(np.linalg.pinv(x)), [A]),
+    (lambda x: wsum(np.linalg.pinv(x)), [TB]),
+    (lambda x: wsum(np.linalg.pinv(x)), [WB]),
     (lambda x: wsum(np.linalg.matrix_power(x, 3)), [A / 4.0]),
     (lambda x: wsum(np.linalg.matrix_power(x, 1)), [A]),
     (lambda x: wsum(np.linalg.matrix_power(x, 0)), [A]),
@@ -140,6 +182,34 @@ CASES = [
     (lambda x: wsum(np.linalg.qr(x, mode="r")), [A]),
     (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [M]),
     (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [TALL]),
+    (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [TB]),
+    (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [WB]),
+    # singular vectors through their squares (independent of their signs)
+    (lambda x: wsum(np.linalg.svd(x)[0] ** 2), [SQ]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[0] ** 2), [TALL]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[2] ** 2), [WIDE]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[2] ** 2), [TB]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=True)[0][..., :3] ** 2), [TB]),
+    (lambda x: wsum(np.linalg.svd(x)[2][..., :3, :] ** 2), [WB]),
+    (lambda x: wsum(np.linalg.svd(x)[1]), [WIDE]),
+    # eig and eigvals: real matrices with real, distinct eigenvalues (np.real:
+    # NumPy >= 2.5 returns them in complex arrays; before, in real ones)
+    (lambda x: wsum(np.real(np.linalg.eigvals(x))), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eigvals(x))), [EIG3]),
+    (lambda x: wsum(np.real(np.linalg.eig(x).eigenvalues)), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eig(x)[0])), [EIG3]),
+    (lambda x: wsum(np.real(np.linalg.eig(x).eigenvectors) ** 2), [EIG]),
+    (lambda x: wsum(np.real(np.linalg.eig(x)[1]) ** 2), [EIG3]),
+    # lstsq: full column rank (least squares), full row rank (minimum norm)
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [TALL, V5]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [TALL, G53[:, :2]]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [A, V]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[0]), [WIDE, V2]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, None)[0]), [WIDE, M.T[:3]]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[1]), [TALL, V5]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[1]), [TALL2, G53]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[3]), [TALL, V5]),
+    (lambda x, y: wsum(np.linalg.lstsq(x, y, rcond=None)[3]), [WIDE, V2]),
 ]
 
 
@@ -261,3 +331,87 @@ def test_svd_adjoint(x):
         gs2 = np.einsum("...ij,...ij->...j", gm @ np.swapaxes(vh, -1, -2), u) * 2 * s
         return rt.svd_adjoint(gu, gs + gs2, gvh, u, s, vh)
     check_adjoint(fn, adjoint, [gs, gm], x)
+
+
+# -- eig, lstsq, svd: unpacked results and run-time refusals -------------------
+def eig_unpacked(x):
+    w, v = np.linalg.eig(x)
+    w, v = np.real(w), np.real(v)       # complex arrays from NumPy 2.5 on
+    return np.sum(w * np.arange(w.shape[-1])) + np.sum(v ** 2 * G[:v.shape[-2], :v.shape[-1]])
+
+
+def lstsq_unpacked(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    weights = np.arange(1.0, 1.0 + x.size).reshape(x.shape)
+    return np.sum(x * weights) + rank * np.sum(res) + np.sum(s * np.arange(3.0))
+
+
+def lstsq_min_norm(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x ** 2) + np.sum(s ** 2)
+
+
+def svd_full(x):
+    u, s, vh = np.linalg.svd(x)
+    k = s.shape[-1]
+    return np.sum(u[..., :k] ** 2 * np.arange(k)) + np.sum(s) \
+        + np.sum(vh[..., :k, :] ** 2 * np.arange(k)[:, None])
+
+
+@pytest.mark.parametrize("f,args", [
+    (eig_unpacked, [EIG]), (eig_unpacked, [EIG3]),
+    (lstsq_unpacked, [TALL, G53[:, :2]]), (lstsq_unpacked, [TALL, V5]),
+    (lstsq_min_norm, [WIDE, V2]),
+    (svd_full, [TALL]), (svd_full, [WIDE]), (svd_full, [TB]), (svd_full, [SQ]),
+], ids=["eig", "eig-batched", "lstsq", "lstsq-vector", "lstsq-min-norm", "svd-tall",
+        "svd-wide", "svd-batched", "svd-square"])
+def test_more_tuple_results_unpacked(f, args):
+    check_grad(f, args, floats(args))
+
+
+def eigvals_real_part(x):
+    return np.sum(np.real(np.linalg.eigvals(x)))
+
+
+def eig_real_parts(x):
+    w, v = np.linalg.eig(x)
+    return np.sum(np.real(w)) + np.sum(np.real(v) ** 2 * G[:3, :3])
+
+
+@pytest.mark.parametrize("f", [eigvals_real_part, eig_real_parts])
+def test_eig_with_complex_eigenvalues_is_refused_at_run_time(f):
+    assert np.iscomplexobj(np.linalg.eigvals(ROT))
+    with pytest.raises(ad.UnsupportedValueError, match="complex"):
+        ad.grad(f)(ROT)
+    check_grad(f, [EIG3[0]])                # real eigenvalues: a gradient
+
+
+def lstsq_solution(a, b):
+    return np.sum(np.linalg.lstsq(a, b, rcond=None)[0])
+
+
+def test_lstsq_of_a_rank_deficient_matrix_is_refused_at_run_time():
+    a = np.outer(V5, [1.0, 2.0, -1.0])               # rank 1
+    with pytest.raises(NotImplementedError, match="full rank"):
+        ad.grad(lstsq_solution)(a, V5)
+    check_grad(lstsq_solution, [a, V5], 1)           # w.r.t. b alone: fine
+
+
+def svd_complement(x):
+    u, s, vh = np.linalg.svd(x)
+    return np.sum(u ** 2 * np.arange(u.shape[-1]))
+
+
+def test_svd_full_matrices_past_min_m_n_is_refused_at_run_time():
+    with pytest.raises(NotImplementedError, match="full_matrices=False"):
+        ad.grad(svd_complement)(TALL)
+    check_grad(svd_complement, [WIDE])               # u is square: no complement
+
+
+def einsum_named_sublists(x, y):
+    left, right, out = [0, 1], [1, 2], [0, 2]
+    return np.sum(np.einsum(x, left, y, right, out) * G[:3, :2])
+
+
+def test_einsum_sublists_held_in_variables():
+    check_grad(einsum_named_sublists, [M, N], (0, 1))

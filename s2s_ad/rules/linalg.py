@@ -2,24 +2,46 @@
 
 Conventions (real operands throughout; complex inputs are not supported):
 - Products (`dot`, `inner`, `tensordot`, `kron`, `einsum`, ...) contract the
-  result's adjoint with the other operand(s); `einsum` takes the subscripts
-  form with explicit or implicit output and `...`, any number of operands.
+  result's adjoint with the other operand(s).  `einsum` takes both call
+  forms, the subscripts string and the interleaved sublists
+  (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, `Ellipsis` for `...`), with
+  explicit or implicit output, `...` and broadcasting, repeated labels in
+  one operand (`'ii->i'`, `'ii'`, `'iij->j'`), any number of operands,
+  scalar operands.
 - Matrix functions accept stacks of matrices (`(..., n, n)`).
 - `det` and `slogdet` need an invertible matrix; `inv`, `solve` likewise.
 - `cholesky`, `eigh` and `eigvalsh` read one triangle of a symmetric
   matrix; their gradient is the symmetric one (right for symmetric
   perturbations, JAX's convention).  Eigenvector gradients need distinct
   eigenvalues; singular-vector gradients distinct nonzero singular values.
+- `eig` and `eigvals`: real matrices with real, distinct eigenvalues (the
+  eigenvectors of unit norm, as NumPy returns them; a loss should not depend
+  on their signs).  From NumPy 2.5 on their results are complex arrays even
+  then: a loss takes `np.real(...)` of them, and complex arrays whose
+  imaginary parts are 0 are read as real.  A matrix with complex
+  eigenvalues raises `UnsupportedValueError` when the gradient is computed,
+  instead of giving a wrong one.
+- `lstsq`: `a` of full rank (full column rank: least squares; full row
+  rank: the minimum-norm solution); a rank-deficient `a` raises
+  NotImplementedError at run time (the solution jumps there).  Of the result
+  `(x, residuals, rank, s)`, `x`, `residuals` and `s` (the singular values,
+  as `svd`'s) carry gradients, w.r.t. `a` and `b`; `rank` none.  `rcond` is
+  accepted (it decides the rank only).
 - `qr`: mode 'reduced' (or 'complete' for square matrices) and 'r', for
-  matrices with at least as many rows as columns.  `svd`: square matrices,
-  or `full_matrices=False`; `compute_uv=False` always.
+  matrices with at least as many rows as columns.  `svd`, stacked too:
+  `compute_uv=False` always; with `full_matrices=True` (the default) on a
+  non-square matrix the gradient may reach only the first min(m, n)
+  singular vectors (the others are any basis of a complement, not functions
+  of the matrix: NotImplementedError at run time otherwise, as in JAX);
+  `full_matrices=False` has no such limit.  `pinv`: any shape, stacked too,
+  constant rank.
 - `norm`: vector ords (any p, inf, -inf, 0) and matrix ords ('fro', 'nuc',
   2, -2, 1, -1, inf, -inf), `axis` and `keepdims`; the gradient at 0 is 0.
-- Results that are tuples (`slogdet`, `eigh`, `qr`, `svd`) read their adjoint
-  item by item (`d[z][1]`, a scalar 0 for an unused item); the sign of
-  `slogdet` carries no gradient.  The named fields `.logabsdet`,
-  `.eigenvalues` and `.eigenvectors` have rules (the one-letter fields of
-  `qr`/`svd` results do not: `x.U` could be anything).
+- Results that are tuples (`slogdet`, `eigh`, `eig`, `qr`, `svd`, `lstsq`)
+  read their adjoint item by item (`d[z][1]`, a scalar 0 for an unused
+  item); the sign of `slogdet` carries no gradient.  The named fields
+  `.logabsdet`, `.eigenvalues` and `.eigenvectors` have rules (the
+  one-letter fields of `qr`/`svd` results do not: `x.U` could be anything).
 - `cross` takes 3-vectors; `vdot` flattens its operands.
 """
 import numpy as np
@@ -125,6 +147,14 @@ def solve(z, a, b):
     d[b] += rt.unbroadcast(gb, b)
 
 
+@adjoint(np.linalg.lstsq)
+def lstsq(z, a, b, rcond=None):
+    # z is (x, residuals, rank, s); the rank carries no gradient
+    parts = rt.lstsq_adjoints(d[z][0], d[z][1], d[z][3], a, b, z[0], z[2])
+    d[a] += parts[0]
+    d[b] += parts[1]
+
+
 @adjoint(np.linalg.pinv)
 def pinv(z, a, rcond=None, hermitian=False):
     d[a] += rt.pinv_adjoint(d[z], a, z)
@@ -143,6 +173,16 @@ def cholesky(z, a):
 @adjoint(np.linalg.eigh)
 def eigh(z, a, UPLO="L"):
     d[a] += rt.eigh_adjoint(d[z][0], d[z][1], z[0], z[1])
+
+
+@adjoint(np.linalg.eig)
+def eig(z, a):
+    d[a] += rt.eig_adjoint(d[z][0], d[z][1], z[0], z[1])
+
+
+@adjoint(np.linalg.eigvals)
+def eigvals(z, a):
+    d[a] += rt.eigvals_adjoint(d[z], a, z)
 
 
 @adjoint(np.linalg.eigvalsh)

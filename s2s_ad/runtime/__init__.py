@@ -22,12 +22,13 @@ its submodules:
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
     ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
-    linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
+    linalg.py       np.linalg: norm, cholesky, eigh, eig, qr, svd, pinv, lstsq, ...
+    statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
 
-Submodules import `.core` (and `linalg` imports `.reductions`), never this
-package, so there is no import cycle.
+Submodules import `.core` (and `linalg` and `statistics` import `.reductions`,
+`linalg` `.products`), never this package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -53,9 +54,12 @@ from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        tensordot_lhs, tensordot_rhs)
-from .linalg import (cholesky_adjoint, eigh_adjoint, eigvalsh_adjoint,
-                     field_adjoint, matrix_power_adjoint, norm_adjoint,
-                     pinv_adjoint, qr_adjoint, svd_adjoint, svdvals_adjoint)
+from .linalg import (cholesky_adjoint, eig_adjoint, eigh_adjoint, eigvals_adjoint,
+                     eigvalsh_adjoint, field_adjoint, lstsq_adjoints,
+                     matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,
+                     svd_adjoint, svdvals_adjoint)
+from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
+                         uncov_variables)
 from .special import digamma
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, refuse_shared, restore,

@@ -1,6 +1,6 @@
 """Run-time helpers for the adjoints of `np.linalg` functions
-(rules/linalg.py): norms, cholesky, eigh/eigvalsh, qr, svd/svdvals, pinv,
-matrix_power, and the items of tuple-like results.
+(rules/linalg.py): norms, cholesky, eigh/eigvalsh, eig/eigvals, qr,
+svd/svdvals, pinv, lstsq, matrix_power, and the items of tuple-like results.
 
 Each `X_adjoint` takes the adjoints of X's outputs (a scalar 0 for an output
 that is unused, where the docstring says so) and returns the adjoint of the
@@ -9,13 +9,16 @@ input matrix; stacked matrices (`...`) work throughout.  Preconditions
 helper.
 
 Invariants: every helper returns a fresh object and none mutates its
-arguments.  Imports NumPy, `.core` and `.reductions` only.
+arguments.  Imports NumPy, `.core`, `.reductions`, `.products` (`LazyParts`)
+and `..errors` only.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UnsupportedValueError
 from .core import _axes, _float_dtype, unindex
+from .products import LazyParts
 from .reductions import _tie_share
 
 
@@ -92,6 +95,56 @@ def eigvalsh_adjoint(g, a, UPLO="L"):
     return eigh_adjoint(g, 0.0, w, v)
 
 
+def _real(x, what):
+    """`x` as a real value: NumPy >= 2.5 gives eig/eigvals results a complex
+    dtype even when every eigenvalue is real.  Nonzero imaginary parts raise
+    `UnsupportedValueError`."""
+    if not np.iscomplexobj(x):
+        return x
+    if np.any(np.imag(x)):
+        raise UnsupportedValueError(
+            f"the gradient of np.linalg.eig/eigvals needs real eigenvalues, and "
+            f"this matrix has {what}; s2s_ad does not differentiate complex values yet",
+            hint="for a symmetric matrix use np.linalg.eigh / eigvalsh; otherwise "
+                 "wrap the call in stop_gradient(...) if no gradient should flow "
+                 "through it")
+    return np.real(x)
+
+
+def eig_adjoint(gw, gv, w, v):
+    """The adjoint of `w, v = np.linalg.eig(a)` for a real `a` with real,
+    distinct eigenvalues (eigenvectors of unit norm, as NumPy returns them):
+    v^-T (diag(gw) + F * (v^T gv - v^T v diag(v^T gv))) v^T with
+    F_ij = 1 / (w_j - w_i) off the diagonal.  `gw` or `gv` may be a scalar 0
+    (unused).  Complex eigenvalues raise `UnsupportedValueError`; complex
+    arrays holding real values (NumPy >= 2.5) are read as real."""
+    w, v = _real(w, "complex eigenvalues"), _real(v, "complex eigenvalues")
+    gw, gv = _real(gw, "a complex adjoint"), _real(gv, "a complex adjoint")
+    n = w.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    inner = np.zeros(np.shape(v), dtype=np.result_type(w, v))
+    if np.ndim(gw) and np.any(gw):
+        inner = inner + np.asarray(gw)[..., None, :] * eye
+    if np.ndim(gv) and np.any(gv):
+        gap = w[..., None, :] - w[..., :, None]
+        f = np.where(eye, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+        vg = _mT(v) @ gv
+        inner = inner + f * (vg - _mT(v) @ v * np.einsum("...ii->...i", vg)[..., None, :])
+    return np.linalg.solve(_mT(v), inner @ _mT(v)).astype(inner.dtype)
+
+
+def eigvals_adjoint(g, a, w):
+    """The adjoint of `w = np.linalg.eigvals(a)`: v^-T diag(g) v^T, with v
+    the eigenvectors `np.linalg.eig(a)` pairs with each of `w` (real,
+    distinct eigenvalues; complex ones raise as in `eig_adjoint`)."""
+    w = _real(w, "complex eigenvalues")
+    ws, v = np.linalg.eig(a)
+    ws, v = _real(ws, "complex eigenvalues"), _real(v, "complex eigenvalues")
+    # eig may list the eigenvalues in another order than eigvals: pair them
+    which = np.argmin(np.abs(w[..., :, None] - ws[..., None, :]), axis=-1)
+    return eig_adjoint(g, 0.0, w, np.take_along_axis(v, which[..., None, :], axis=-1))
+
+
 def qr_adjoint(gq, gr, q, r):
     """The adjoint of `q, r = np.linalg.qr(a)` (reduced, a of shape (m, n)
     with m >= n and full rank).  `gq` or `gr` may be a scalar 0 (unused)."""
@@ -107,15 +160,20 @@ def qr_adjoint(gq, gr, q, r):
 def svd_adjoint(gu, gs, gvh, u, s, vh):
     """The adjoint of `u, s, vh = np.linalg.svd(a, full_matrices=False)`
     (distinct nonzero singular values when u or vh are used; any argument
-    but s may be a scalar 0)."""
+    but s may be a scalar 0).  With full_matrices=True only the first
+    min(m, n) singular vectors may have a nonzero adjoint (NotImplementedError
+    otherwise)."""
     k = s.shape[-1]
     if u.shape[-1] != k or vh.shape[-2] != k:          # full_matrices=True
         extra = [x for x, sl in ((gu, np.s_[..., k:]), (gvh, np.s_[..., k:, :]))
                  if np.ndim(x) and np.any(x[sl])]
         if extra:
-            raise NotImplementedError("s2s_ad: the adjoint of np.linalg.svd with "
-                                      "full_matrices=True uses only the first "
-                                      "min(m, n) singular vectors")
+            raise NotImplementedError(
+                "s2s_ad: with full_matrices=True, the gradient of np.linalg.svd "
+                "of a non-square matrix may reach only its first min(m, n) "
+                "singular vectors; the others (columns of u or rows of vh past "
+                "min(m, n)) are any orthonormal basis of a complement, not "
+                "functions of the matrix: pass full_matrices=False")
         u, vh = u[..., :k], vh[..., :k, :]
         gu = gu[..., :k] if np.ndim(gu) else gu
         gvh = gvh[..., :k, :] if np.ndim(gvh) else gvh
@@ -151,6 +209,42 @@ def pinv_adjoint(g, a, z):
     return (-zt @ g @ zt
             + (np.eye(m) - a @ z) @ _mT(g) @ z @ zt
             + zt @ z @ _mT(g) @ (np.eye(n) - z @ a)).astype(np.result_type(g, z))
+
+
+def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
+    """The adjoints of `a` and `b` in `x, res, rank, s = np.linalg.lstsq(a, b)`,
+    a `LazyParts` (each computed when read).  With `p` the pseudo-inverse of
+    `a` (at lstsq's rank), x = p b; at the optimum d res_j = -2 r_j x_j^T d a
+    + 2 r_j^T d b (r = b - a x); `s` are a's singular values.  `gres` and
+    `gs` may be a scalar 0 (unused).  The adjoint of `b` is that of a linear
+    map, at any rank; that of `a` needs `a` of full rank (full column rank:
+    least squares; full row rank: the minimum-norm solution), else
+    NotImplementedError: where the rank drops the solution jumps."""
+    m, n = np.shape(a)
+    vector = np.ndim(b) == 1
+    b2, x2 = np.reshape(b, (m, -1)), np.reshape(x, (n, -1))
+    gx2 = np.reshape(np.broadcast_to(gx, np.shape(x)), (n, -1))
+    residuals = np.ndim(gres) and np.size(gres) and np.any(gres)    # m > n, full rank
+    r = b2 - a @ x2 if residuals else 0.0
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    p = _mT(vh[:rank]) @ (_mT(u[:, :rank]) / s[:rank, None])
+
+    def item(i):
+        if i == 1:
+            db = _mT(p) @ gx2 + (2.0 * r * gres if residuals else 0.0)
+            return db[:, 0] if vector else db
+        if rank < min(m, n):
+            raise NotImplementedError(
+                f"s2s_ad: the gradient of np.linalg.lstsq with respect to the "
+                f"matrix needs a matrix of full rank; this {m}x{n} matrix has "
+                f"rank {rank}")
+        da = pinv_adjoint(gx2 @ _mT(b2), a, p)
+        if residuals:
+            da = da - 2.0 * (r * gres) @ _mT(x2)
+        if np.ndim(gs) and np.any(gs):
+            da = da + u @ (np.asarray(gs)[:, None] * vh)    # as svdvals_adjoint
+        return da
+    return LazyParts(item, 2)
 
 
 def matrix_power_adjoint(g, a, n):

@@ -172,20 +172,39 @@ class LazyParts:
 
 def einsum_adjoints(g, operands):
     """The adjoints of `np.einsum(*operands)`, one per item of `operands`
-    (None for the subscripts string), each computed when read.
+    (None for a subscripts string or sublist), each computed when read.
 
-    Supports explicit (`->`) and implicit output, `...`, repeated labels
-    (diagonals) and labels summed within one operand only.
+    Supports both call forms, the subscripts string (`"ij,jk->ik", a, b`)
+    and the interleaved sublists (`a, [0, 1], b, [1, 2], [0, 2]`), with
+    explicit or implicit output, `...` (`Ellipsis` in a sublist), repeated
+    labels (diagonals, traces), labels summed within one operand only,
+    broadcasting, any number of operands and scalar operands.
     """
-    subscripts, arrays = operands[0], operands[1:]
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("s2s_ad: np.einsum needs the subscripts-string form")
+    if isinstance(operands[0], str):
+        subscripts, arrays, at = operands[0], operands[1:], range(1, len(operands))
+    else:                               # array, sublist, ..., [output sublist]
+        pairs = 2 * (len(operands) // 2)
+        subscripts, arrays = _einsum_subscripts(operands), operands[0:pairs:2]
+        at = range(0, pairs, 2)
     inputs, output = _einsum_labels(subscripts, [np.shape(x) for x in arrays])
     g = _as_float(g, *arrays)
+    which = {i: k for k, i in enumerate(at)}
 
     def item(i):
-        return None if i == 0 else _einsum_adjoint(g, inputs, output, arrays, i - 1)
+        k = which.get(i)
+        return None if k is None else _einsum_adjoint(g, inputs, output, arrays, k)
     return LazyParts(item, len(operands))
+
+
+def _einsum_subscripts(operands) -> str:
+    """The subscripts string of an interleaved call: sublist label k is NumPy's
+    letter k ('A'-'Z' for 0-25, 'a'-'z' for 26-51), `Ellipsis` is `...`."""
+    def spell(sublist):
+        return "".join("..." if label is Ellipsis else
+                       chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26)
+                       for label in sublist)
+    ins = ",".join(spell(operands[i]) for i in range(1, len(operands), 2))
+    return ins if len(operands) % 2 == 0 else ins + "->" + spell(operands[-1])
 
 
 def _einsum_labels(subscripts, shapes):
@@ -225,6 +244,8 @@ def _einsum_adjoint(g, inputs, output, arrays, k):
         if size[c] == 1 and t.shape[i] != 1:
             t = t.sum(axis=i, keepdims=True)
     t = np.broadcast_to(t, [size[c] for c in unique])
+    if len(unique) == len(labels):               # no repeated label (a scalar too)
+        return np.array(t)
     out = np.zeros(shape, dtype=t.dtype)
     np.einsum(labels + "->" + "".join(unique), out)[...] = t   # a writable view
     return out
