@@ -10,6 +10,8 @@
 - `dead_code`: assignments whose target is never read, when the right-hand
   side is pure (no call, or a call into NumPy, math or the runtime); then
   blocks left empty.
+- `copies`: `b = a` where `a = b` ran before in the same block and neither
+  name was bound since (the reverse sweep's `dy_next = dy; dy = dy_next`).
 - `inline`: a generated temporary read once, by the next statement, goes
   back into it (readability, and NumPy reuses the temporary in place).
 - `empty_blocks`: `Block`s (a `# grad of:` comment and its code) left
@@ -49,6 +51,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
         changed = propagate(fdef, protected)
         changed |= fold(fdef, unsafe)
         changed |= dead_code(fdef, is_pure_call)
+        changed |= copies(fdef)
         if not changed:
             break
     inline(fdef, temps - protected, is_pure_call)
@@ -94,6 +97,34 @@ def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
 
 def _has_code(body: list) -> bool:
     return any(not isinstance(s, astutil.Block) or _has_code(s.body) for s in body)
+
+
+# -- copies ------------------------------------------------------------------
+def copies(fdef: gast.FunctionDef) -> bool:
+    """Remove `b = a` where `a` and `b` already hold one object: `a = b` ran
+    earlier in the same block and no statement between binds either."""
+    changed = False
+
+    def block(body: list) -> None:
+        nonlocal changed
+        same: set = set()                   # {(x, y)}: x and y hold one object
+        for stmt, owner in list(astutil.flat(body)):      # (blocks are transparent)
+            copy = _is_simple_assign(stmt) and isinstance(stmt.value, gast.Name)
+            pair = (stmt.targets[0].id, stmt.value.id) if copy else None
+            if copy and (pair in same or pair[::-1] in same):
+                owner.remove(stmt)
+                changed = True
+                continue
+            bound = {n.id for n in astutil.walk(stmt) if isinstance(n, gast.Name)
+                     and not isinstance(n.ctx, gast.Load)}
+            same = {p for p in same if p[0] not in bound and p[1] not in bound}
+            if copy:
+                same.add(pair)
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    block(getattr(stmt, child))
+    block(fdef.body)
+    return changed
 
 
 # -- inlining ----------------------------------------------------------------

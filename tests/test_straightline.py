@@ -127,3 +127,19 @@ def test_float32_keeps_dtype():
     x = rng.standard_normal(5).astype(np.float32)
     g = checked_grad(numpy_binary)(x, x[::-1] + np.float32(0.37))
     assert g.dtype == np.float32
+
+
+def _sum_of_self(x):
+    s = x * 1.0
+    t = x * 3.0
+    u = s[1] * 2.0
+    s = s + t
+    return np.sum(s * s) + u
+
+
+def test_no_copy_back_of_a_moved_adjoint():
+    """`s = s + t` moves ds to ds_next; its own contribution back to ds is
+    ds_next itself, which the optimizer must not print as `ds = ds_next`."""
+    check_grad(_sum_of_self, [np.linspace(0.1, 0.6, 6)])
+    text = ad.source(ad.grad(_sum_of_self))
+    assert "ds_next = ds" in text and "ds = ds_next" not in text, text
