@@ -5,7 +5,10 @@ A `Walk` runs a transfer function forward or backward over if/for/while,
 iterating loops to a fixpoint at their head (`loop_entry` adjusts the
 state at the head: forward, what the header binds; backward, what it
 reads).  States are immutable sets (`State`); transfer functions return new
-ones.  Analyses (analysis.py, shapes.py), dead-code elimination
+ones, except where a walk is given `fork`: then states are dicts that a
+transfer may update and return, and the walk copies one (`fork`) wherever
+two paths start from it, so straight-line code costs no copy per statement.
+Analyses (analysis.py, shapes.py), dead-code elimination
 (optimize.py) and adjoint ownership (ownership.py) all run on it.
 
 Invariant: a loop head is the join of everything seen at it so far, so it
@@ -28,8 +31,10 @@ class Walk:
 
     def __init__(self, transfer: Callable, join: Callable, backward: bool = False,
                  loop_entry: Callable | None = None, loop_exit: Callable | None = None,
-                 at_exit: Callable | None = None):
+                 at_exit: Callable | None = None, fork: Callable | None = None):
         self.transfer, self.join, self.backward = transfer, join, backward
+        # a mutable state (a dict) is copied where two paths start from it
+        self.fork = fork or (lambda state: state)
         self.at_exit = at_exit
         self.loop_entry = loop_entry or (lambda stmt, state: state)
         self.loop_exit = loop_exit or (lambda stmt, state: state)
@@ -51,7 +56,7 @@ class Walk:
                 self.at_exit(stmt, state)
             if not self.backward:
                 state = self.transfer(stmt, state)
-            state = self._join(self.run(stmt.body, state), self.run(stmt.orelse, state))
+            state = self._join(self.run(stmt.body, self.fork(state)), self.run(stmt.orelse, state))
             return self.transfer(stmt, state) if self.backward and state is not None \
                 else state
         if isinstance(stmt, (gast.For, gast.While)):
@@ -71,7 +76,7 @@ class Walk:
         for _ in range(1000):
             # frame: [state a `continue` sees, joined states of `break`s (forward)
             #         / state a `break` sees (backward)]
-            entry = self.loop_entry(loop, head)     # (backward: what the header reads)
+            entry = self.loop_entry(loop, self.fork(head))  # (backward: what the header reads)
             frame = [entry, state] if self.backward else [None, None]
             self._loops.append(frame)
             out = self.run(loop.body, entry)

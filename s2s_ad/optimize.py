@@ -107,24 +107,31 @@ def copies(fdef: gast.FunctionDef) -> bool:
 
     def block(body: list) -> None:
         nonlocal changed
-        same: set = set()                   # {(x, y)}: x and y hold one object
+        same: dict = {}                     # name -> names holding its object
         for stmt, owner in list(astutil.flat(body)):      # (blocks are transparent)
             copy = _is_simple_assign(stmt) and isinstance(stmt.value, gast.Name)
-            pair = (stmt.targets[0].id, stmt.value.id) if copy else None
-            if copy and (pair in same or pair[::-1] in same):
+            if copy and stmt.value.id in same.get(stmt.targets[0].id, ()):
                 owner.remove(stmt)
                 changed = True
                 continue
-            bound = {n.id for n in astutil.walk(stmt) if isinstance(n, gast.Name)
-                     and not isinstance(n.ctx, gast.Load)}
-            same = {p for p in same if p[0] not in bound and p[1] not in bound}
-            if copy:
-                same.add(pair)
+            for name in _bound(stmt):
+                for other in same.pop(name, ()):
+                    same[other].discard(name)
+            if copy and stmt.targets[0].id != stmt.value.id:
+                a, b = stmt.targets[0].id, stmt.value.id
+                same.setdefault(a, set()).add(b)
+                same.setdefault(b, set()).add(a)
             for child in ("body", "orelse"):
                 if isinstance(getattr(stmt, child, None), list):
                     block(getattr(stmt, child))
     block(fdef.body)
     return changed
+
+
+def _bound(stmt) -> set[str]:
+    """Names a statement (with the statements nested in it) binds or deletes."""
+    return {n.id for n in astutil.walk(stmt) if isinstance(n, gast.Name)
+            and not isinstance(n.ctx, gast.Load)}
 
 
 # -- inlining ----------------------------------------------------------------
@@ -414,8 +421,13 @@ class _Purity:
 # -- empty blocks ------------------------------------------------------------
 def empty_blocks(fdef: gast.FunctionDef) -> None:
     """Drop the `Block`s that hold no code (their comment would stand alone)."""
-    class Drop(gast.NodeTransformer):
-        def visit_Block(self, node):
-            self.generic_visit(node)
-            return node if _has_code(node.body) else None
-    Drop().visit(fdef)
+    def block(body: list) -> list:
+        out = []
+        for stmt in body:
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    setattr(stmt, child, block(getattr(stmt, child)))
+            if not isinstance(stmt, astutil.Block) or _has_code(stmt.body):
+                out.append(stmt)
+        return out
+    fdef.body = block(fdef.body)

@@ -109,13 +109,13 @@ def shape_classes(body, prims, wrt, facts) -> None:
     fresh = itertools.count()
     scalar, other = set(), set()
 
-    def transfer(stmt, state):
+    def transfer(stmt, cls: dict) -> dict:      # (updated in place: see `fork`)
         if not isinstance(stmt, gast.Assign):
-            return state
-        cls = dict(state)
+            return cls
         prim = prims.get(stmt)
         for name in astutil.load_names(stmt.value):
-            cls.setdefault(name, f"?{next(fresh)}")     # unknown, but one shape
+            if name not in cls:
+                cls[name] = f"?{next(fresh)}"          # unknown, but one shape
         shape = _shape_of(prim, cls) if prim is not None else None
         if prim is not None and prim.kind == RULE and prim.rule.elementwise:
             facts.same_shape[stmt] = State(
@@ -128,20 +128,22 @@ def shape_classes(body, prims, wrt, facts) -> None:
         operands = list(astutil.load_names(stmt.value))
         if target not in operands:          # `x = f(x)`: no witness for either x
             facts.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
-        return State(cls.items())
+        return cls
 
     # Loops start from the facts at entry and intersect to a fixpoint: a
     # fact kept at the head holds on every iteration.  A name with no class
     # gets a fresh one where it is first read (one unknown shape).
-    def loop_entry(loop, state):
-        if not isinstance(loop, gast.For):
-            return state
-        target = loop.target.id             # normalized loops count over a range
-        return State([(k, v) for k, v in state if k != target] + [(target, "scalar")])
+    def loop_entry(loop, cls: dict) -> dict:
+        if isinstance(loop, gast.For):
+            cls[loop.target.id] = "scalar"  # normalized loops count over a range
+        return cls
 
-    out = Walk(transfer, State.intersection, loop_entry=loop_entry).run(
-        body, State((w, w) for w in wrt))
-    facts.shape_out = dict(out or ())
+    def join(a: dict, b: dict) -> dict:
+        return {k: v for k, v in a.items() if b.get(k) == v}
+
+    out = Walk(transfer, join, loop_entry=loop_entry, fork=dict.copy).run(
+        body, {w: w for w in wrt})
+    facts.shape_out = dict(out or {})
     facts.scalars = scalar - other - set(wrt)
 
 

@@ -535,3 +535,13 @@ def mutating_call_inside_a_constant_expression(h, ret):   # seed 10359
 
 def test_argument_updated_inside_a_constant_expression_stays_unmutated():
     check_grad(mutating_call_inside_a_constant_expression, [V3, M3.copy()], wrt=0)
+
+
+def self_copy_then_rebound(y, x):                   # seed 1 (fuzz test of the suite)
+    y = y
+    y /= 1.0 + np.sum(x) ** 2
+    return np.sum(y)
+
+
+def test_a_self_copy_followed_by_a_rebinding_compiles():
+    check_grad(self_copy_then_rebound, [M3.copy(), V3], wrt=(0, 1))

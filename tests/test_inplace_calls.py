@@ -251,3 +251,12 @@ def test_inactive_at_runs_as_written():
     value, g = ad.value_and_grad(counts)(x)
     assert value == counts(x)
     np.testing.assert_array_equal(g, [2.0, 0.0, 0.0, 1.0])
+
+
+def sum_into_a_0d_array(x):
+    out = np.zeros(())
+    return np.sum(x, out=out)
+
+
+def test_out_of_a_0d_array():
+    check_grad(sum_into_a_0d_array, [np.array([0.5, 1.5, -2.0])])

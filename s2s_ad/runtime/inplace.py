@@ -316,7 +316,7 @@ def written(g, index):
     """`g[index]`, where a slot that `x[index] = v` writes several times
     (repeated integer indices) keeps only its last write, as NumPy does:
     the other writes get no gradient."""
-    part = g[index]
+    part = g[index] if isinstance(g, (np.ndarray, list, tuple, dict)) else np.asarray(g)[index]
     if not _repeats_possible(index):
         return np.copy(part) if isinstance(part, np.ndarray) else part
     slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
