@@ -1254,7 +1254,7 @@ def err_is_odd(x, n):
 
 
 def err_no_rule_unknown_numpy(x):
-    return np.sum(np.polyval(x, 2.0))
+    return np.sum(np.polyfit(x, x * x, 1))
 
 
 def line_of(fn, text):
@@ -1290,8 +1290,8 @@ ERROR_CASES = [
      ad.S2SADError, err_attr_assign, "m.w[0] = x", "attribute"),
     ("mutual_recursion", lambda: ad.grad(err_is_even)(1.0, 3),
      ad.UnsupportedSyntaxError, err_is_even, "err_is_odd(x * 2.0", "recursion"),
-    ("no_rule_polyval", lambda: ad.grad(err_no_rule_unknown_numpy)(np.ones(3)),
-     ad.NoRuleError, err_no_rule_unknown_numpy, "np.polyval", "polyval"),
+    ("no_rule_polyfit", lambda: ad.grad(err_no_rule_unknown_numpy)(np.arange(3.0)),
+     ad.NoRuleError, err_no_rule_unknown_numpy, "np.polyfit", "polyfit"),
     ("wrong_wrt_name", lambda: ad.grad(logistic_loss, wrt="weights")(randn(3), 0.0, X20, Y20),
      ad.WrtError, logistic_loss, "def logistic_loss", "weights"),
     ("wrt_int_arg", lambda: ad.grad(factorial_like, wrt=1)(1.3, 4),

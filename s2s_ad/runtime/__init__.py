@@ -26,6 +26,8 @@ its submodules:
     statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
+    signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
+                    polyval, trapezoid, meshgrid
 
 Submodules import `.core` (and `linalg` and `statistics` import `.reductions`,
 `linalg` `.products`), never this package, so there is no import cycle.
@@ -68,6 +70,9 @@ from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index
                       sync_index, sync_reshaped, sync_transposed, unpop, written,
                       zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
+from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
+                     gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
+                     poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
 
 
 def stop_gradient(x):
