@@ -10,8 +10,8 @@
 """
 from .api import grad, source, value_and_grad, vjp
 from .errors import (InputTypeError, InternalError, NoRuleError, NonScalarOutputError,
-                     RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
-                     UnsupportedValueError, WrtError)
+                     RuleError, S2SADError, SeedError, SourceUnavailableError,
+                     UnsupportedSyntaxError, UnsupportedValueError, WrtError)
 from .rules import adjoint, nondifferentiable
 from .runtime import stop_gradient
 
@@ -19,5 +19,5 @@ __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
            "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
-           "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError",
+           "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError", "SeedError",
            "InputTypeError", "UnsupportedValueError", "InternalError", "__version__"]

@@ -26,7 +26,7 @@ import weakref
 
 from . import cache, codegen, frontend, guards, pipeline, reverse
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
-                     UnsupportedSyntaxError, location_of)
+                     UnsupportedSyntaxError, WrtError, caller_location, location_of)
 from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
 from .rules import registry
 
@@ -66,11 +66,21 @@ def source(derived) -> str:
     if not getattr(derived, "__s2s_ad_primal__", None):
         raise S2SADError(f"{derived!r} was not made by s2s_ad",
                          hint="pass the result of s2s_ad.grad / value_and_grad / vjp")
+    frontend.reinstate_lines(inspect.unwrap(derived).__code__.co_filename)
     return inspect.getsource(derived)
 
 
 def _hashable(wrt):
-    return tuple(wrt) if isinstance(wrt, list) else wrt
+    """`wrt` as a cache key: a list becomes a tuple; anything but an index,
+    a name or a tuple of them (a set, a float) is refused here, where the
+    user wrote it, before it could fail to hash."""
+    wrt = tuple(wrt) if isinstance(wrt, list) else wrt
+    for item in wrt if isinstance(wrt, tuple) else (wrt,):
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt={wrt!r}: {item!r} is neither a parameter index nor a name",
+                           caller_location(),
+                           hint="pass an index or a name, or a tuple of them: wrt=(0, 'y')")
+    return wrt
 
 
 def _transform(func, options: Options):

@@ -10,6 +10,8 @@ s2s_ad generated for it.
 from __future__ import annotations
 
 import linecache
+import os
+import sys
 from dataclasses import dataclass
 
 
@@ -24,6 +26,22 @@ class Location:
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}:{self.col + 1}"
+
+
+def caller_location() -> Location | None:
+    """Where user code called into s2s_ad (the innermost frame outside the
+    package), for errors about a call rather than about a function's source:
+    a builtin given to `grad`, a `wrt` that names no parameter's kind."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    text = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    return Location(frame.f_code.co_filename, frame.f_lineno, 0, text.strip())
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def location_of(func) -> Location:
@@ -82,6 +100,10 @@ class NonScalarOutputError(S2SADError, ValueError):
 
 class RuleError(S2SADError):
     """A derivative rule is malformed or does not match its target."""
+
+
+class SeedError(S2SADError, ValueError):
+    """A `vjp` seed that does not match the function's output."""
 
 
 class InputTypeError(S2SADError, TypeError):

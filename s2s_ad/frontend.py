@@ -32,7 +32,8 @@ import weakref
 import gast
 
 from . import astutil
-from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
+                     caller_location)
 from .ir import Source
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
@@ -61,14 +62,24 @@ def is_library(func) -> bool:
 
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
 _LINES_HELD: dict = {}       # synthetic file name -> live functions showing its lines
+_LINES_TEXT: dict = {}       # synthetic file name -> its text, while held
 
 
 def hold_lines(filename: str, text: str, owner) -> None:
     """Keep generated `text` in `linecache` under `filename` (for tracebacks,
     pdb and `inspect`) while the function `owner` lives, and no longer."""
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    _LINES_TEXT[filename] = text
+    reinstate_lines(filename)
     _LINES_HELD[filename] = _LINES_HELD.get(filename, 0) + 1
     weakref.finalize(owner, _release_lines, filename)
+
+
+def reinstate_lines(filename: str) -> None:
+    """Put held lines back into `linecache` (`linecache.clearcache()`, or a
+    tool that calls it, may have dropped them)."""
+    text = _LINES_TEXT.get(filename)
+    if text is not None and filename not in linecache.cache:
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
 
 def _release_lines(filename: str) -> None:
@@ -77,6 +88,7 @@ def _release_lines(filename: str) -> None:
         _LINES_HELD[filename] = left
     else:
         linecache.cache.pop(filename, None)
+        _LINES_TEXT.pop(filename, None)
 
 
 def source_lines(code: types.CodeType) -> tuple[list, int]:
@@ -102,7 +114,7 @@ def load(func) -> Source:
     if not isinstance(func, types.FunctionType):
         raise SourceUnavailableError(
             f"cannot read the source of {func!r}: it is not a Python function "
-            f"but a {type(func).__name__}",
+            f"but a {type(func).__name__}", caller_location(),
             hint="differentiate a function, method or functools.partial defined "
                  "in Python, or register a rule for this callable with "
                  "`s2s_ad.adjoint`")

@@ -29,6 +29,9 @@ class Boundary:
         if req.mode != "vjp" and checked is not None:
             out.append(astutil.expr_stmt(astutil.call(
                 f"{self._rt}.check_scalar", [astutil.name(checked), astutil.const(src.name)])))
+        if req.mode == "vjp":
+            out.append(astutil.expr_stmt(astutil.call(f"{self._rt}.check_seed", [
+                astutil.name(req.seed), astutil.name(output.id), astutil.const(src.name)])))
         if output.id in self.facts.varied_out:
             seed = astutil.name(req.seed) if req.seed else astutil.const(1.0)
             out.append(astutil.assign(self.adjoint_name(output.id), seed))

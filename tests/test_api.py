@@ -178,6 +178,13 @@ def test_source_matches_inspect_and_is_deterministic():
         ad.source(loss)
 
 
+def test_source_survives_a_cleared_linecache():
+    derived = ad.grad(loss)
+    text = ad.source(derived)
+    linecache.clearcache()          # as IPython and some test runners do
+    assert ad.source(derived) == text
+
+
 def test_tracebacks_show_generated_lines():
     def bad(x):
         return np.sum(np.log(x) @ np.ones(3))

@@ -93,8 +93,10 @@ def test_callee_without_rule_names_it_and_the_ways_out():
 
 
 def test_source_unavailable():
-    with pytest.raises(ad.SourceUnavailableError, match="not a Python function"):
-        ad.grad(np.sin)
+    for not_python in (np.sin, len, dict):
+        with pytest.raises(ad.SourceUnavailableError, match="not a Python function") as info:
+            ad.grad(not_python)(1.0)
+        assert info.value.location.filename == HERE      # the call that asked for it
     namespace = {}
     exec("def f(x):\n    return x * x\n", namespace)
     with pytest.raises(ad.SourceUnavailableError) as info:
@@ -107,6 +109,8 @@ def test_source_unavailable():
     (3, "out of range"),
     (-4, "out of range"),
     (1.5, "neither a parameter index nor a name"),
+    ({0}, "neither a parameter index nor a name"),
+    ((0, None), "neither a parameter index nor a name"),
     ((), "selects no parameter"),
 ])
 def test_bad_wrt(wrt, match):
@@ -122,6 +126,23 @@ def test_non_scalar_output_names_function_and_suggests_vjp():
     assert "returns_vector" in str(info.value) and "vjp" in info.value.hint
     with pytest.raises(ad.NonScalarOutputError, match="tuple"):
         ad.grad(returns_pair)
+
+
+def test_vjp_seed_of_the_wrong_shape():
+    with pytest.raises(ad.SeedError, match=r"shape \(4,\).*shape \(3,\)") as info:
+        ad.vjp(returns_vector)(np.ones(3), np.ones(4))
+    assert info.value.location.filename == HERE and isinstance(info.value, ValueError)
+    assert ad.vjp(returns_vector)(np.ones(3), np.ones(3)).shape == (3,)
+
+
+def mean_of_an_empty_slice(x):
+    return np.mean(x[:0]) + np.sum(x)
+
+
+def test_mean_of_an_empty_array_is_nan_not_an_exception():
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+        value, g = ad.value_and_grad(mean_of_an_empty_slice)(np.ones(3))
+    assert np.isnan(value) and np.array_equal(g, np.ones(3))
 
 
 def test_errors_render_on_one_line_for_the_cli():

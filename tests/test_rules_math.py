@@ -118,6 +118,33 @@ def test_max_ties_split():
     assert checked_grad(lambda x, y: max(x, y), wrt=(0, 1))(math.nan, 1.0) == (0.0, 0.0)
 
 
+def extremes_of_a_list(x):
+    return max([x[0], x[1] * 2.0, x[2]]) + min((x[0], x[1]))
+
+
+def extremes_of_an_array(x):
+    return max(x) * min(x)
+
+
+def extremes_of_a_built_list(x):
+    vals = []
+    for i in range(3):
+        vals.append(x[i] ** 2)
+    return max(vals) - min(vals)
+
+
+@pytest.mark.parametrize("f", [extremes_of_a_list, extremes_of_an_array,
+                               extremes_of_a_built_list], ids=lambda f: f.__name__)
+def test_max_and_min_of_one_sequence(f):
+    check_grad(f, [np.array([0.3, -0.7, 1.2])])
+
+
+def test_max_of_a_list_splits_ties_between_items():
+    g = checked_grad(lambda x, y: max([x, y, x]), wrt=(0, 1))(2.0, 1.0)
+    assert g == (1.0, 0.0)
+    assert checked_grad(lambda x: max([x, 2.0 * x]))(-1.0) == 1.0
+
+
 def test_kinks():
     assert checked_grad(lambda x: math.fabs(x) + abs(x) + math.copysign(x, -1.0))(0.0) == 0.0
     assert checked_grad(lambda x, y: math.hypot(x, y), wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)

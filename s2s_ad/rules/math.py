@@ -8,9 +8,10 @@ given (unknown shape).
 
 Conventions where a derivative does not exist follow NumPy/JAX:
 - `fabs`/`abs` at 0: 0; `copysign(x, y)` at x = 0: 0.
-- `min`/`max` of 2+ arguments: the gradient goes to the argument(s) equal to
-  the result, split equally between ties (as JAX).  The one-iterable form
-  `max(xs)` and `key=` are rejected.  A NaN result gets no gradient.
+- `min`/`max` of 2+ arguments, or of the items of one list, tuple or 1-D
+  array: the gradient goes to the argument(s) or item(s) equal to the
+  result, split equally between ties (as JAX).  `key=` and `default=` are
+  rejected.  A NaN result gets no gradient.
 - `hypot` and `dist` at the origin: 0.
 - `fmod` and `remainder` are piecewise linear: d/dx = 1, d/dy = -n where
   z = x - n * y.  `pow(x, y)` contributes to `y` only where x > 0.
@@ -241,13 +242,11 @@ def builtin_pow(z, base, exp, mod=None):
     d[exp] += d[z] * z * np.log(np.where(base > 0, base, 1.0))
 
 
-@adjoint(builtins.max, builtins.min, shape=SCALAR)
-def builtin_extremum(z, arg1, arg2, *args):
-    ties = [x == z for x in (arg1, arg2) + args]
-    parts = [d[z] * tie / (sum(ties) or 1) for tie in ties]     # no tie: a NaN
+@adjoint(builtins.max, builtins.min)
+def builtin_extremum(z, arg1, *args):
+    parts = rt.extremum_parts(d[z], z, arg1, args)
     d[arg1] += parts[0]
-    d[arg2] += parts[1]
-    d[args] += parts[2:]
+    d[args] += parts[1]
 
 
 # -- sums and products ---------------------------------------------------------------

@@ -50,7 +50,7 @@ def mean(z, a, axis=None, dtype=None, *, keepdims=False):
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    d[a] += np.full_like(a, g / (np.size(a) / np.size(z)))
+    d[a] += np.full_like(a, g * (np.size(z) / max(np.size(a), 1)))   # (an empty a: no gradient)
 
 
 @adjoint(np.nanmean, shape=REDUCTION)

@@ -40,12 +40,12 @@ import weakref
 
 import numpy as np
 
-from ..errors import InputTypeError, NonScalarOutputError, UnsupportedValueError
+from ..errors import InputTypeError, NonScalarOutputError, SeedError, UnsupportedValueError
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .core import (Seq, Tree, _ndarray, _rows, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
-from .reductions import (average_weights, cumprod_adjoint, median_weights,
+from .reductions import (average_weights, cumprod_adjoint, extremum_parts, median_weights,
                          prod_others, reduced_mask, unlist, unsum)
 from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
                      unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
@@ -143,6 +143,18 @@ def check_scalar(value, fname: str):
         "real scalar output", _origin(),
         hint="return a real number; use s2s_ad.vjp for non-scalar outputs, or "
              "reduce the output (e.g. np.sum) inside the function")
+
+
+def check_seed(seed, value, fname: str):
+    """Raise `SeedError` unless the vjp `seed` has the shape of the output
+    `value` it weighs."""
+    if np.shape(seed) != np.shape(value):
+        raise SeedError(
+            f"vjp of {fname!r}: the seed has shape {np.shape(seed)}, but the "
+            f"function returned a value of shape {np.shape(value)}", _origin(),
+            hint="pass a seed shaped like the output (the cotangent of the value "
+                 "the function returns)")
+    return seed
 
 
 def like(g, x, pname: str):

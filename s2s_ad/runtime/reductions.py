@@ -54,6 +54,20 @@ def unsum(g, items):
     return Seq(unbroadcast(g, item) for item in items)
 
 
+def extremum_parts(g, z, first, rest):
+    """The adjoints of the builtin `max`/`min` with result `z`: of its
+    arguments `first, *rest`, or with no `rest`, of the items of the one
+    sequence `first` (a list of them, an array for an array).  The items
+    equal to `z` share `g` equally; a NaN result gives none any."""
+    items = (first,) + tuple(rest) if rest else first
+    ties = [item == z for item in items]
+    count = sum(ties) or 1
+    parts = [g * tie / count for tie in ties]
+    if rest:
+        return parts[0], parts[1:]
+    return (np.array(parts) if isinstance(first, np.ndarray) else Seq(parts)), ()
+
+
 def unlist(g, items):
     """The adjoint of `list(items)` / `tuple(items)`: item by item, as an
     array for an array (its rows), else as a list."""
