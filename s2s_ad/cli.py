@@ -150,7 +150,7 @@ def _rules(args) -> int:
 def _internal(target) -> bool:
     """s2s_ad's own primitives (tuple displays, `x[i] = v`), not user API."""
     return isinstance(target, registry.Literal) or (
-        callable(target) and getattr(target, "__module__", "").startswith("s2s_ad.runtime"))
+        callable(target) and (getattr(target, "__module__", None) or "").startswith("s2s_ad.runtime"))
 
 
 def _colorize(text: str, mode: str) -> str:

@@ -232,12 +232,24 @@ def _primitive(rhs, src: Source, locals_):
     if isinstance(rhs, gast.Call):
         kwargs = {k.arg: k.value for k in rhs.keywords}
         callee = src.resolve(rhs.func, locals_)
+        if is_resolved(callee) and registry.ufunc_of(callee) is not None:
+            # np.add.reduce(a): the ufunc is the template's first operand
+            return callee, [_ufunc_node(callee, rhs.func, src, locals_), *rhs.args], kwargs
         if is_resolved(callee):
             return callee, list(rhs.args), kwargs
         if isinstance(rhs.func, gast.Attribute):
             return registry.Method(rhs.func.attr), [rhs.func.value, *rhs.args], kwargs
         return None, list(rhs.args), kwargs
     return None, [], {}
+
+
+def _ufunc_node(method, func, src: Source, locals_) -> gast.expr:
+    """An expression of the ufunc whose method `func` calls: `np.add` for
+    `np.add.reduce`, else `func.__self__`."""
+    if isinstance(func, gast.Attribute) and \
+            src.resolve(func.value, locals_) is registry.ufunc_of(method):
+        return astutil.clone(func.value)
+    return astutil.attribute(astutil.clone(func), "__self__")
 
 
 def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
