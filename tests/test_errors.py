@@ -1,5 +1,7 @@
 """Bad input: every error is an S2SADError that names the file, line, column
 and construct, shows the source line, and says what to do."""
+import math
+
 import numpy as np
 import pytest
 
@@ -140,3 +142,42 @@ def test_derived_functions_never_mutate_inputs():
     xc, wc = x.copy(), w.copy()
     checked_grad(f, wrt=(0, 1))(x, w)
     assert np.array_equal(x, xc) and np.array_equal(w, wc)
+
+
+# -- a callee without a rule: named as written, with something that works ---------
+from numpy import linalg as la      # noqa: E402
+
+
+def eig_by_alias(a):
+    return np.sum(la.eig(a)[0])
+
+
+def mantissa(x):
+    return math.frexp(x)[0]
+
+
+def sorted_values(x):
+    return np.sum(sorted(x)) * x[0]
+
+
+@pytest.mark.parametrize("fn,anchor,message,hint", [
+    (eig_by_alias, "return np.sum(la.eig", "no derivative rule for la.eig (np.linalg.eig)",
+     ["instead, use np.linalg.eigh", "@s2s_ad.adjoint(la.eig)"]),
+    (mantissa, "return math.frexp", "no derivative rule for math.frexp",
+     ["@s2s_ad.adjoint(math.frexp)"]),
+    (sorted_values, "return np.sum(sorted", "no derivative rule for sorted",
+     ["instead, use np.sort(x)"]),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_missing_rule_names_the_function_as_written(fn, anchor, message, hint):
+    with pytest.raises(ad.NoRuleError) as info:
+        ad.grad(fn)
+    err = info.value
+    assert isinstance(err, ad.S2SADError)
+    assert err.message == message
+    line, col = location_of(fn, anchor)
+    assert err.location.filename == HERE
+    assert (err.location.line, err.location.col + 1) == (line, col)
+    assert anchor in err.location.source_line and anchor in str(err)
+    assert "s2s_ad.stop_gradient(...)" in err.hint
+    for part in hint:
+        assert part in err.hint, (part, err.hint)

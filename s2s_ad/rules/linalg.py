@@ -25,7 +25,7 @@ Conventions (real operands throughout; complex inputs are not supported):
 import numpy as np
 
 from .. import runtime as rt
-from .registry import Method, REDUCTION, SCALAR, Attr, adjoint
+from .registry import Method, REDUCTION, SCALAR, Attr, adjoint, suggest
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -181,3 +181,9 @@ def eigenvalues(z, self):
 @adjoint(Attr("eigenvectors"))
 def eigenvectors(z, self):
     d[self] += rt.field_adjoint(d[z], self, 1)
+
+
+# functions without a rule, and what to use instead (the missing-rule error says it)
+suggest(np.linalg.eig, "np.linalg.eigh if the matrix is symmetric")
+suggest(np.linalg.eigvals, "np.linalg.eigvalsh if the matrix is symmetric")
+suggest(np.linalg.lstsq, "np.linalg.pinv(a) @ b, or np.linalg.solve(a, b) for a square a")

@@ -153,6 +153,22 @@ def ufunc_of(target):
     return owner if isinstance(owner, np.ufunc) else None
 
 
+_SUGGESTIONS: dict = {}
+
+
+def suggest(target, text: str) -> None:
+    """Record what to use instead of `target`, which has no rule (an
+    equivalent function that has one); the error for a call of it says so."""
+    _SUGGESTIONS[_key(target)] = text
+
+
+def suggestion(target) -> str | None:
+    try:
+        return _SUGGESTIONS.get(target)
+    except TypeError:
+        return None
+
+
 def display_name(target) -> str:
     """How the user would write `target`: `np.linalg.inv`, `math.sin`,
     `np.maximum.accumulate`."""
