@@ -148,6 +148,10 @@ def test_derived_functions_never_mutate_inputs():
 from numpy import linalg as la      # noqa: E402
 
 
+def segment_maxima(x):
+    return np.sum(np.maximum.reduceat(x, [0, 2]))
+
+
 def eig_by_alias(a):
     return np.sum(la.eig(a)[0])
 
@@ -161,6 +165,10 @@ def sorted_values(x):
 
 
 @pytest.mark.parametrize("fn,anchor,message,hint", [
+    (segment_maxima, "return np.sum(np.maximum.reduceat",
+     "no derivative rule for np.maximum.reduceat",
+     ["instead, use np.maximum.at(out, segment, a)", "np.maximum.reduce(a[i:j])",
+      "@s2s_ad.adjoint(np.maximum.reduceat)", "def rule(z, ufunc, ...)"]),
     (eig_by_alias, "return np.sum(la.eig", "no derivative rule for la.eig (np.linalg.eig)",
      ["instead, use np.linalg.eigh", "@s2s_ad.adjoint(la.eig)"]),
     (mantissa, "return math.frexp", "no derivative rule for math.frexp",

@@ -26,8 +26,9 @@ its submodules:
     linalg.py       np.linalg: norm, cholesky, eigh, qr, svd, pinv, ...
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
+    ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
 
-Submodules import `.core` (and `linalg` imports `.reductions`), never this
+Submodules import `.core` (and `linalg`, `ufuncs` import `.reductions`), never this
 package, so there is no import cycle.
 """
 from __future__ import annotations
@@ -65,6 +66,7 @@ from .inplace import (MUTATORS, SCATTERS, add_at, append, copy, diagonal_index, 
                       sync_index, sync_reshaped, sync_transposed, unpop, written,
                       zero_at)
 from .scatter import extremum_at_adjoints, others_at, product_at
+from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 
 def stop_gradient(x):
