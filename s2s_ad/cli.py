@@ -142,8 +142,8 @@ def _rules(args) -> int:
                    if not _internal(t))
     for name in names:
         print(name)
-    print(f"# {len(names)} functions with rules; "
-          f"{len(registry.nondifferentiables())} declared non-differentiable")
+    flat = [t for t in registry.nondifferentiables() if not _internal(t)]
+    print(f"# {len(names)} functions with rules; {len(flat)} declared non-differentiable")
     return 0
 
 
