@@ -245,11 +245,12 @@ def _callee_front(callee, options: Options, location) -> pipeline.Front:
     except S2SADError as exc:
         if not frontend.is_library(callee):
             raise           # the user's own helper: point into it
+        what = registry.display_name(callee)        # np.kaiser, not numpy.kaiser
         raise NoRuleError(
-            f"no derivative rule for {callee.__module__}.{callee.__qualname__}, and "
+            f"no derivative rule for {what}, and "
             f"s2s_ad cannot differentiate its source ({exc.one_line()})", location,
-            hint=f"register a rule with @s2s_ad.adjoint({callee.__module__}."
-                 f"{callee.__qualname__}), or wrap the call in stop_gradient(...)") from None
+            hint=f"wrap the call in s2s_ad.stop_gradient(...) if no gradient should "
+                 f"flow through it, or register a rule with @s2s_ad.adjoint({what})") from None
 
 
 def _closure_cells(func) -> dict:

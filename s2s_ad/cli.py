@@ -142,15 +142,15 @@ def _rules(args) -> int:
                    if not _internal(t))
     for name in names:
         print(name)
-    print(f"# {len(names)} functions with rules; "
-          f"{len(registry.nondifferentiables())} declared non-differentiable")
+    flat = [t for t in registry.nondifferentiables() if not _internal(t)]
+    print(f"# {len(names)} functions with rules; {len(flat)} declared non-differentiable")
     return 0
 
 
 def _internal(target) -> bool:
     """s2s_ad's own primitives (tuple displays, `x[i] = v`), not user API."""
     return isinstance(target, registry.Literal) or (
-        callable(target) and getattr(target, "__module__", "").startswith("s2s_ad.runtime"))
+        callable(target) and (getattr(target, "__module__", None) or "").startswith("s2s_ad.runtime"))
 
 
 def _colorize(text: str, mode: str) -> str:

@@ -20,8 +20,9 @@ import gast
 
 from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
-from .ir import (CALL, CONST, COPY, RULE, UNKNOWN, Normalized, Prim, Source,
-                 is_resolved, names_of)
+from .frontend import is_library
+from .ir import (BUILTINS, CALL, CONST, COPY, NUMPY, OPERATORS, RULE, RUNTIME, UNKNOWN,
+                 Normalized, Prim, Source, is_resolved, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
@@ -150,6 +151,9 @@ def _primitive(rhs, src: Source, locals_):
     if isinstance(rhs, gast.Call):
         kwargs = {k.arg: k.value for k in rhs.keywords}
         callee = src.resolve(rhs.func, locals_)
+        if is_resolved(callee) and registry.ufunc_of(callee) is not None:
+            # np.add.reduce(a): the ufunc is the template's first operand
+            return callee, [_ufunc_node(callee, rhs.func, src, locals_), *rhs.args], kwargs
         if is_resolved(callee):
             return callee, list(rhs.args), kwargs
         if isinstance(rhs.func, gast.Attribute):
@@ -158,11 +162,39 @@ def _primitive(rhs, src: Source, locals_):
     return None, [], {}
 
 
+def _ufunc_node(method, func, src: Source, locals_) -> gast.expr:
+    """An expression of the ufunc whose method `func` calls: `np.add` for
+    `np.add.reduce`, else `func.__self__`."""
+    if isinstance(func, gast.Attribute) and \
+            src.resolve(func.value, locals_) is registry.ufunc_of(method):
+        return astutil.clone(func.value)
+    return astutil.attribute(astutil.clone(func), "__self__")
+
+
 def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
-    what = registry.display_name(key) if key is not None else astutil.unparse(
-        rhs.func if isinstance(rhs, gast.Call) else rhs)
-    return NoRuleError(
-        f"no derivative rule for {what}", src.locate(stmt),
-        hint=f"register one with @s2s_ad.adjoint({what}), declare it with "
-             f"s2s_ad.nondifferentiable({what}), or wrap the call in "
-             "stop_gradient(...) if no gradient should flow through it")
+    """The callee as the user wrote it (`np.maximum.accumulate`, or `la.eig`
+    followed by what it is, `np.linalg.eig`), and the ways out: an
+    equivalent function with a rule, if the registry knows one,
+    stop_gradient, or a rule of one's own."""
+    func = rhs.func if isinstance(rhs, gast.Call) else rhs
+    written = astutil.dotted_name(func)
+    if written is None or written.split(".")[0] in (BUILTINS, NUMPY, OPERATORS, RUNTIME) \
+            or is_library(src.func):     # a library's own spelling is not the user's
+        written = None
+    canonical = registry.display_name(key) if key is not None else None
+    shown = written or canonical or astutil.unparse(func)
+    what = shown if canonical in (None, shown) else f"{shown} ({canonical})"
+    # what to register: the object as the user names it (`x.foo()`: as s2s_ad does)
+    name = canonical if isinstance(key, (registry.Method, registry.Attr)) else shown
+    form = ""
+    if registry.ufunc_of(key) is not None:
+        form = " on a template def rule(z, ufunc, ...) that takes the ufunc first"
+    ways = ["wrap the call in s2s_ad.stop_gradient(...) if no gradient should flow "
+            "through it",
+            f"register a rule with @s2s_ad.adjoint({name}){form} "
+            f"(s2s_ad.nondifferentiable({name}) if its gradient is zero)"]
+    instead = registry.suggestion(key) if key is not None else None
+    if instead:
+        ways.insert(0, f"instead, use {instead}")
+    return NoRuleError(f"no derivative rule for {what}", src.locate(stmt),
+                       hint="; or ".join(ways))

@@ -1,5 +1,7 @@
 """Bad input: every error is an S2SADError that names the file, line, column
 and construct, shows the source line, and says what to do."""
+import math
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,50 @@ def test_derived_functions_never_mutate_inputs():
     xc, wc = x.copy(), w.copy()
     checked_grad(f, wrt=(0, 1))(x, w)
     assert np.array_equal(x, xc) and np.array_equal(w, wc)
+
+
+# -- a callee without a rule: named as written, with something that works ---------
+from numpy import linalg as la      # noqa: E402
+
+
+def segment_maxima(x):
+    return np.sum(np.maximum.reduceat(x, [0, 2]))
+
+
+def cond_by_alias(a):
+    return la.cond(a)
+
+
+def mantissa(x):
+    return math.frexp(x)[0]
+
+
+def sorted_values(x):
+    return np.sum(sorted(x)) * x[0]
+
+
+@pytest.mark.parametrize("fn,anchor,message,hint", [
+    (segment_maxima, "return np.sum(np.maximum.reduceat",
+     "no derivative rule for np.maximum.reduceat",
+     ["instead, use np.maximum.at(out, segment, a)", "np.maximum.reduce(a[i:j])",
+      "@s2s_ad.adjoint(np.maximum.reduceat)", "def rule(z, ufunc, ...)"]),
+    (cond_by_alias, "return la.cond", "no derivative rule for la.cond (np.linalg.cond)",
+     ["instead, use s = np.linalg.svd(a, compute_uv=False)", "@s2s_ad.adjoint(la.cond)"]),
+    (mantissa, "return math.frexp", "no derivative rule for math.frexp",
+     ["@s2s_ad.adjoint(math.frexp)"]),
+    (sorted_values, "return np.sum(sorted", "no derivative rule for sorted",
+     ["instead, use np.sort(x)"]),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_missing_rule_names_the_function_as_written(fn, anchor, message, hint):
+    with pytest.raises(ad.NoRuleError) as info:
+        ad.grad(fn)
+    err = info.value
+    assert isinstance(err, ad.S2SADError)
+    assert err.message == message
+    line, col = location_of(fn, anchor)
+    assert err.location.filename == HERE
+    assert (err.location.line, err.location.col + 1) == (line, col)
+    assert anchor in err.location.source_line and anchor in str(err)
+    assert "s2s_ad.stop_gradient(...)" in err.hint
+    for part in hint:
+        assert part in err.hint, (part, err.hint)

@@ -16,7 +16,7 @@ def stop_gradient_like(obj) -> bool:
 
 # Registration happens on import; the order does not matter.
 from . import (elementwise, linalg, math, methods, operators, reductions,  # noqa: E402,F401
-               scatter, shapes, signal, statistics)
+               scatter, shapes, signal, statistics, ufuncs)
 
 __all__ = ["Attr", "Method", "Rule", "adjoint", "display_name",
            "is_nondifferentiable", "lookup", "nondifferentiable",

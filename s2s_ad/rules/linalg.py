@@ -47,7 +47,7 @@ Conventions (real operands throughout; complex inputs are not supported):
 import numpy as np
 
 from .. import runtime as rt
-from .registry import Method, REDUCTION, SCALAR, Attr, adjoint
+from .registry import Method, REDUCTION, SCALAR, Attr, adjoint, suggest
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -221,3 +221,8 @@ def eigenvalues(z, self):
 @adjoint(Attr("eigenvectors"))
 def eigenvectors(z, self):
     d[self] += rt.field_adjoint(d[z], self, 1)
+
+
+# functions without a rule, and what to use instead (the missing-rule error says it)
+suggest(np.linalg.cond, "s = np.linalg.svd(a, compute_uv=False); s[0] / s[-1] "
+                        "(the condition number in the 2-norm)")

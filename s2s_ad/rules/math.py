@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -283,3 +283,6 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round,
                   math.isnan, math.isinf, math.isfinite, math.isclose,
                   math.factorial, math.comb, math.perm, math.gcd, math.lcm,
                   math.isqrt, math.ulp)
+
+# without a rule: what to use instead (the missing-rule error says it)
+suggest(builtins.sorted, "np.sort(x) (np.sort(x)[::-1] for reverse=True)")

@@ -1,8 +1,13 @@
 """The rule registry: which primitive has which adjoint template.
 
 Keys are the primal objects themselves (`np.exp`, `math.sin`,
-`operator.add` for `+`), or `Method("sum")` / `Attr("T")` for array methods
-and attributes, which cannot be resolved at compile time.
+`operator.add` for `+`, `np.add.reduce` for a ufunc's method: bound methods
+of one ufunc compare equal), or `Method("sum")` / `Attr("T")` for array
+methods and attributes, which cannot be resolved at compile time.
+
+A template for a ufunc's method takes the ufunc as its first operand, as
+`ufunc.reduce(self, array, ...)` does and as a `Method`'s template takes
+its receiver: one template can then serve the method of every ufunc.
 
 Invariant: a rule is validated against its target's signature when it is
 registered, so a malformed rule fails at import, not in a user's gradient.
@@ -142,7 +147,33 @@ def nondifferentiables() -> set:
     return set(_NONDIFF)
 
 
+def ufunc_of(target):
+    """The ufunc whose method `target` is (`np.add` for `np.add.reduce`), or None."""
+    owner = getattr(target, "__self__", None)
+    return owner if isinstance(owner, np.ufunc) else None
+
+
+_SUGGESTIONS: dict = {}
+
+
+def suggest(target, text: str) -> None:
+    """Record what to use instead of `target`, which has no rule (an
+    equivalent function that has one); the error for a call of it says so."""
+    _SUGGESTIONS[_key(target)] = text
+
+
+def suggestion(target) -> str | None:
+    try:
+        return _SUGGESTIONS.get(target)
+    except TypeError:
+        return None
+
+
 def display_name(target) -> str:
+    """How the user would write `target`: `np.linalg.inv`, `math.sin`,
+    `np.maximum.accumulate`."""
+    if ufunc_of(target) is not None:
+        return f"{display_name(target.__self__)}.{target.__name__}"
     if isinstance(target, Method):
         return f"ndarray.{target.name}()"
     if isinstance(target, Attr):
@@ -160,6 +191,9 @@ def display_name(target) -> str:
     return f"{module}.{name}" if module and module != "builtins" else name
 
 
+_METHOD_OPERANDS = {"reduce": 1, "accumulate": 1, "outer": 2, "reduceat": 2, "at": 2}
+
+
 def check_signature(target, tpl: templates.Template) -> None:
     """Reject a template whose parameters do not fit the target's."""
     params = list(tpl.signature.parameters.values())
@@ -171,6 +205,15 @@ def check_signature(target, tpl: templates.Template) -> None:
                             f"the ufunc takes {target.nin}")
         return
     if isinstance(target, Literal):
+        return
+    if ufunc_of(target) is not None:        # np.add.reduce: (ufunc, array, ...)
+        operands = _METHOD_OPERANDS.get(target.__name__, 1)
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        if len(positional) < 1 + operands:
+            raise RuleError(f"{where}: takes the ufunc, then {operands} operand(s)",
+                            hint=f"write it as def rule(z, ufunc, ...), as "
+                                 f"ufunc.{target.__name__}(self, ...) is declared")
         return
     if isinstance(target, (Method, Attr)):
         if not params or params[0].kind not in (params[0].POSITIONAL_ONLY,

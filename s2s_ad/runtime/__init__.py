@@ -28,9 +28,11 @@ its submodules:
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
+    ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
 
-Submodules import `.core` (and `linalg` and `statistics` import `.reductions`,
-`linalg` `.products`), never this package, so there is no import cycle.
+Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
+`.reductions`, `linalg` `.products`), never this package, so there is no
+import cycle.
 """
 from __future__ import annotations
 
@@ -73,6 +75,7 @@ from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 
 def stop_gradient(x):

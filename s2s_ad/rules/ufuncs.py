@@ -1,0 +1,87 @@
+"""Rules for the methods of binary ufuncs: `reduce`, `accumulate`, `outer`.
+
+Conventions:
+- Keys are the bound methods (`np.add.reduce`, `np.maximum.accumulate`);
+  a template's first operand is the ufunc itself, as in
+  `ufunc.reduce(self, array, ...)`, so one template serves every ufunc and
+  the runtime helpers (runtime/ufuncs.py) derive the gradient from the
+  ufunc's elementwise partials, with the conventions of its elementwise
+  rule.  Every binary ufunc with an elementwise rule has them: add,
+  subtract, multiply, divide (= true_divide), power, float_power, maximum,
+  minimum, fmax, fmin, logaddexp, logaddexp2, hypot, arctan2, copysign
+  (w.r.t. its first operand), fmod, remainder (= mod), heaviside,
+  nextafter; ldexp has `outer` only (NumPy has no float reduce for it).
+- `reduce(array, axis=0, dtype=None, keepdims=False)`: `axis` an int, a
+  tuple or None where NumPy allows it (several axes only for the ufuncs it
+  may reorder).  Non-commutative ufuncs (subtract, divide, power, ...)
+  reduce left to right, z = f(...f(f(a_0, a_1), a_2)..., a_{n-1}), and are
+  differentiated so.
+- `accumulate(array, axis=0, dtype=None)`: z_k = f(z_{k-1}, a_k).
+- `outer(A, B)`: z[i, j] = f(A[i], B[j]), any dimensions.
+- The operand may be a list or tuple of values (`np.maximum.reduce([x, y,
+  z])`): each item gets its own adjoint.
+- maximum, minimum, fmax, fmin: `reduce` and `accumulate` give the adjoint
+  of each result to the elements that attain it, ties split equally, as
+  `np.max` does (for `accumulate`: the elements of the prefix equal to its
+  extremum, so `np.maximum.accumulate(x)[-1]` and `np.max(x)` agree); a NaN
+  result gives no gradient.  `outer` splits ties 1/2 : 1/2, as `maximum`.
+- Products of partials are formed without division: exact where an operand
+  is zero (`np.multiply.reduce`, `np.multiply.accumulate`).
+
+Limits: `reduce`'s `initial=` and `where=`, and `outer`'s keyword
+arguments, have no rule (the call is rejected where a gradient must flow
+through it).  `reduceat` has no rule: the error suggests `.at` or a loop of
+`reduce` over the segments.  The methods of comparison, logical, bitwise
+and integer ufuncs (`np.logical_or.reduce`, `np.greater.outer`,
+`np.floor_divide.accumulate`, ...) are declared non-differentiable.
+"""
+import numpy as np
+
+from .. import runtime as rt
+from .registry import adjoint, nondifferentiable, suggest
+
+d = None  # templates are never called: `d[x]` is the adjoint of x
+
+DIFFERENTIABLE = tuple(rt.ufuncs.PARTIALS)
+SCANNED = tuple(u for u in DIFFERENTIABLE if u is not np.ldexp)   # reduce, accumulate
+PIECEWISE_CONSTANT = (np.equal, np.not_equal, np.greater, np.greater_equal, np.less,
+                      np.less_equal, np.logical_and, np.logical_or, np.logical_xor,
+                      np.floor_divide, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+                      np.left_shift, np.right_shift, np.gcd, np.lcm)
+
+
+@adjoint(*(u.reduce for u in SCANNED))
+def reduce(z, ufunc, array, axis=0, dtype=None, *, keepdims=False):
+    d[array] += rt.reduce_adjoint(ufunc, d[z], array, z, axis, keepdims)
+
+
+@adjoint(*(u.accumulate for u in SCANNED))
+def accumulate(z, ufunc, array, axis=0, dtype=None):
+    d[array] += rt.accumulate_adjoint(ufunc, d[z], array, z, axis)
+
+
+@adjoint(*(u.outer for u in DIFFERENTIABLE))
+def outer(z, ufunc, A, B):
+    d[A] += rt.outer_lhs(ufunc, d[z], A, B, z)
+    d[B] += rt.outer_rhs(ufunc, d[z], A, B, z)
+
+
+nondifferentiable(*(getattr(u, method) for u in PIECEWISE_CONSTANT
+                    for method in ("reduce", "accumulate", "outer", "reduceat")))
+
+# reduceat: what to write instead (`.at` into one slot per segment, or a loop)
+_AT_START = {np.add: "np.zeros(k)", np.multiply: "np.ones(k)",
+             np.maximum: "np.full(k, -np.inf)", np.minimum: "np.full(k, np.inf)"}
+
+
+def _instead_of_reduceat(ufunc) -> str:
+    name = f"np.{ufunc.__name__}"
+    loop = f"a loop of {name}.reduce(a[i:j]) over the segments"
+    if ufunc not in _AT_START:
+        return loop
+    return (f"{name}.at(out, segment, a) with out = {_AT_START[ufunc]} and segment "
+            f"the number of each element's segment, or {loop}")
+
+
+for _ufunc in SCANNED:
+    suggest(_ufunc.reduceat, _instead_of_reduceat(_ufunc))
