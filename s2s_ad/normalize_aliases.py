@@ -284,6 +284,30 @@ class AliasForms:
                 part.certain = False
         for _, part in self._views_of(rebound):
             part.certain = False
+        if emitted is not None and isinstance(stmt, (gast.For, gast.While)):
+            self._carry_around(emitted, rebound)
+
+    def _carry_around(self, loop, rebound: set) -> None:
+        """A loop's next iteration reads what this one bound: names the body
+        copies into one another (`a, b = b, a`) may each hold, after the
+        loop, what any of them held in some iteration.  They become
+        maybe-aliases of each other and share their (uncertain) parts."""
+        group = {name: {name} for name in rebound}
+        for stmt in astutil.assignments(loop.body):
+            target, value = stmt.targets[0], stmt.value
+            if isinstance(target, gast.Name) and isinstance(value, gast.Name) \
+                    and {target.id, value.id} <= rebound and group[target.id] is not group[value.id]:
+                merged = group[target.id] | group[value.id]
+                for name in merged:
+                    group[name] = merged
+        for members in {id(g): g for g in group.values() if len(g) > 1}.values():
+            shared = [p for name in members for p in self.parts.get(name, [])]
+            for name in members:
+                known = self.parts.setdefault(name, [])
+                known.extend(p for p in shared if p not in known)
+                self.maybe_aliases.setdefault(name, set()).update(members - {name})
+            for part in shared:
+                part.certain = False
 
 
 def _items(value) -> list:

@@ -214,8 +214,9 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         return [self._contribute(stmt, prim, primal, value, value_name)]
 
     def _contribute_each(self, stmt, prim, item, varied, old, target) -> list:
-        """A sequence contribution: one item of `value` per element."""
-        if not any(p in varied for p in _flat(item.primal)):
+        """A sequence contribution: one item of `value` per element (an
+        element may be the old value of the target, `x = f(y, x)`)."""
+        if not any((target if p == old and old else p) in varied for p in _flat(item.primal)):
             return []
         parts = self.namer.temp("parts")
         code = [astutil.assign(parts, item.value)]

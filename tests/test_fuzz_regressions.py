@@ -545,3 +545,31 @@ def self_copy_then_rebound(y, x):                   # seed 1 (fuzz test of the s
 
 def test_a_self_copy_followed_by_a_rebinding_compiles():
     check_grad(self_copy_then_rebound, [M3.copy(), V3], wrt=(0, 1))
+
+
+def max_rebinding_its_argument(saved):             # seed 2144
+    saved = max(-0.72, saved)
+    rt = saved * np.ones(3)
+    return rt @ rt
+
+
+def einsum_rebinding_its_argument(x, y):           # the same path: *operands
+    x = np.einsum('i,i->i', y, x)
+    return np.sum(x * x)
+
+
+def test_a_starred_operand_that_is_the_old_target_gets_its_gradient():
+    check_grad(max_rebinding_its_argument, [0.41])
+    check_grad(einsum_rebinding_its_argument, [V3, V3[::-1].copy()], wrt=(0, 1))
+
+
+def swaps_a_row_out_of_a_loop(_exp1, a):          # seed 2478 (with the new generator)
+    for val in a:
+        _exp1, val = (val, _exp1)
+    val -= val                  # `val` is the row before last of `a`, or `_exp1`
+    return np.mean(a)
+
+
+def test_a_view_carried_around_a_loop_by_a_swap_is_refused_when_updated():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="`val` may share memory"):
+        ad.grad(swaps_a_row_out_of_a_loop, wrt=(0, 1))(V3.copy(), M3.copy())
