@@ -27,6 +27,7 @@ import gast
 import numpy
 
 from . import astutil, runtime
+from .errors import UnsupportedSyntaxError
 from .rules import registry
 from .ir import OPERATORS, RUNTIME
 
@@ -264,6 +265,26 @@ class AliasForms:
         self._leave_compound(stmt)
         return {name: list(self.parts.get(name, [])) for name in _rebound_names(stmt)}
 
+    def _check_carried(self, loop) -> None:
+        """Refuse an in-place update, in a loop body, of a name the body
+        rebinds later to a view or alias of another value (`prev *= 2;
+        prev = row`): from the second iteration on the update writes what
+        the previous one bound, which the single pass of this analysis does
+        not follow.  Called after the body, before its relations are joined."""
+        carried = _carried_names(loop)
+        for stmt in astutil.statements(loop.body):
+            updated = _augmented(stmt) | _written_through(stmt)
+            for name in sorted(updated & carried):
+                if self.parts.get(name) or len(self.aliases.get(name, ())) > 1 \
+                        or self.maybe_aliases.get(name):
+                    raise UnsupportedSyntaxError(
+                        f"`{name}` is updated in place in this loop and rebound later in "
+                        "it to a view or alias of another value, so from the second "
+                        "iteration on the update writes that value; s2s_ad does not "
+                        "follow a relation around a loop", self.src.locate(stmt),
+                        hint=f"copy where `{name}` is rebound (`{name} = ....copy()`), "
+                             "or update the value it is bound to directly")
+
     def _leave_compound(self, stmt, before: dict | None = None, emitted=None) -> None:
         """Relations of names a compound statement rebinds (in the user's
         code, or in `emitted`, its A-normal form) are uncertain after it;
@@ -285,6 +306,7 @@ class AliasForms:
         for _, part in self._views_of(rebound):
             part.certain = False
         if emitted is not None and isinstance(stmt, (gast.For, gast.While)):
+            self._check_carried(stmt)
             self._carry_around(emitted, rebound)
 
     def _carry_around(self, loop, rebound: set) -> None:
@@ -318,6 +340,33 @@ def _items(value) -> list:
         return [(astutil.clone(k), v) for k, v in zip(value.keys, value.values)
                 if isinstance(k, gast.Constant)]
     return []
+
+
+def _carried_names(loop) -> set:
+    """Names the body of `loop` may read before it rebinds them: each
+    iteration's value of such a name is the previous iteration's.  (Source
+    order, statement by statement: a read anywhere in a statement that
+    comes before the first one binding the name.)"""
+    carried, bound = set(), set()
+    if isinstance(loop, gast.For):
+        bound |= {n.id for n in astutil.walk(loop.target) if isinstance(n, gast.Name)}
+    for stmt in loop.body:
+        carried |= (set(astutil.load_names(stmt)) | _augmented(stmt)) - bound
+        bound |= _rebound_names(stmt)
+    return carried & _rebound_names(loop)
+
+
+def _augmented(stmt) -> set:
+    """Names `stmt` updates with `op=` (`x += v`, `x[i] += v`)."""
+    return {n.id for node in astutil.walk(stmt) if isinstance(node, gast.AugAssign)
+            for n in astutil.walk(node.target) if isinstance(n, gast.Name)}
+
+
+def _written_through(stmt) -> set:
+    """Names `stmt` writes into by subscript (`x[i] = v`)."""
+    return {node.value.id for node in astutil.walk(stmt)
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
+            and isinstance(node.value, gast.Name)}
 
 
 def _rebound_names(stmt) -> set:

@@ -6,7 +6,9 @@
 - `fold`: arithmetic on numeric literals, the identities `e * 1`, `1 * e`,
   `e / 1`, `e ** 1`, `--e`, and `a + -b` -> `a - b`.  An identity is not
   applied where it would make a right-hand side a bare parameter or an
-  array updated in place, so an adjoint never aliases the caller's array.
+  array updated in place, or bind a name updated in place to another
+  (`prev = row * 1.0` stays: `prev *= 2` must not write into `row`), so
+  neither an adjoint nor the primal gains an alias.
 - `dead_code`: assignments whose target is never read, when the right-hand
   side is pure (no call, or a call into NumPy, math or the runtime); then
   blocks left empty.
@@ -241,10 +243,13 @@ def _replace_loads(tree, values: dict) -> None:
 def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
     folder = _Folder(unsafe)
     for stmt in astutil.statements(fdef.body):
+        # a target updated in place must not become another name's alias
+        bound_unsafe = isinstance(stmt, gast.Assign) and \
+            bool(astutil.stored_names(stmt) & unsafe)
         for field in ("value", "test", "iter"):
             child = getattr(stmt, field, None)
             if isinstance(child, gast.expr):
-                setattr(stmt, field, folder.top(child))
+                setattr(stmt, field, folder.top(child, bound_unsafe))
     return folder.changed
 
 
@@ -276,12 +281,14 @@ def _alias_unsafe(fdef) -> set[str]:
 class _Folder(gast.NodeTransformer):
     changed = False
     roots: set = set()
+    bound_unsafe = False
 
     def __init__(self, unsafe: set[str]):
         self.unsafe = unsafe
 
-    def top(self, expr):
+    def top(self, expr, bound_unsafe: bool = False):
         # the value assigned, or what `rt.unbroadcast` may return as it is
+        self.bound_unsafe = bound_unsafe
         self.roots = {expr}
         if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
                 and expr.func.attr == "unbroadcast" and expr.args:
@@ -321,7 +328,8 @@ class _Folder(gast.NodeTransformer):
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if node in self.roots and isinstance(kept, gast.Name) and kept.id in self.unsafe:
+            if node in self.roots and isinstance(kept, gast.Name) and \
+                    (kept.id in self.unsafe or self.bound_unsafe):
                 return node         # keep a fresh value rather than an alias
             self.changed = True
             return kept

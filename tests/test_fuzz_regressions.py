@@ -573,3 +573,43 @@ def swaps_a_row_out_of_a_loop(_exp1, a):          # seed 2478 (with the new gene
 def test_a_view_carried_around_a_loop_by_a_swap_is_refused_when_updated():
     with pytest.raises(ad.UnsupportedSyntaxError, match="`val` may share memory"):
         ad.grad(swaps_a_row_out_of_a_loop, wrt=(0, 1))(V3.copy(), M3.copy())
+
+
+def doubles_the_previous_row(x0, a):
+    prev = x0 * 1.0
+    s = 0.0
+    for row in a:
+        prev *= 2.0             # from the second iteration on: a row of `a`
+        s = s + np.sum(prev)
+        prev = row
+    return s + np.sum(a * a)
+
+
+def writes_into_the_previous_row(x0, a):
+    prev = x0 * 1.0
+    i = 0
+    while i < 3:
+        prev[0] = 0.5 * prev[1]
+        prev = a[i]
+        i = i + 1
+    return np.sum(a * a) + np.sum(prev)
+
+
+@pytest.mark.parametrize("f", [doubles_the_previous_row, writes_into_the_previous_row])
+def test_an_update_through_a_view_carried_around_a_loop_is_refused(f):
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updated in place in this loop"):
+        ad.grad(f, wrt=(0, 1))(V3.copy(), M3.copy())
+
+
+def doubles_a_fresh_value_each_time(x0, a):
+    prev = x0 * 1.0
+    s = 0.0
+    for row in a:
+        prev *= 2.0
+        s = s + np.sum(prev)
+        prev = row * 1.0        # a new array: nothing is carried
+    return s + np.sum(a * a)
+
+
+def test_an_update_of_a_fresh_value_carried_around_a_loop_is_differentiated():
+    check_grad(doubles_a_fresh_value_each_time, [V3, M3], wrt=(0, 1))
