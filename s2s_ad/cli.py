@@ -14,8 +14,10 @@ is never printed as if it were the result.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
+import re
 import sys
 
 from . import api, codegen, pipeline
@@ -31,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except BrokenPipeError:             # `s2s-ad dump ... | head`: not an error
+    except BrokenPipeError:             # `s2s-ad rules | head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return 0
     except InternalError as exc:
         print(f"s2s-ad: {exc}", file=sys.stderr)
         return _EXIT_INTERNAL
@@ -54,7 +56,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="s2s-ad", description="Source-to-source automatic differentiation "
         "for Python and NumPy: print the generated derivative code.")
     sub = parser.add_subparsers(dest="command", required=True)
-    dump = sub.add_parser("dump", help="print the generated gradient of FILE.py:FUNC")
+    dump = sub.add_parser(
+        "dump", help="print the generated gradient of FILE.py:FUNC (imports FILE.py: "
+        "its top-level code runs, with its output sent to stderr)")
     dump.add_argument("target", metavar="FILE.py:FUNC")
     dump.add_argument("--wrt", default=None,
                       help="comma-separated parameter names or indices (default: the first)")
@@ -102,7 +106,7 @@ def _dump(args) -> int:
 def _parse_wrt(spec: str | None):
     if spec is None:
         return 0
-    items = tuple(int(s) if s.strip().lstrip("-").isdigit() else s.strip()
+    items = tuple(int(s) if re.fullmatch(r"\s*-?\d+\s*", s) else s.strip()
                   for s in spec.split(",") if s.strip())
     return items[0] if len(items) == 1 else items
 
@@ -111,17 +115,27 @@ def _load_function(target: str):
     path, sep, name = target.rpartition(":")
     if not sep or not path or not name:
         raise _CliError(f"expected FILE.py:FUNC, got {target!r}")
+    if os.path.isdir(path):
+        raise _CliError(f"{path}: is a directory, not a Python file")
     if not os.path.isfile(path):
         raise _CliError(f"{path}: no such file")
+    if not path.endswith(".py"):
+        raise _CliError(f"{path}: not a Python source file (expected FILE.py:FUNC)")
     module_name = "_s2s_ad_cli_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    try:
-        spec.loader.exec_module(module)
+    try:        # the module's own output goes to stderr: stdout is the generated code
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise _CliError(f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}") from None
+        where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else path
+        raise _CliError(f"{where}: syntax error: {exc.msg}") from None
+    except SystemExit as exc:
+        raise _CliError(f"{path}: the module called sys.exit({exc.code!r}) while "
+                        "importing; guard its script part with "
+                        "`if __name__ == \"__main__\":`") from None
     except Exception as exc:      # the user's module failed while importing
         raise _CliError(f"{path}: importing the file failed: "
                         f"{type(exc).__name__}: {exc}") from None
