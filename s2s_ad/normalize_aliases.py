@@ -275,8 +275,7 @@ class AliasForms:
         for stmt in astutil.statements(loop.body):
             updated = _augmented(stmt) | _written_through(stmt)
             for name in sorted(updated & carried):
-                if self.parts.get(name) or len(self.aliases.get(name, ())) > 1 \
-                        or self.maybe_aliases.get(name):
+                if self.parts.get(name) or len(self.aliases.get(name, ())) > 1:
                     raise UnsupportedSyntaxError(
                         f"`{name}` is updated in place in this loop and rebound later in "
                         "it to a view or alias of another value, so from the second "
@@ -344,16 +343,35 @@ def _items(value) -> list:
 
 def _carried_names(loop) -> set:
     """Names the body of `loop` may read before it rebinds them: each
-    iteration's value of such a name is the previous iteration's.  (Source
-    order, statement by statement: a read anywhere in a statement that
-    comes before the first one binding the name.)"""
-    carried, bound = set(), set()
+    iteration's value of such a name is the previous iteration's.  Paths
+    through ifs are followed; a name is bound after an `if` only if both
+    branches bind it, and never by a nested loop (it may not run)."""
+    bound = set()
     if isinstance(loop, gast.For):
         bound |= {n.id for n in astutil.walk(loop.target) if isinstance(n, gast.Name)}
-    for stmt in loop.body:
-        carried |= (set(astutil.load_names(stmt)) | _augmented(stmt)) - bound
-        bound |= _rebound_names(stmt)
+    carried: set = set()
+    _reads_before_binding(loop.body, bound, carried)
     return carried & _rebound_names(loop)
+
+
+def _reads_before_binding(body: list, bound: set, carried: set) -> set:
+    """Add to `carried` the names `body` reads while not in `bound`; return
+    the names bound after it on every path."""
+    bound = set(bound)
+    for stmt in body:
+        if isinstance(stmt, gast.If):
+            carried |= set(astutil.load_names(stmt.test)) - bound
+            bound |= _reads_before_binding(stmt.body, bound, carried) & \
+                _reads_before_binding(stmt.orelse, bound, carried)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            carried |= set(astutil.load_names(header)) - bound
+            inner = bound | (astutil.all_names(stmt.target) if isinstance(stmt, gast.For) else set())
+            _reads_before_binding(stmt.body + stmt.orelse, inner, carried)
+        else:
+            carried |= (set(astutil.load_names(stmt)) | _augmented(stmt)) - bound
+            bound |= _rebound_names(stmt)
+    return bound
 
 
 def _augmented(stmt) -> set:
