@@ -121,6 +121,9 @@ def _load_function(target: str):
         raise _CliError(f"{path}: no such file")
     if not path.endswith(".py"):
         raise _CliError(f"{path}: not a Python source file (expected FILE.py:FUNC)")
+    with open(path, "rb") as fh:
+        if b"\0" in fh.read():
+            raise _CliError(f"{path}: a binary file, not Python source")
     module_name = "_s2s_ad_cli_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

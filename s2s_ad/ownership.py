@@ -51,12 +51,14 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
                 loop_entry=owner.loop_entry)
     walk.run(fdef.body, State())
     for stmt, owned in owner.before.items():
-        _rewrite(stmt, owned, resolve)
+        if owned:
+            _rewrite(stmt, resolve)
 
 
 class _Owner:
-    """The transfer functions; `before` maps each assignment to the names
-    owned just before it (the loop's settled state, the last one seen)."""
+    """The transfer functions; `before` maps each assignment to whether its
+    target is owned just before it (the loop's settled state, the last one
+    seen): one bit per statement, so memory stays linear in the code."""
 
     def __init__(self, resolve: Callable):
         self.resolve = resolve
@@ -65,8 +67,9 @@ class _Owner:
     def transfer(self, stmt, owned: State) -> State:
         if isinstance(stmt, gast.If):
             return owned - self._kept(stmt.test)
-        if isinstance(stmt, gast.Assign):
-            self.before[stmt] = owned
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name):
+            self.before[stmt] = stmt.targets[0].id in owned
         owned = owned - self._kept(stmt) - _stored(stmt)
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name) and self._fresh(stmt.value):
@@ -131,15 +134,12 @@ def _member(obj, table: frozenset) -> bool:
         return False
 
 
-def _rewrite(stmt: gast.Assign, owned: State, resolve: Callable) -> None:
+def _rewrite(stmt: gast.Assign, resolve: Callable) -> None:
     """`d = d + rt.unindex(g, like, i)` -> `d = rt.add_into(d, i, g, like)`;
-    `d = rt.zero_at(d, i)` -> `d = rt.zero_into(d, i)`; for owned `d` only,
-    and only where `d` is not also read elsewhere in the statement."""
-    target, value = stmt.targets[0], stmt.value
-    if len(stmt.targets) != 1 or not isinstance(target, gast.Name) \
-            or target.id not in owned:
-        return
-    d = target.id
+    `d = rt.zero_at(d, i)` -> `d = rt.zero_into(d, i)`, for `d` owned before
+    `stmt`, and only where `d` is not also read elsewhere in the statement."""
+    value = stmt.value
+    d = stmt.targets[0].id
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) \
             and _is_name(value.left, d) and isinstance(value.right, gast.Call) \
             and resolve(value.right) is runtime.unindex and not _reads(value.right, d):

@@ -71,7 +71,7 @@ def bad_files(tmp_path):
     ("no_colon", "expected FILE.py:FUNC"),
     ("{d}/noext:f", "not a Python source file"),
     ("{d}:f", "is a directory"),
-    ("{d}/binary.py:f", "binary.py: syntax error"),
+    ("{d}/binary.py:f", "binary.py: a binary file, not Python source"),
     ("{d}/exits.py:f", "the module called sys.exit(3)"),
     ("{d}/square.py:f --wrt=--1", "wrt='--1': 'f' has no parameter of that name"),
     ("{d}/square.py:f --wrt=é", "wrt='é': 'f' has no parameter of that name"),
