@@ -383,6 +383,12 @@ def stored_names(node) -> set[str]:
             and isinstance(n.ctx, gast.Store)}
 
 
+def bound_names(node) -> set[str]:
+    """Names `node` (with what is nested in it) binds or deletes."""
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)
+            and not isinstance(n.ctx, gast.Load)}
+
+
 def describe(node) -> str:
     """How an error message names a construct: "a lambda", "a for loop"."""
     names = {

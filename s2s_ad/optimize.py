@@ -116,7 +116,7 @@ def copies(fdef: gast.FunctionDef) -> bool:
                 owner.remove(stmt)
                 changed = True
                 continue
-            for name in _bound(stmt):
+            for name in astutil.bound_names(stmt):
                 for other in same.pop(name, ()):
                     same[other].discard(name)
             if copy and stmt.targets[0].id != stmt.value.id:
@@ -128,12 +128,6 @@ def copies(fdef: gast.FunctionDef) -> bool:
                     block(getattr(stmt, child))
     block(fdef.body)
     return changed
-
-
-def _bound(stmt) -> set[str]:
-    """Names a statement (with the statements nested in it) binds or deletes."""
-    return {n.id for n in astutil.walk(stmt) if isinstance(n, gast.Name)
-            and not isinstance(n.ctx, gast.Load)}
 
 
 # -- inlining ----------------------------------------------------------------

@@ -67,19 +67,19 @@ class _Owner:
     def transfer(self, stmt, owned: State) -> State:
         if isinstance(stmt, gast.If):
             return owned - self._kept(stmt.test)
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name):
-            self.before[stmt] = stmt.targets[0].id in owned
-        owned = owned - self._kept(stmt) - _stored(stmt)
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and self._fresh(stmt.value):
-            owned = owned | {stmt.targets[0].id}
+        target = stmt.targets[0].id if isinstance(stmt, gast.Assign) and \
+            len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
+        if target:
+            self.before[stmt] = target in owned
+        owned = owned - self._kept(stmt) - astutil.bound_names(stmt)
+        if target and self._fresh(stmt.value):
+            owned = owned | {target}
         return owned
 
     def loop_entry(self, loop, owned: State) -> State:
         if isinstance(loop, gast.While):
             return owned - self._kept(loop.test)
-        return owned - self._kept(loop.iter) - _stored(loop.target)
+        return owned - self._kept(loop.iter) - astutil.bound_names(loop.target)
 
     def _fresh(self, value) -> bool:
         if isinstance(value, _ARITHMETIC):
@@ -111,20 +111,6 @@ class _Owner:
         arithmetic = isinstance(node, _ARITHMETIC)
         for child in gast.iter_child_nodes(node):
             self._collect(child, kept, arithmetic and isinstance(child, gast.Name))
-
-
-def _stored(node) -> set:
-    """Names `node` binds or deletes (a statement's own, not its blocks')."""
-    nodes = astutil.walk(node) if not isinstance(node, gast.stmt) else \
-        (n for t in _own_parts(node) for n in astutil.walk(t))
-    return {n.id for n in nodes if isinstance(n, gast.Name)
-            and isinstance(n.ctx, (gast.Store, gast.Del))}
-
-
-def _own_parts(stmt) -> list:
-    """A statement's expressions, without the statements nested in it."""
-    return [child for child in gast.iter_child_nodes(stmt)
-            if not isinstance(child, gast.stmt)]
 
 
 def _member(obj, table: frozenset) -> bool:

@@ -7,9 +7,10 @@ rule under test.  A table row is `(function, args)`.
 import inspect
 
 import numpy as np
+import pytest
 
 import s2s_ad as ad
-from fdcheck import assert_like, checked_grad
+from fdcheck import assert_like, check_grad, checked_grad
 
 d = None  # `d[x]` in the rule of `wsum`
 
@@ -64,3 +65,27 @@ def check_float32(case):
     for a, b, arg in zip(g32, g64, [args[i] for i in wrt]):
         assert_like(a, to32(arg))
         np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-4)
+
+
+def table_tests(cases, ids=case_id, values=False) -> tuple:
+    """The tests every rule table gets, for a test module to bind by name:
+    each row against finite differences, and in float32; with `values`,
+    also the value `value_and_grad` returns against a plain call."""
+    rows = pytest.mark.parametrize("case", cases, ids=ids)
+
+    @rows
+    def test_matches_finite_differences(case):
+        f, args = case
+        check_grad(f, args, floats(args))
+
+    @rows
+    def test_float32(case):
+        check_float32(case)
+
+    @rows
+    def test_value_is_the_plain_call(case):
+        f, args = case
+        assert ad.value_and_grad(f, wrt=floats(args))(*args)[0] == f(*args)
+
+    tests = (test_matches_finite_differences, test_float32)
+    return tests + (test_value_is_the_plain_call,) if values else tests

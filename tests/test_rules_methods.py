@@ -12,8 +12,8 @@ import pytest
 import s2s_ad as ad
 from s2s_ad.errors import RuleError
 from s2s_ad.rules import registry
-from fdcheck import check_grad, checked_grad
-from rulecheck import case_id, check_float32, floats, wsum
+from fdcheck import checked_grad
+from rulecheck import table_tests, wsum
 
 d = None  # `d[x]` in the rejected templates below
 rng = np.random.default_rng(3)
@@ -94,17 +94,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_matches_finite_differences(case):
-    f, args = case
-    check_grad(f, args, floats(args))
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_float32(case):
-    check_float32(case)
-
-
+test_matches_finite_differences, test_float32 = table_tests(CASES)
 def to_int(x):
     return np.sum(x.astype(int) * x)
 

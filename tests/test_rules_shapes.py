@@ -11,7 +11,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad
-from rulecheck import case_id, check_float32, floats, wsum
+from rulecheck import table_tests, wsum
 
 rng = np.random.default_rng(1)
 S = 0.7
@@ -176,21 +176,8 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_matches_finite_differences(case):
-    f, args = case
-    check_grad(f, args, floats(args))
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_float32(case):
-    check_float32(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_value_is_the_plain_call(case):
-    f, args = case
-    assert ad.value_and_grad(f, wrt=floats(args))(*args)[0] == f(*args)
+test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
+    table_tests(CASES, values=True)
 
 
 # -- sequence results --------------------------------------------------------

@@ -19,11 +19,10 @@ import sys
 import numpy as np
 import pytest
 
-import s2s_ad as ad
 from s2s_ad import runtime as rt
 from s2s_ad.rules import registry
 from fdcheck import check_grad, checked_grad
-from rulecheck import case_id, check_float32, floats, wsum
+from rulecheck import case_id, floats, table_tests, wsum
 
 rng = np.random.default_rng(5)
 S = 0.7
@@ -175,21 +174,8 @@ def row_id(case):
         return f"{text[start:].split(')),')[0].strip()}) [{shape}]"
 
 
-@pytest.mark.parametrize("case", CASES, ids=row_id)
-def test_matches_finite_differences(case):
-    f, args = case
-    check_grad(f, args, floats(args))
-
-
-@pytest.mark.parametrize("case", CASES, ids=row_id)
-def test_float32(case):
-    check_float32(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=row_id)
-def test_value_is_the_plain_call(case):
-    f, args = case
-    assert ad.value_and_grad(f, wrt=floats(args))(*args)[0] == f(*args)
+test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
+    table_tests(CASES, ids=row_id, values=True)
 
 
 # -- every length and mode of convolve and correlate -----------------------------

@@ -15,7 +15,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, checked_grad
-from rulecheck import case_id, check_float32, floats, wsum
+from rulecheck import table_tests, wsum
 
 rng = np.random.default_rng(4)
 S = 0.7
@@ -120,17 +120,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_matches_finite_differences(case):
-    f, args = case
-    check_grad(f, args, floats(args))
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_float32(case):
-    check_float32(case)
-
-
+test_matches_finite_differences, test_float32 = table_tests(CASES)
 # -- conventions -------------------------------------------------------------
 def nanmax_of(x):
     return np.nanmax(x)

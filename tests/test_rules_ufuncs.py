@@ -17,7 +17,7 @@ from s2s_ad.errors import NoRuleError, RuleError
 from s2s_ad.rules import registry
 from s2s_ad.rules import ufuncs as ufunc_rules
 from fdcheck import check_grad, checked_grad
-from rulecheck import case_id, check_float32, floats, wsum
+from rulecheck import check_float32, floats, table_tests, wsum
 
 d = None  # `d[x]` in the templates below
 
@@ -139,17 +139,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_matches_finite_differences(case):
-    f, args = case
-    check_grad(f, args, floats(args))
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_float32(case):
-    check_float32(case)
-
-
+test_matches_finite_differences, test_float32 = table_tests(CASES)
 # -- conventions ------------------------------------------------------------------
 def running_max(x):
     return np.sum(np.maximum.accumulate(x) * np.arange(1.0, 1.0 + len(x)))
