@@ -27,7 +27,7 @@ import gast
 
 from . import astutil, shapes
 from .dataflow import State, Walk
-from .ir import CALL, COPY, RULE, Facts, Prim
+from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim
 
 def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
@@ -66,7 +66,7 @@ def _carriers(body, prims, wrt, outputs, facts) -> frozenset:
 
 def _varied_after(stmt, prims, facts) -> bool:
     prim = prims.get(stmt)
-    if prim is None or prim.kind not in (COPY, RULE, CALL, "unknown"):
+    if prim is None or prim.kind not in (COPY, RULE, CALL, DYNAMIC, UNKNOWN):
         return False
     before = facts.varied_before.get(stmt, State())
     return any(op in before for op in prim.operands)

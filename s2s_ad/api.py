@@ -24,7 +24,7 @@ import inspect
 import types
 import weakref
 
-from . import cache, codegen, frontend, guards, pipeline, reverse
+from . import cache, codegen, dispatch, frontend, guards, pipeline, reverse
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
                      UnsupportedSyntaxError, WrtError, caller_location, location_of)
 from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
@@ -92,6 +92,8 @@ def _transform(func, options: Options):
     if isinstance(func, functools.partial):         # partial(f, a, b=...)
         inner = _transform(func.func, _shift_wrt(options, len(func.args)))
         return functools.partial(inner, *func.args, **func.keywords)
+    if dispatch.is_callable_object(func):           # obj(x): obj's class's __call__
+        return _transform(types.MethodType(type(func).__call__, func), options)
     return derive(func, options)
 
 
@@ -171,15 +173,19 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
     call each other are refused.  `observe` sees `func`'s stages (`stages`)."""
     root = pipeline.front(func, options, observe)
     done: dict = {}                     # (helper, options) -> its compiled pair
+    late: set = set()                   # (helper, variant): pairs found at run time
     stack = [root]
     while stack:
         task = stack[-1]
         waiting = [(c, v, loc) for c, v, loc in task.needs
-                   if not _is_self(task, c, v) and _pair_of(done, c, v, options) is None]
+                   if not _is_self(task, c, v) and (c, v) not in late
+                   and _pair_of(done, c, v, options) is None]
         if waiting:
             callee, variant, location = waiting[0]
-            _check_mutual(stack, callee, variant, location)
-            stack.append(_callee_front(callee, _pair(variant, options), location))
+            if _compiling(stack, callee, variant):      # helpers calling each other
+                late.add((callee, variant))
+            else:
+                stack.append(_callee_front(callee, _pair(variant, options), location))
             continue
         stack.pop()
         if task is not root:
@@ -203,27 +209,26 @@ def _is_self(task: pipeline.Front, callee, variant) -> bool:
     return task.options.mode == "pair" and callee is task.func and variant == task.options.wrt
 
 
-def _check_mutual(stack: list, callee, variant, location) -> None:
-    """Refuse a callee whose pair is being compiled below: the helpers call
-    each other."""
-    for task in stack:
-        if task.options.mode == "pair" and task.func is callee and task.options.wrt == variant:
-            raise UnsupportedSyntaxError(
-                f"s2s_ad cannot differentiate through the mutual recursion of "
-                f"{stack[-1].func.__qualname__} and {callee.__qualname__}", location,
-                hint="register a rule for one of them with s2s_ad.adjoint, or "
-                     "merge them into one recursive function")
+def _compiling(stack: list, callee, variant) -> bool:
+    """Whether the pair of `callee` is being compiled below: the helpers
+    call each other, so the caller finds it when the call runs."""
+    return any(task.options.mode == "pair" and task.func is callee
+               and task.options.wrt == variant for task in stack)
 
 
 def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
               location) -> reverse.PairRef:
-    """The adjoint pair of `callee` (the work list compiled it first)."""
+    """The adjoint pair of `callee` (the work list compiled it first), or a
+    call site that finds it when the call runs: for a function value
+    (`callee` None), and for helpers that call each other."""
     if _is_self(task, callee, variant):
         return reverse.PairRef(None, None)     # the pair calls its own defs
-    pair = _pair_of(done, callee, variant, task.options)
+    pair = _pair_of(done, callee, variant, task.options) if callee is not None else None
     if pair is None:
-        raise InternalError(f"internal error: the adjoint pair of {callee.__qualname__} "
-                            "was not compiled before its caller", location)
+        def pair_of(func, variant, optimize=task.options.optimize):
+            return derive(func, Options("pair", variant, False, optimize))
+        return reverse.PairRef(None, None, site=dispatch.CallSite(callee, variant, location,
+                                                                  pair_of))
     fwd, bwd = pair
     return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 

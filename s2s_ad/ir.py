@@ -39,7 +39,7 @@ from .naming import BUILTINS, Namer
 
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
-           "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "INPLACE",
+           "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "is_resolved", "names_of"]
 
 
@@ -161,6 +161,10 @@ class Normalized:
 
 # -- primitives ----------------------------------------------------------------
 COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
+# a call of a function value (a parameter, a callable object, ...): its
+# binding is keyed by argument position and keyword, its pair found at run
+# time (dispatch.py)
+DYNAMIC = "dynamic"
 
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)
@@ -175,7 +179,7 @@ INPLACE = {runtime.setitem: None, runtime.append: None, runtime.pop: None,
 
 @dataclass
 class Prim:
-    kind: str                            # COPY, CONST, RULE, CALL or UNKNOWN
+    kind: str                            # COPY, CONST, RULE, CALL, DYNAMIC or UNKNOWN
     key: object = None                   # registry key of the primitive
     rule: object = None                  # the registry's Rule (rules/registry.py)
     binding: dict = field(default_factory=dict)
@@ -208,7 +212,8 @@ class Prim:
                             runtime.sync_reshaped)
 
     def variant(self, varied) -> tuple:
-        """For a CALL: the callee's parameters bound to varied names."""
+        """For a CALL: the callee's parameters bound to varied names (for a
+        DYNAMIC call: argument positions and keywords)."""
         return tuple(p for p, node in self.binding.items()
                      if any(n in varied for n in names_of(node)))
 
@@ -217,7 +222,7 @@ class Prim:
         result), counting only the contributions to `varied` operands.  A
         CALL's adjoint reads what its forward function saved, which may be
         any argument, by reference (so each must hold its value then)."""
-        if self.kind == CALL:       # its forward function may save any argument
+        if self.kind in (CALL, DYNAMIC):    # its forward may save any argument
             return frozenset(n for node in self.binding.values()
                              for n in astutil.load_names(node)), False
         if self.rule is None:
@@ -284,7 +289,8 @@ class Request:
     seed: str | None = None     # name of the cotangent parameter (vjp, pair)
     single: bool = True         # return one gradient, not a tuple
     # (callee, variant, location) -> PairRef: the adjoint pair of a user
-    # function called with the parameters `variant` varied
+    # function called with the parameters `variant` varied (callee None: a
+    # function value, whose pair a `PairRef.site` finds at run time)
     pairs: Callable | None = None
 
 
@@ -298,6 +304,9 @@ class PairRef:
     fwd: str | None
     bwd: str | None
     objects: tuple | None = None
+    # a dispatch.CallSite that finds the pair when the call runs: for a
+    # function value, and for helpers that call each other
+    site: object = None
 
 
 @dataclass

@@ -41,7 +41,7 @@ import gast
 
 from . import astutil, jumps, naming
 from .errors import UnsupportedSyntaxError
-from .ir import Normalized, Source, is_resolved
+from .ir import RUNTIME, Normalized, Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
 from .normalize_calls import CallForms
@@ -101,7 +101,11 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
         self.user_names = None          # every name in the user's function
         self.loops: list = []           # the loops being normalized, with their element reads
         self.displays: dict = {}        # name bound once to a display -> its items
+        self.keyed: dict = {}           # name bound once to a dict display -> its str keys
         self.params = {a.id for a in astutil.params(src.tree.args)}
+        self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
+                            if isinstance(node, (gast.For, gast.While))
+                            for n in astutil.stored_names(node)}
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None
@@ -140,9 +144,14 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
             target = stmt.targets[0].id
             self._bind(stmt)
             self.displays.pop(target, None)
-            if isinstance(stmt.value, (gast.Tuple, gast.List)) and self.depth == 0 \
-                    and astutil.store_count(self.src.tree, target) == 1:
+            self.keyed.pop(target, None)
+            once = self.depth == 0 and astutil.store_count(self.src.tree, target) == 1
+            if isinstance(stmt.value, (gast.Tuple, gast.List)) and once:
                 self.displays[target] = stmt.value.elts
+            elif isinstance(stmt.value, gast.Dict) and once and all(
+                    isinstance(k, gast.Constant) and isinstance(k.value, str)
+                    and k.value.isidentifier() for k in stmt.value.keys):
+                self.keyed[target] = [k.value for k in stmt.value.keys]
 
     def s_Assign(self, stmt: gast.Assign) -> None:
         targets = stmt.targets
@@ -171,7 +180,7 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def _unpack(self, target, value) -> None:
         elts = target.elts
         if any(isinstance(e, gast.Starred) for e in elts):
-            self._unsupported(target, "starred assignment target")
+            return self._unpack_starred(target, value)
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
             # Evaluate every element before assigning any (swap semantics).
             atoms = [self._fresh_atom(v, target) for v in value.elts]
@@ -185,6 +194,33 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
                 atoms.append(astutil.name(t))
         for elt, atom in zip(elts, atoms):
             self._assign_target(elt, atom)
+
+    def _unpack_starred(self, target, value) -> None:
+        """`a, *rest, b = value`: the items of `list(value)` by position, the
+        starred name a list of those in between, after the check Python
+        makes (`rt.check_unpack`: at least as many items as names)."""
+        elts = target.elts
+        star = next(i for i, e in enumerate(elts) if isinstance(e, gast.Starred))
+        if sum(isinstance(e, gast.Starred) for e in elts) > 1:
+            self._unsupported(target, "two starred names in one assignment")
+        items = self.namer.temp("items")
+        self.emit(astutil.assign(items, astutil.call(astutil.builtin("list"),
+                                                     [self.atom(value)])))
+        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_unpack", [
+            astutil.name(items), astutil.const(len(elts) - 1)])))
+        after = len(elts) - star - 1
+        parts = []
+        for i, elt in enumerate(elts):
+            if i == star:
+                stop = astutil.const(-after) if after else None
+                index = astutil.slice_(astutil.const(star), stop, None)
+            else:
+                index = astutil.const(i if i < star else i - len(elts))
+            part = self.namer.temp()
+            self.emit(astutil.assign(part, astutil.subscript(astutil.name(items), index)))
+            parts.append(astutil.name(part))
+        for elt, part in zip(elts, parts):
+            self._assign_target(elt.value if isinstance(elt, gast.Starred) else elt, part)
 
     def _fresh_atom(self, value, target):
         """An atom for `value` that assignments to `target` cannot clobber."""
@@ -242,6 +278,10 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     # -- expressions ------------------------------------------------------
     def atom(self, expr) -> gast.expr:
         """An atom with the value of `expr` (emitting temporaries as needed)."""
+        if isinstance(expr, gast.Lambda):           # a lifted function, or rt.bind(...)
+            expr = self.e_Lambda(expr)
+        elif isinstance(expr, gast.Name) and expr.id in self.nested:
+            expr = self._function_value(expr)
         if self.is_atom(expr):
             return astutil.clone(expr)
         if isinstance(expr, gast.NamedExpr):        # `(n := e)`: n = e, then n
@@ -268,6 +308,8 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
 
     def rhs(self, expr) -> gast.expr:
         """`expr` as one primitive operation over atoms."""
+        if isinstance(expr, gast.Name) and expr.id in self.nested:
+            return self._function_value(expr)
         if self.is_atom(expr):
             return astutil.clone(expr)
         if self._opaque(expr) and not binds(expr) and not self._value_of_boolop(expr):

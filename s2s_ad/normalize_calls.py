@@ -1,7 +1,8 @@
 """Calls in A-normal form.
 
 A mixin of the normalizer (see normalize.py for the grammar).  A call
-becomes `f(atoms...)`: `*t` of a known length is spread, tuple and list
+becomes `f(atoms...)`: `*t` of a known length and `**kw` of known keys are
+spread, tuple and list
 literal arguments stay literals of atoms, a nested function or lambda is
 called as its lifted function with what it reads, `items.pop(i)` is an
 in-place update, and a NumPy `out=y` writes the result into `y` as
@@ -17,14 +18,14 @@ from .ir import is_resolved
 
 class CallForms:
     """Relies on the normalizer's `atom`, `is_atom`, `src`, `locals`,
-    `nested`, `displays`, `_lift`, `_pop`, `_setitem` and `_unsupported`."""
+    `nested`, `displays`, `keyed`, `_lift`, `_pop`, `_setitem` and `_unsupported`."""
 
     def e_Call(self, expr):
         popped = self._pop(expr)
         if popped is not None:
             return popped
         expr = gast.copy_location(astutil.call(expr.func, self._unstar(expr.args),
-                                               expr.keywords), expr)
+                                               self._unstar_keywords(expr.keywords)), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
             kept = [k for k in expr.keywords if k.arg != "out"]
@@ -74,6 +75,25 @@ class CallForms:
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
                                   "length is not known where the function is compiled")
+        return out
+
+    def _unstar_keywords(self, keywords: list) -> list:
+        """`f(**kw)` for a `kw` whose keys are known (a dict display, or a
+        name bound once to one): `f(a=kw['a'], ...)`."""
+        out = []
+        for k in keywords:
+            value = k.value
+            if k.arg is not None:
+                out.append((k.arg, value))
+            elif isinstance(value, gast.Dict) and all(
+                    isinstance(key, gast.Constant) and isinstance(key.value, str)
+                    for key in value.keys):
+                out.extend((key.value, v) for key, v in zip(value.keys, value.values))
+            elif isinstance(value, gast.Name) and value.id in self.keyed:
+                out.extend((key, astutil.subscript(astutil.name(value.id), astutil.const(key)))
+                           for key in self.keyed[value.id])
+            else:
+                out.append((None, value))       # refused below, unless verbatim
         return out
 
     def _argument(self, expr):

@@ -15,6 +15,7 @@ import gast
 
 from . import astutil, lift
 from .errors import UnsupportedSyntaxError
+from .ir import RUNTIME
 
 
 class ScopeForms:
@@ -34,6 +35,38 @@ class ScopeForms:
         self.src.lifted[lifted.name] = lifted.func
         self.nested[name] = lifted
         return lifted
+
+    def e_Lambda(self, expr):
+        """A lambda used as a value (`rk4_step(lambda y: -y, y0, dt)`)."""
+        self._lift(expr, "lambda")
+        return self._function_value(gast.copy_location(astutil.name("lambda"), expr))
+
+    def _function_value(self, ref: gast.Name) -> gast.expr:
+        """A nested function used as a value, not called here: its lifted
+        function, with the enclosing values it reads bound (`rt.bind`).
+        Python reads those when the function runs, so each must keep one
+        value: a parameter never reassigned, or a local bound once, outside
+        any loop.  The lifted function has no defaults (they are passed at
+        each call it makes here): one with defaults is refused."""
+        lifted = self.nested[ref.id]
+        shown = "a lambda" if ref.id == "lambda" else f"the nested function `{ref.id}`"
+        if lifted.defaults:
+            self._unsupported(ref, f"{shown} used as a value, with default arguments")
+        for name in lifted.free:
+            if name not in self.locals:
+                continue
+            count = astutil.store_count(self.src.tree, name)
+            if count > 1 or count == 1 and name in self.loop_stored or \
+                    count == 1 and name in self.params:
+                raise UnsupportedSyntaxError(
+                    f"{shown} is used as a value and reads `{name}`, which is assigned "
+                    "more than once; Python reads it when the function runs, which "
+                    "s2s_ad does not follow", self.src.locate(ref),
+                    hint=f"pass `{name}` as an argument of the function instead")
+        if not lifted.free:
+            return astutil.name(lifted.name)
+        return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name)],
+                            [(n, astutil.name(n)) for n in lifted.free])
 
     def _defaults(self, args) -> dict:
         """A nested function's defaults, evaluated here, where it is defined,

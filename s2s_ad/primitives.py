@@ -12,6 +12,7 @@ inactive code may call anything.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 import types
@@ -21,7 +22,7 @@ import gast
 from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_library
-from .ir import (BUILTINS, CALL, CONST, COPY, NUMPY, OPERATORS, RULE, RUNTIME, UNKNOWN,
+from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME, UNKNOWN,
                  Normalized, Prim, Source, is_resolved, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
@@ -58,9 +59,17 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
             f"{rhs.args[0].id} in place", src.locate(stmt),
             hint="write the update as an assignment (x = np.where(...), x[i] = v), "
                  "or wrap the value in stop_gradient(...)"))
+    if key is runtime.bind:
+        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
+            "a nested function used here as a value reads "
+            f"{', '.join(k.arg for k in rhs.keywords)} from the enclosing function; "
+            "s2s_ad does not differentiate through what a function value captures",
+            src.locate(stmt), hint="pass those values to the function as arguments"))
     rule = registry.lookup(key)
     if rule is None and isinstance(key, types.FunctionType):
         return _user_call(key, args, kwargs, rhs, stmt, src)
+    if rule is None and is_function_value(rhs, key):
+        return _dynamic_call(rhs, key, stmt, src)
     if rule is None:
         return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
                     problem=_no_rule(key, rhs, stmt, src))
@@ -99,6 +108,43 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
     surely, augmented = mutated_parameters(func)
     return Prim(CALL, func, binding=binding, operands=operands, mutates=surely,
                 augments=augmented)
+
+
+def is_function_value(rhs, key) -> bool:
+    """A call whose callee is a value rather than a function known here: a
+    local name (`f(x)`, f a parameter), a method of a local object that no
+    rule covers (`self.act(h)`), or an object that is not a plain function
+    (a bound method, a callable object, a `functools.partial`)."""
+    if not isinstance(rhs, gast.Call) or registry.is_nondifferentiable(key):
+        return False
+    if key is None:
+        return isinstance(rhs.func, gast.Name)
+    if isinstance(key, registry.Method):
+        return True
+    return isinstance(key, (types.MethodType, functools.partial)) or (
+        not isinstance(key, type) and
+        isinstance(getattr(type(key), "__call__", None), types.FunctionType))
+
+
+def _dynamic_call(rhs, key, stmt, src: Source) -> Prim:
+    """A call of a function value (dispatch.py), bound by argument position
+    and keyword.  The callee must not carry a gradient itself: a function
+    built from differentiated values (`g = make(theta)`), or a method of a
+    differentiated object with no rule."""
+    binding = {**dict(enumerate(rhs.args)), **{k.arg: k.value for k in rhs.keywords}}
+    callee = astutil.unparse(rhs.func)
+    if isinstance(key, registry.Method):
+        problem = _no_rule(key, rhs, stmt, src)
+    else:
+        problem = UnsupportedSyntaxError(
+            f"`{callee}` is called here as a function, and its value depends on the "
+            "inputs being differentiated; s2s_ad differentiates a function value's "
+            "arguments, not what it captured", src.locate(stmt),
+            hint="pass the differentiated values to the function as arguments "
+                 "instead of capturing them (e.g. in a closure or a partial)")
+    # (no key: the object, if known, may be anything, with any `==`)
+    return Prim(DYNAMIC, None, binding=binding, operands=tuple(_names_in(rhs)),
+                problem=problem)
 
 
 def _opaque_shape(rhs, src: Source, locals_) -> str | None:

@@ -18,7 +18,7 @@ import gast
 from . import astutil, runtime
 from .errors import UnsupportedSyntaxError
 from .rules import registry
-from .ir import CALL, COPY, INPLACE, NUMPY, Prim, names_of
+from .ir import CALL, COPY, DYNAMIC, INPLACE, NUMPY, Prim, names_of
 
 
 class ForwardSweep:
@@ -63,6 +63,14 @@ class ForwardSweep:
                 "expression s2s_ad does not differentiate (`stop_gradient(...)` or a "
                 "call declared non-differentiable); its gradient would miss the update",
                 self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
+        if prim is not None and prim.kind == DYNAMIC and stmt not in self.facts.active \
+                and {n for node in prim.binding.values() for n in names_of(node)} & varied:
+            raise UnsupportedSyntaxError(        # (an active call's pair checks it)
+                f"`{astutil.unparse(stmt.value.func)}` is a function value whose result is "
+                "not differentiated, called with an argument that carries a gradient; "
+                "s2s_ad cannot see whether it updates that argument in place",
+                self.src.locate(stmt), hint="pass a copy, or wrap the call in "
+                "stop_gradient(...)")
         if prim is None or prim.kind != CALL:
             return []
         # an undifferentiated call given a varied argument may write it into
@@ -102,15 +110,25 @@ class ForwardSweep:
             return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
         if not calls_pair(prim, stmt, self.facts):
             return [astutil.clone(stmt)]
-        variant = prim.variant(self.facts.varied_before[stmt])
-        ref = self.req.pairs(prim.key, variant, self.src.locate(stmt))
-        if ref.objects is None:         # recursion: this pair's own defs
+        varied = self.facts.varied_before[stmt]
+        variant = prim.variant(varied)
+        call = astutil.clone(stmt.value)
+        if prim.kind == DYNAMIC:
+            if set(astutil.load_names(call.func)) & varied:
+                raise prim.problem          # the function value carries a gradient
+            call.args.insert(0, call.func)
+        ref = self.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
+                             self.src.locate(stmt))
+        stem = _stem(call.args[0]) if prim.kind == DYNAMIC else prim.key.__name__
+        if ref.site is not None:        # found when the call runs (dispatch.py)
+            fwd = self._import(stem + "_call", ref.site)
+            bwd = fwd + ".backward"
+        elif ref.objects is None:       # recursion: this pair's own defs
             fwd, bwd = self.pair_names[:2]
         else:
             fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
-        saved = self.namer.fresh(prim.key.__name__ + "_saved")
+        saved = self.namer.fresh(stem + "_saved")
         self.calls[stmt] = (saved, bwd, variant)
-        call = astutil.clone(stmt.value)
         call.func = astutil.name(fwd)
         target = astutil.tuple_([astutil.name(stmt.targets[0].id, store=True),
                                  astutil.name(saved, store=True)], store=True)
@@ -217,16 +235,26 @@ def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
 
 
 def calls_pair(prim: Prim, stmt, facts) -> bool:
-    """Whether the forward sweep calls the callee's adjoint pair for `stmt`."""
-    return prim.kind == CALL and stmt in facts.active and not prim.is_sync \
+    """Whether the forward sweep calls an adjoint pair for `stmt` (a
+    callee's, or one found at run time for a function value)."""
+    return prim.kind in (CALL, DYNAMIC) and stmt in facts.active and not prim.is_sync \
         and not prim.inplace and prim.key is not runtime.mutated
 
 
 def pair_requests(body: list, prims: dict, facts) -> list:
     """(callee, varied parameters, statement) for every call of an adjoint
-    pair the forward sweep of `body` will make: what must be compiled first."""
+    pair the forward sweep of `body` will make: what must be compiled first
+    (a function value's pair is found when the call runs)."""
     return [(prims[s].key, prims[s].variant(facts.varied_before[s]), s)
-            for s in astutil.assignments(body) if calls_pair(prims[s], s, facts)]
+            for s in astutil.assignments(body)
+            if prims[s].kind == CALL and calls_pair(prims[s], s, facts)]
+
+
+def _stem(func) -> str:
+    """A name for what a call keeps, from its callee: `f`, `act` for
+    `self.act`, `L` for a callable object."""
+    path = astutil.dotted_name(func)
+    return path.split(".")[-1] if path else "value"
 
 
 def param_copies(body, prims, params, shares: dict) -> dict:

@@ -225,3 +225,32 @@ def test_binary_on_numpy_scalars(fn, x, y):
     f, v = on_elements(fn), np.array([x, y, 1.3])
     assert ad.value_and_grad(f)(v)[0] == f(v)
     check_grad(f, [v])
+
+
+def divmod_remainder(x, y):
+    q, r = divmod(x, y)
+    return r * x + q
+
+
+def np_divmod_remainder(x, y):
+    q, r = np.divmod(x, y)
+    return np.sum(r * np.sin(x)) + np.sum(q)
+
+
+@pytest.mark.parametrize("x,y", [(5.3, 1.2), (-5.3, 1.2), (2.2, -0.7)])
+def test_divmod(x, y):
+    check_grad(divmod_remainder, [x, y], wrt=(0, 1))
+
+
+def test_np_divmod_broadcasts():
+    check_grad(np_divmod_remainder, [np.array([[5.3, -2.2, 0.9]]), np.array([[1.2], [0.7]])],
+               wrt=(0, 1))
+
+
+def builtin_divmod_of_arrays(x, y):
+    q, r = divmod(x, y)
+    return np.sum(r ** 2)
+
+
+def test_builtin_divmod_of_arrays():
+    check_grad(builtin_divmod_of_arrays, [np.array([5.3, -2.2, 0.9]), 0.7], wrt=(0, 1))

@@ -1241,18 +1241,6 @@ def err_attr_assign(x):
     return np.sum(m.w)
 
 
-def err_is_even(x, n):
-    if n == 0:
-        return x
-    return err_is_odd(x * 2.0, n - 1)
-
-
-def err_is_odd(x, n):
-    if n == 0:
-        return x
-    return err_is_even(x + 1.0, n - 1)
-
-
 def err_no_rule_unknown_numpy(x):
     return np.sum(np.polyfit(x, x * x, 1))
 
@@ -1288,8 +1276,6 @@ ERROR_CASES = [
      ad.UnsupportedSyntaxError, err_kwargs_call, "**SUM_OPTS", "**"),
     ("attr_assign", lambda: ad.grad(err_attr_assign)(1.0),
      ad.S2SADError, err_attr_assign, "m.w[0] = x", "attribute"),
-    ("mutual_recursion", lambda: ad.grad(err_is_even)(1.0, 3),
-     ad.UnsupportedSyntaxError, err_is_even, "err_is_odd(x * 2.0", "recursion"),
     ("no_rule_polyfit", lambda: ad.grad(err_no_rule_unknown_numpy)(np.arange(3.0)),
      ad.NoRuleError, err_no_rule_unknown_numpy, "np.polyfit", "polyfit"),
     ("wrong_wrt_name", lambda: ad.grad(logistic_loss, wrt="weights")(randn(3), 0.0, X20, Y20),

@@ -14,7 +14,8 @@ Conventions where a derivative does not exist follow NumPy/JAX:
   rejected.  A NaN result gets no gradient.
 - `hypot` and `dist` at the origin: 0.
 - `fmod` and `remainder` are piecewise linear: d/dx = 1, d/dy = -n where
-  z = x - n * y.  `pow(x, y)` contributes to `y` only where x > 0.
+  z = x - n * y; so is the remainder of `divmod` (builtin and `np.divmod`),
+  whose quotient has no gradient.  `pow(x, y)` contributes to `y` only where x > 0.
 - Where the derivative is infinite (`sqrt` and `cbrt` at 0, `asin` at +-1,
   `atan2` at the origin, ...), float division raises ZeroDivisionError, as
   `1.0 / 0.0` does in Python.
@@ -265,6 +266,22 @@ def fsum(z, seq):
 def prod(z, iterable, *, start=1):
     d[iterable] += d[z] * start * rt.prod_others(iterable)
     d[start] += d[z] * math.prod(iterable)
+
+
+@adjoint(builtins.divmod)
+def divmod_(z, x, y, /):
+    # z = (x // y, x % y): the quotient is piecewise constant, the remainder
+    # x - y * (x // y) as `%`
+    dr = rt.expand(d[z][1], z[1])       # (the item may be compact)
+    d[x] += rt.unbroadcast(dr, x)
+    d[y] += rt.unbroadcast(-dr * z[0], y)
+
+
+@adjoint(np.divmod)
+def np_divmod(z, x1, x2, /):
+    dr = rt.expand(d[z][1], z[1])       # as divmod
+    d[x1] += rt.unbroadcast(dr, x1)
+    d[x2] += rt.unbroadcast(-dr * z[0], x2)
 
 
 @adjoint(builtins.list, builtins.tuple)

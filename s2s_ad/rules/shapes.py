@@ -322,3 +322,9 @@ nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
                   np.array_equal, np.any, np.all, np.equal, np.not_equal, np.less,
                   np.less_equal, np.greater, np.greater_equal, np.logical_and,
                   np.logical_or, np.logical_not, np.logical_xor)
+# random numbers of a given shape: no operand carries a value (samplers with
+# parameters, `normal(mu, sigma)`, `permutation(x)`, have no rule)
+nondifferentiable(*(getattr(np.random, name) for name in (
+    "rand", "randn", "random", "random_sample", "ranf", "sample", "randint",
+    "random_integers", "standard_normal", "standard_exponential", "standard_cauchy",
+    "seed", "default_rng", "bytes") if hasattr(np.random, name)))

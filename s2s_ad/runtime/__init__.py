@@ -37,6 +37,7 @@ import cycle.
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 import weakref
 
@@ -81,6 +82,20 @@ from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 def stop_gradient(x):
     """The identity at run time; for s2s_ad, `x` carries no gradient."""
     return x
+
+
+def bind(func, /, **free):
+    """A nested function as a value: its lifted function (lift.py) with the
+    enclosing values it reads bound (a `functools.partial`), so a caller
+    that receives it calls it as the user's code would."""
+    return functools.partial(func, **free) if free else func
+
+
+def check_unpack(items: list, at_least: int) -> None:
+    """Python's check for `a, *rest = items`: enough items for the names."""
+    if len(items) < at_least:
+        raise ValueError(f"not enough values to unpack (expected at least {at_least}, "
+                         f"got {len(items)})")
 
 
 _GONE = object()        # what `bound` gives for a name that no longer resolves

@@ -1,0 +1,157 @@
+"""Calls whose callee is found when the derived function runs.
+
+A call of a *function value* -- a parameter (`f(y, theta)` in a generic
+RK4 step), a loop variable over functions, a function another function
+returned, a default argument `act=np.tanh`, a callable object, a bound
+method -- names no function where its caller is compiled.  The derived
+function calls it through a `CallSite`, which finds the callee's adjoint
+pair when the call runs:
+
+    k1, f_saved = f_call(f, y, theta)        # forward: the value, and what to keep
+    grads = f_call.backward(f_saved, dk1)    # reverse: one gradient per varied argument
+
+The site unwraps the value (a bound method is its function called with
+`__self__` first, a callable object its class's `__call__` with the object
+first, a `functools.partial` its function with the bound arguments), then
+differentiates a one-line wrapper, `def call_tanh(a0): return fn(a0)` with
+`fn` bound to what is called, as an ordinary adjoint pair.  So rules, user
+functions, closures and non-differentiable functions work exactly as in a
+static call, and every error is the compiler's, located at the user's call.
+Wrappers are cached per callee (weakly where it allows) and call shape;
+their pairs live in the ordinary cache, checked for staleness at each call.
+
+A site made with a known `callee` (helpers that call each other, whose
+pairs cannot all be compiled before their callers) calls that callee's pair
+directly, with the arguments as written.
+
+Invariant: a site never differentiates a function value that carries a
+gradient itself; the compiler refuses such calls (primitives.py).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import keyword
+import linecache
+import types
+import weakref
+from typing import Callable
+
+from .errors import S2SADError, UnsupportedSyntaxError
+from .frontend import hold_lines
+
+_WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_STRONG: dict = {}                  # callees without weak references (ufuncs, builtins)
+
+
+class CallSite:
+    """One call in a derived function whose adjoint pair is found at run time.
+
+    `varied`: the positions and keyword names of the arguments that carry a
+    gradient (with a known `callee`: its parameter names); `where`: the
+    user's call; `pair_of(function, variant)`: the driver's compiled pair."""
+
+    def __init__(self, callee, varied: tuple, where, pair_of: Callable):
+        self.callee, self.varied, self.where = callee, varied, where
+        self._pair_of = pair_of
+
+    def __call__(self, *args, **kwargs):
+        if self.callee is not None:
+            fwd, bwd = self._pair(self.callee, self.varied)
+        else:
+            fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
+            wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
+            variant = tuple(positional[v + shift] if isinstance(v, int) else v
+                            for v in self.varied)
+            fwd, bwd = self._pair(wrapper, variant)
+        value, saved = fwd(*args, **kwargs)
+        return value, (bwd, saved)
+
+    @staticmethod
+    def backward(saved, d_value) -> tuple:
+        """The gradients of the varied arguments, in the order of `varied`."""
+        bwd, inner = saved
+        return bwd(inner, d_value)
+
+    def _pair(self, func, variant: tuple) -> tuple:
+        """The compiled pair; an error about the wrapper is told at the call."""
+        try:
+            return self._pair_of(func, variant)
+        except S2SADError as exc:
+            if exc.location is None or not exc.location.filename.startswith(_PREFIX):
+                raise
+            raise type(exc)(exc.message, self.where, exc.hint) from None
+
+
+def unwrap(callee, args: tuple, kwargs: dict) -> tuple:
+    """(function, arguments, keywords, how many arguments were put first) for
+    a call of `callee`: what runs when a method, callable object or partial
+    is called."""
+    shift = 0
+    while True:
+        if isinstance(callee, types.MethodType):
+            callee, args, shift = callee.__func__, (callee.__self__, *args), shift + 1
+        elif isinstance(callee, functools.partial):
+            args, shift = (*callee.args, *args), shift + len(callee.args)
+            callee, kwargs = callee.func, {**callee.keywords, **kwargs}
+        elif is_callable_object(callee):
+            callee, args, shift = type(callee).__call__, (callee, *args), shift + 1
+        else:
+            return callee, args, kwargs, shift
+
+
+def is_callable_object(obj) -> bool:
+    """An instance of a class of the user's that defines `__call__`."""
+    call = getattr(type(obj), "__call__", None)
+    return not isinstance(obj, type) and isinstance(call, types.FunctionType)
+
+
+_PREFIX = "<s2s_ad call of "
+_COUNT = itertools.count()
+
+
+def _wrapper(fn, nargs: int, keywords: tuple, where) -> tuple:
+    """(wrapper function, its positional parameter names) calling `fn`."""
+    try:
+        table = _WRAPPERS.setdefault(fn, {})
+    except TypeError:
+        try:
+            table = _STRONG.setdefault(fn, {})
+        except TypeError:       # unhashable: made anew for each call
+            table = {}
+    key = (nargs, keywords)
+    if key not in table:
+        table[key] = _make_wrapper(fn, nargs, keywords, where)
+    return table[key]
+
+
+def _make_wrapper(fn, nargs: int, keywords: tuple, where) -> tuple:
+    """`def call_<name>(a0, ..., *, k): return fn(a0, ..., k=k)`, in a module
+    of its own where `fn` is the callee, its text kept in `linecache`."""
+    if not callable(fn):
+        raise UnsupportedSyntaxError(
+            f"the value called here is a {type(fn).__name__}, not a function", where,
+            hint="call a function, a method or an object with a __call__ method")
+    taken = set(keywords)
+    stem = "".join(c if c.isalnum() else "_" for c in getattr(fn, "__name__", "value"))
+    stem = stem if stem.isidentifier() and not keyword.iskeyword(stem) else "fn"
+    callee = _fresh(stem, taken)        # named as the user's code names it
+    positional = [_fresh(f"a{i}", taken) for i in range(nargs)]
+    name = f"call_{stem}"
+    params = ", ".join(positional + (["*"] + list(keywords) if keywords else []))
+    passed = ", ".join(positional + [f"{k}={k}" for k in keywords])
+    text = f"def {name}({params}):\n    return {callee}({passed})\n"
+    filename = f"{_PREFIX}{getattr(fn, '__qualname__', name)} #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {callee: fn, "__name__": getattr(fn, "__module__", None) or __name__}
+    exec(compile(text, filename, "exec"), namespace)
+    wrapper = namespace[name]
+    hold_lines(filename, text, wrapper)
+    return wrapper, positional
+
+
+def _fresh(name: str, taken: set) -> str:
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name

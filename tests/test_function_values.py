@@ -1,0 +1,291 @@
+"""Functions as values: parameters, defaults, loop variables, callable
+objects, bound methods, partials, lambdas and nested functions passed
+along, functions returned by functions, and helpers that call each other.
+
+Each program is checked against central finite differences (fdcheck), with
+the values the user receives compared to a plain call.  What s2s_ad cannot
+differentiate -- a function value that captured a differentiated value --
+must be a located error, never a zero gradient.
+"""
+import functools
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad, check_value, checked_grad
+
+
+def rk4_step(f, y, dt, theta):
+    k1 = f(y, theta)
+    k2 = f(y + dt / 2 * k1, theta)
+    k3 = f(y + dt / 2 * k2, theta)
+    k4 = f(y + dt * k3, theta)
+    return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def decay(y, theta):
+    return -theta[0] * y + theta[1] * np.sin(y)
+
+
+def integrate(theta, y0):
+    y = y0
+    for _ in range(5):
+        y = rk4_step(decay, y, 0.1, theta)
+    return np.sum(y ** 2)
+
+
+def integrate_lambda(theta, y0):
+    y = y0
+    for _ in range(3):
+        y = rk4_step(lambda v, th: -th[0] * v * v + th[1], y, 0.2, theta)
+    return np.sum(y)
+
+
+def apply_n(f, x, n):
+    for _ in range(n):
+        x = f(x)
+    return x
+
+
+def use_apply_n(x):
+    return np.sum(apply_n(np.tanh, x, 3) + apply_n(np.sin, x, 2))
+
+
+def with_default(x, w, act=np.tanh):
+    return np.sum(act(w * x))
+
+
+def helper_default(x, act=np.cos):
+    return act(x) * x
+
+
+def calls_helper_default(x):
+    return helper_default(x) + helper_default(x, act=np.exp)
+
+
+PAIRS = [(0.5, np.sin), (2.0, np.cos), (-1.0, np.tanh)]
+
+
+def weighted(x):
+    s = 0.0
+    for w, fn in PAIRS:
+        s = s + w * fn(x)
+    return np.sum(s)
+
+
+def weighted_param(x, pairs):
+    s = 0.0
+    for w, fn in pairs:
+        s = s + w * fn(x)
+    return s
+
+
+class Layer:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+    def __eq__(self, other):        # (fdcheck compares arguments before and after)
+        return np.array_equal(self.w, other.w) and np.array_equal(self.b, other.b)
+
+    def __call__(self, h):
+        return np.tanh(self.w @ h + self.b)
+
+    def forward(self, h):
+        return self.act(self.w @ h) + self.b
+
+    def act(self, z):
+        return z * np.tanh(z)
+
+
+RNG = np.random.default_rng(3)
+LAYER = Layer(RNG.standard_normal((3, 3)), RNG.standard_normal(3))
+
+
+def call_object(h):
+    return np.sum(LAYER(LAYER(h)) ** 2)
+
+
+def call_method(h):
+    return np.sum(LAYER.forward(h))
+
+
+def call_layers(h, layers):
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h)
+
+
+def make_scaled(k):
+    def scaled(x):
+        return k * np.sin(x)
+    return scaled
+
+
+def returned_function(x):
+    g = make_scaled(3.0)
+    return g(x) + make_scaled(0.5)(x * x)
+
+
+def power(x, p, scale=1.0):
+    return scale * x ** p
+
+
+POWER = functools.partial(power, p=3.0)
+
+
+def partial_value(x):
+    return apply_n(POWER, x, 1) + apply_n(functools.partial(power, scale=2.0, p=2.0), x, 2)
+
+
+def nested_value(x, a):
+    def g(v):
+        return v * a + np.sin(v)
+    return apply_n(g, x, 2)
+
+
+def is_even(x, n):
+    if n == 0:
+        return x
+    return is_odd(x * 2.0, n - 1)
+
+
+def is_odd(x, n):
+    if n == 0:
+        return np.sin(x)
+    return is_even(x + x * x, n - 1)
+
+
+def even_odd(x):
+    return is_even(x, 3) + is_odd(x, 4)
+
+
+CASES = [
+    ("rk4 with a global field", integrate, (np.array([0.7, 0.2]), np.array([1.0, -0.5])), (0, 1)),
+    ("rk4 with a lambda", integrate_lambda, (np.array([0.3, 0.1]), np.array([0.5, 0.2])), (0, 1)),
+    ("apply_n", use_apply_n, (np.array([0.3, -1.2]),), 0),
+    ("default act", with_default, (np.array([0.3, -1.2]), 0.7), (0, 1)),
+    ("default in a helper", calls_helper_default, (0.4,), 0),
+    ("(weight, fn) pairs", weighted, (np.array([0.3, 1.1]),), 0),
+    ("callable object", call_object, (np.array([0.1, -0.4, 0.9]),), 0),
+    ("bound method calling a method", call_method, (np.array([0.1, -0.4, 0.9]),), 0),
+    ("returned function", returned_function, (0.7,), 0),
+    ("partial", partial_value, (0.8,), 0),
+    ("nested function as a value", nested_value, (0.8, 1.3), 0),
+    ("mutual recursion", even_odd, (0.3,), 0),
+]
+
+
+@pytest.mark.parametrize("name,f,args,wrt", CASES, ids=[c[0] for c in CASES])
+def test_function_values(name, f, args, wrt):
+    check_grad(f, args, wrt=wrt)
+
+
+def test_parameter_callee_per_call():
+    """The same derived function, called with different function values:
+    each call differentiates the function it was given."""
+    g = checked_grad(apply_n, wrt=1)
+    for fn in (np.sin, np.exp, lambda v: v ** 3, np.cos):
+        for x in (0.3, -1.1):
+            got = g(fn, x, 2)
+            check_grad(apply_n, (fn, x, 2), wrt=1)
+            assert isinstance(got, float)
+
+
+def test_list_of_objects_argument():
+    layers = [Layer(RNG.standard_normal((3, 3)), RNG.standard_normal(3)) for _ in range(3)]
+    check_grad(call_layers, (np.array([0.2, -0.3, 0.5]), layers), wrt=0)
+    check_grad(weighted_param, (0.3, PAIRS), wrt=0)
+
+
+class Energy:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * np.sum(x ** 2)
+
+
+def test_grad_of_a_callable_object():
+    """grad(obj) differentiates obj's class's __call__, obj bound."""
+    x = np.array([0.2, -0.3, 0.5])
+    g = ad.grad(Energy(1.5))(x)
+    assert np.allclose(g, 3.0 * x)
+    check_grad(lambda h: Energy(0.5)(h), (x,))
+
+
+def test_value_and_grad_values_match_a_plain_call():
+    check_value(integrate, (np.array([0.7, 0.2]), np.array([1.0, -0.5])), wrt=(0, 1))
+    check_value(with_default, (np.array([0.3, -1.2]), 0.7), wrt=1)
+
+
+def captures(theta, y0):
+    g = lambda y, th: -theta * y         # noqa: E731 (captures theta)
+    return np.sum(rk4_step(g, y0, 0.1, theta))
+
+
+def captures_in_closure(theta):
+    g = make_scaled(theta)
+    return g(2.0)
+
+
+def late_binding(x):
+    fs = []
+    for k in range(3):
+        fs.append(lambda v: v * k)
+    return fs[0](x)
+
+
+def derived_object(x):
+    return np.sum(LAYER(x) * x)
+
+
+@pytest.mark.parametrize("f,args,wrt,anchor", [
+    (captures, (0.5, np.ones(2)), 0, "k1 = f(y, theta)"),
+    (captures_in_closure, (0.4,), 0, "return scaled"),
+    (late_binding, (1.0,), 0, "lambda v: v * k"),
+    (nested_value, (0.8, 1.3), 1, "x = f(x)"),
+])
+def test_captured_gradients_are_refused(f, args, wrt, anchor):
+    """A function value that captured a differentiated value: the gradient
+    through the capture would be lost, so s2s_ad refuses, where it happens."""
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(f, wrt=wrt)(*args)
+    assert info.value.location is not None
+    assert anchor in info.value.location.source_line
+
+
+def no_rule(x):
+    return apply_n(np.kaiser, x, 1)
+
+
+def not_callable(x):
+    return apply_n(3.0, x, 1)
+
+
+def test_errors_at_run_time_are_located_at_the_call():
+    with pytest.raises(ad.S2SADError) as info:
+        ad.grad(lambda x: apply_n(np.polyfit, x, 1))(1.0)
+    assert "polyfit" in str(info.value)
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(not_callable)(1.0)
+    assert "x = f(x)" in info.value.location.source_line
+
+
+def mutates(v):
+    v *= 2.0
+    return np.sum(v)
+
+
+def calls_mutator(x):
+    return apply_n(mutates, x, 1)
+
+
+def test_a_function_value_that_mutates_its_argument_is_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError):
+        ad.grad(calls_mutator)(np.ones(3))
+
+
+def test_source_reads_as_a_call_site():
+    text = ad.source(ad.grad(apply_n, wrt=1))
+    assert "f_call(f, x)" in text and "f_call.backward(" in text
