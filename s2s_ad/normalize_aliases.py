@@ -158,10 +158,12 @@ class AliasForms:
         return out
 
     def _is_local(self, name: str) -> bool:
-        """A name the function binds, or a temporary (a name of s2s_ad's)."""
+        """A name the function binds, or a temporary (a name of s2s_ad's;
+        not a lifted function's, which is bound at compile time)."""
         if self.user_names is None:
             self.user_names = astutil.all_names(self.src.tree)
-        return name in self.locals or name not in self.user_names
+        return name in self.locals or name not in self.user_names and \
+            name not in self.src.lifted
 
     def _rebind(self, name: str, stmt) -> None:
         """`name` now holds a new object (bound by `stmt`): its relations end.

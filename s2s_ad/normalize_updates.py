@@ -64,6 +64,8 @@ class UpdateForms:
         written = set() if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
+        own = {view for view, _ in self._views_of(group)} - seen
+        seen |= own                     # claimed: re-read below, from `name`
         self._realias(name, always)
         reached = set(group) | self._maybe_one(group)
         for member in sorted(group):
@@ -83,7 +85,8 @@ class UpdateForms:
         maybe = self._maybe_one(group) - seen
         for view, part in self._views_of(group) + [   # and views of what may be it:
                 (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
-            if view not in seen and (view not in views or _slot(part) in written):
+            if (view in own or view not in seen) and \
+                    (view not in views or _slot(part) in written):
                 views[view] = part
         seen.update(views)
         for view, part in views.items():

@@ -613,3 +613,32 @@ def doubles_a_fresh_value_each_time(x0, a):
 
 def test_an_update_of_a_fresh_value_carried_around_a_loop_is_differentiated():
     check_grad(doubles_a_fresh_value_each_time, [V3, M3], wrt=(0, 1))
+
+
+def updates_the_base_of_a_view_held_in_a_list(x, b):
+    # fuzz seed 188: `_t1 = x[::1]` is both a view of x and y[0]; after
+    # `x += b` it was re-read from y's stale item, and x's slice was then
+    # overwritten by it: the gradient went around the update (db = 0)
+    y = [x[::1], x]
+    x += b
+    return np.sum(x * x) + np.sum(y[0])
+
+
+def test_a_view_held_in_a_list_is_re_read_from_the_updated_base():
+    check_grad(updates_the_base_of_a_view_held_in_a_list, [V3, 0.7], wrt=(0, 1))
+
+
+def apply_once(fn, u):
+    return fn(u)
+
+
+def passes_a_lambda_then_updates(s):
+    # fuzz seed 161: the lifted lambda, an argument of a helper whose result
+    # may be a view of it, was taken for a local and bound to None
+    z = apply_once(lambda v: v * 1.0, np.eye(3) * s)
+    z[2] += 1.0
+    return np.sum(z * z)
+
+
+def test_a_lifted_function_passed_as_a_value_stays_bound():
+    check_grad(passes_a_lambda_then_updates, [0.7])

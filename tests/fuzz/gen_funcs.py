@@ -1,8 +1,9 @@
 """Functions other than the entry point: module-level helpers (with default
 arguments, tuple results, and names like `<helper>_fwd`), module constants,
-closure factories, module-level lambdas, `from numpy import dot`, and the
-statement forms for nested `def`s, lambdas and lists of lambdas inside a
-function.
+closure factories, module-level lambdas, `from numpy import dot`, a
+higher-order `apply_fn(fn, u, n)`, and the statement forms for nested
+`def`s, lambdas and lists of lambdas inside a function, and for passing
+functions as values.
 """
 from __future__ import annotations
 
@@ -35,6 +36,22 @@ def module_preamble(g: Gen) -> None:
     count = g.rng.randint(1, 3) if g.on("helpers") else 0
     for _ in range(count):
         g.pick(makers if g.on("closures") else [helper])(g)
+    if g.on("closures") and g.chance(0.6):
+        applier(g)
+
+
+APPLIER = "apply_fn"
+
+
+def applier(g: Gen) -> None:
+    """`def apply_fn(fn, u, n=1)`: calls the function value it is given n
+    times (a parameter called as a function: see `function_value`)."""
+    with g.w.block(f"def {APPLIER}(fn, u, n=1):"):
+        with g.w.block("for _ in range(n):"):
+            g.w.line("u = fn(u)")
+        g.w.line("return u")
+    g.w.line("")
+    g.module_names.add(APPLIER)
 
 
 def constants(g: Gen) -> None:
@@ -149,6 +166,26 @@ def module_lambda(g: Gen) -> None:
     g.w.line(f"{name} = lambda u, c={g.const(0.1, 1.0)}: {strip(expr(g, sc, kind, 2))}")
     g.w.line("")
     _register(g, name, Sig(("u", "c"), (kind, "S"), kind, 1))
+
+
+@statement("closures", 1)
+def function_value(g: Gen, sc: Scope):
+    """`out = apply_fn(f, e, n)` with f a NumPy function, a helper, a nested
+    function or lambda, or `lambda u: <expr>` written at the call."""
+    if APPLIER not in g.module_names:
+        return False
+    kind = g.pick(FLOAT_KINDS)
+    options = ["np.sin", "np.tanh", "np.cos"]
+    options += [c.name for c in g.callables + sc.of("F") if c.info.required == 1
+                and c.info.kinds[0] == kind and c.info.result == kind]
+    if g.chance(0.3):
+        u = g.fresh(sc, tricky=0)
+        inner = _inner_scope(g, sc, [u], [kind])
+        options.append(f"lambda {u}: {strip(expr(g, inner, kind, 2))}")
+    out = g.fresh(sc)
+    g.w.line(f"{out} = {APPLIER}({g.pick(options)}, {strip(expr(g, sc, kind, 1))}, "
+             f"{g.rng.randint(1, 2)})")
+    sc.add(Var(out, kind, alias=True))
 
 
 @statement("closures", 2, compound=True)
