@@ -157,6 +157,7 @@ class Normalized:
     heirs: dict             # rebinding -> names sharing memory with the old value
     passes: dict            # call of a helper -> {argument: names it may share memory with}
     unbound: set            # names read where they may not be bound yet: None at entry
+    while_tests: dict = field(default_factory=dict)   # While -> stmts recomputing its test
 
 
 # -- primitives ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Lower `break`, `continue` and early `return` into flags and guards.
 
-Runs on ANF right after normalization.  Afterwards:
+Runs on ANF right after normalization (`lower_jumps`, a stage of its own:
+`s2s-ad dump --stage jumps`).  Afterwards:
 - `return` appears once, as the last statement of the function;
 - `continue` does not appear;
 - `break` appears only as `if <flags>: break`, the last statement of a loop
@@ -16,11 +17,13 @@ the guards like any `if`, and the to-be-recorded analysis keeps their values.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import gast
 
 from . import astutil
+from .ir import Normalized
 from .naming import Namer
 
 
@@ -36,6 +39,15 @@ class _Function:
     returned: str | None = None
     width: int | None = None        # every return returns a tuple of this many
     loops: list = field(default_factory=list)
+
+
+def lower_jumps(norm: Normalized) -> Normalized:
+    """`norm` with its jumps lowered: a new tree, the same side tables (the
+    statements are kept, wrapped in guards)."""
+    fdef = norm.tree
+    body = lower(fdef.body, norm.namer, norm.origin, norm.while_tests)
+    out = gast.copy_location(astutil.function_def(fdef.name, fdef.args, body), fdef)
+    return dataclasses.replace(norm, tree=out)
 
 
 def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:

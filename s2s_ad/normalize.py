@@ -8,11 +8,14 @@ The grammar guaranteed on output (every later pass relies on it):
            | Expr(rhs)                       a call kept for its effect
            | If(atom, [stmt], [stmt])          the atom is not assigned in
                                              either branch
-           | For(Name, atom, [stmt])         no `else` clause
-           | While(atom, [stmt])             the test is recomputed at the
-                                             end of the body (see `_while`)
+           | For(Name, atom, [stmt])
+           | While(atom, [stmt])             the statements recomputing the
+                                             test are `while_tests[loop]`
            | Break | Continue
-           | Return(atom | Tuple(atom*))     once, as the last statement
+           | Return(atom | Tuple(atom*))     anywhere (jumps.py lowers
+                                             early returns, `break`,
+                                             `continue` and loop `else`s
+                                             next: its docstring says to what)
     rhs   := atom | BinOp(atom, op, atom) | UnaryOp(op, atom)
            | Call(callee, atom*, keyword=atom*) | Attribute(atom, attr)
            | Subscript(atom, index) | Tuple(atom*) | List(atom*) | Dict(atom: atom*)
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, jumps, naming
+from . import astutil, naming
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME, Normalized, Source, is_resolved
 from .naming import Namer
@@ -74,11 +77,10 @@ def normalize(src: Source) -> Normalized:
     namer = Namer(astutil.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = _Normalizer(src, locals_, namer)
-    body = jumps.lower(norm.block(fdef.body), namer, norm.origin, norm.while_tests)
-    out = astutil.function_def(fdef.name, astutil.clone(fdef.args), body)
+    out = astutil.function_def(fdef.name, astutil.clone(fdef.args), norm.block(fdef.body))
     gast.copy_location(out, fdef)
     return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.heirs,
-                      norm.passes, norm.unbound)
+                      norm.passes, norm.unbound, norm.while_tests)
 
 
 class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasForms,

@@ -1,6 +1,6 @@
 """The compiler's stages for one function, in order, in two halves.
 
-`front`: frontend -> normalize -> primitives -> analysis -> complex_check,
+`front`: frontend -> normalize -> jumps -> primitives -> analysis -> complex_check,
 and the adjoint pairs of callees the reverse sweep will call (`Front.needs`).
 `back`, once those pairs are compiled: reverse -> optimize -> release ->
 tidy_blocks -> guards -> codegen (text).  The driver (api.py) runs `front`,
@@ -21,8 +21,8 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import (analysis, astutil, codegen, complex_check, frontend, guards, normalize,
-               ir, ownership, pairs, primitives, release, reverse, runtime)
+from . import (analysis, astutil, codegen, complex_check, frontend, guards, jumps,
+               normalize, ir, ownership, pairs, primitives, release, reverse, runtime)
 from . import optimize as optimizer
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
@@ -71,6 +71,8 @@ class Front:
 STAGES = {      # what `observe` is shown, in order (`s2s-ad dump --stage NAME`)
     "source": "the function as s2s_ad parsed it (frontend)",
     "anf": "A-normal form: one operation per statement (normalize)",
+    "jumps": "break, continue, early return and loop else lowered to flags and "
+             "guards (jumps)",
     "analysis": "the A-normal form, each assignment marked with its activity and "
                 "recording (analysis)",
     "reverse": "the forward and reverse sweeps, before any optimization (reverse)",
@@ -92,6 +94,8 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         wrt = resolve_wrt(src, options.wrt)
         norm = normalize.normalize(src)
         observe("anf", lambda: _printed(norm.tree))
+        norm = jumps.lower_jumps(norm)
+        observe("jumps", lambda: _printed(norm.tree))
         output, aux = _output(norm, src, options)
         prims = primitives.classify(norm, src)
         body = norm.tree.body[:-1]

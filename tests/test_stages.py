@@ -1,6 +1,6 @@
 """Every compiler stage, visible and pinned: `s2s_ad.api.stages` and
 `s2s-ad dump --stage NAME`, on a small corpus (straight line, branch, loop,
-call, stop_gradient, in-place update).
+call, stop_gradient, in-place update, break and early return).
 
 The expected texts live in tests/golden/stages/<case>.<stage>.txt; after an
 intended change, regenerate them with
@@ -51,6 +51,17 @@ def stable_softmax_max(x):        # shift-invariant: the shift needs no gradient
     return np.log(np.sum(np.exp(z))) - z[0]
 
 
+def early_exit(x):
+    s = 0.0
+    for i in range(4):
+        if s > 2.0:
+            break
+        s = s + x * i
+    if s < 0.0:
+        return -s
+    return s
+
+
 def inplace(x):
     out = np.zeros(3)
     out[1:] = x[:2] * 2.0
@@ -66,6 +77,7 @@ CORPUS = {          # name: (function, arguments)
     "call": (call, [0.2]),
     "stop_gradient": (stable_softmax_max, [V]),
     "inplace": (inplace, [V]),
+    "jumps": (early_exit, [0.9]),
 }
 
 
