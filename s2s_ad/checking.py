@@ -29,7 +29,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import api
-from .errors import GradientCheckError, Location, S2SADError, caller_location, location_of
+from .errors import (GradientCheckError, Location, S2SADError, WrtError, caller_location,
+                     location_of)
 
 #: bytes of the narrowest float -> (eps, rtol, atol); float16 has none
 DEFAULTS = {4: (3e-3, 5e-2, 5e-3), 8: (1e-5, 1e-5, 1e-6)}
@@ -219,10 +220,10 @@ def _spots(f, wrt, nargs: int) -> list:
         if p.kind is p.VAR_POSITIONAL:
             spots.append((p.name, slice(i, None)))
         elif p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) or i >= nargs:
-            raise S2SADError(f"check_grads: wrt={item!r} selects {p.name!r}, which args "
-                             f"(positional, {nargs} of them) does not give",
-                             caller_location(), hint="pass every differentiated argument "
-                             "in args, positionally (wrap f if it must be a keyword)")
+            raise WrtError(f"check_grads: wrt={item!r} selects {p.name!r}, which args "
+                           f"(positional, {nargs} of them) does not give", _where(f)[1],
+                           hint="pass every differentiated argument in args, positionally "
+                           "(wrap f if it must be a keyword)")
         else:
             spots.append((p.name, slice(i, i + 1)))
     return spots
