@@ -24,6 +24,7 @@ import copy
 import dataclasses
 import inspect
 import math
+import numbers
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -188,7 +189,7 @@ def _tolerances(leaves, eps, rtol, atol) -> tuple:
     defaults = DEFAULTS[4 if size <= 4 else 8]
     chosen = tuple(d if v is None else v for v, d in zip((eps, rtol, atol), defaults))
     for name, v in zip(("eps", "rtol", "atol"), chosen):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf \
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < math.inf \
                 or name == "eps" and v == 0:
             raise S2SADError(f"check_grads: {name}={v!r} is not a usable number",
                              caller_location(), hint="eps must be positive, rtol and atol "
@@ -293,11 +294,9 @@ def _map(fn, tree, *rest):
 
 
 def _leaves(tree) -> list:
-    if isinstance(tree, dict):
-        return [x for k in tree for x in _leaves(tree[k])]
-    if isinstance(tree, (list, tuple)):
-        return [x for part in tree for x in _leaves(part)]
-    return [tree]
+    found: list = []
+    _map(found.append, tree)
+    return found
 
 
 def _where(f) -> tuple:
