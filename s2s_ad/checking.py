@@ -250,9 +250,11 @@ def _inner(a, b, what: str) -> float:
     """<a, b> over the leaves of two pytrees, in float64."""
     la, lb = _leaves(a), _leaves(b)
     if len(la) != len(lb) or any(np.shape(x) != np.shape(y) for x, y in zip(la, lb)):
-        raise GradientCheckError(f"check_grads: {what} does not have the structure and "
-                                 f"shapes of the value it belongs to ({len(la)} leaves, "
-                                 f"{len(lb)} expected)")
+        raise GradientCheckError(
+            f"check_grads: {what} does not have the structure and shapes of the value it "
+            f"belongs to ({len(la)} leaves, {len(lb)} expected)", hint="the function's "
+            "output must keep its shape near args; a gradient shaped unlike its argument "
+            "is a bug in s2s_ad: please report it")
     return float(sum(np.sum(_float64(x) * _float64(y)) for x, y in zip(la, lb)))
 
 

@@ -127,6 +127,8 @@ def _dump(args) -> int:
 
 
 def _check(args) -> int:
+    if args.seed < 0:
+        raise _CliError(f"--seed {args.seed}: give a non-negative integer")
     func = _load_function(args.target)
     wrt = _parse_wrt(args.wrt)
     names = _drawn_parameters(func, args.shape)

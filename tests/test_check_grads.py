@@ -285,3 +285,12 @@ def test_args_must_be_a_tuple_and_float16_needs_tolerances():
     with pytest.raises(ad.S2SADError, match="float16"):
         ad.check_grads(lambda x: np.sum(x * x), (x16,))
     ad.check_grads(lambda x: np.sum(x * x), (x16,), eps=1e-1, rtol=0.2, atol=0.2)
+
+
+def test_an_output_that_changes_shape_near_args_is_reported():
+    def jumps(x):
+        return np.sin(x[x > 0.5])           # how many elements: depends on x
+
+    x = np.array([0.1, 0.5 + 1e-7, 0.9])
+    with pytest.raises(ad.GradientCheckError, match="the output does not have the structure"):
+        ad.check_grads(jumps, (x,), seed=1)

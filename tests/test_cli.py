@@ -181,6 +181,7 @@ def test_check_mismatch_exits_1(model):
     ("good --shape 3,4 --shape 4 --wrt b", "--wrt 'b': good's parameter 'b' is not drawn"),
     ("log --shape 6", "cannot check: the function is not finite near the drawn inputs"),
     ("scalars --wrt c", "wrt='c': 'scalars' has no parameter of that name"),
+    ("scalars --seed -1", "--seed -1: give a non-negative integer"),
 ])
 def test_check_bad_usage_is_one_line_and_exit_2(model, options, expected):
     target, *rest = options.split()
