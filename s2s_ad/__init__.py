@@ -9,9 +9,11 @@
     print(ad.source(loss))      # the generated gradient, as Python
 """
 from .api import grad, source, value_and_grad, vjp
-from .errors import (InputTypeError, InternalError, NoRuleError, NonScalarOutputError,
-                     RuleError, S2SADError, SeedError, SourceUnavailableError,
-                     UnsupportedSyntaxError, UnsupportedValueError, WrtError)
+from .checking import check_grads
+from .errors import (GradientCheckError, InputTypeError, InternalError, NoRuleError,
+                     NonScalarOutputError, RuleError, S2SADError, SeedError,
+                     SourceUnavailableError, UnsupportedSyntaxError, UnsupportedValueError,
+                     WrtError)
 from .rules import adjoint, nondifferentiable
 from .runtime import stop_gradient
 
@@ -20,4 +22,5 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
            "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
            "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError", "SeedError",
-           "InputTypeError", "UnsupportedValueError", "InternalError", "__version__"]
+           "InputTypeError", "UnsupportedValueError", "InternalError", "check_grads",
+           "GradientCheckError", "__version__"]

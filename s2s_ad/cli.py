@@ -1,8 +1,14 @@
-"""The `s2s-ad` command: print what the compiler generates.
+"""The `s2s-ad` command: print what the compiler generates, check a gradient.
 
     s2s-ad dump FILE.py:FUNC [--wrt NAMES] [--mode grad|value_and_grad|vjp] [--no-optimize]
                              [--stage NAME|list]
+    s2s-ad check FILE.py:FUNC [--wrt NAMES] [--shape SHAPE ...] [--seed N]
     s2s-ad rules
+
+`check` draws standard normal inputs (float scalars, or arrays of the
+`--shape` given per positional parameter) and compares the gradient with
+finite differences (`checking.compare`, the core of `check_grads`): it
+prints one verdict line and exits 0 if they agree, 1 if not.
 
 Bad input (missing file or function, a syntax error, an unsupported
 construct) prints one line on stderr, with file:line where there is one, and
@@ -17,13 +23,17 @@ import argparse
 import contextlib
 import importlib.util
 import os
+import inspect
 import re
 import sys
 
-from . import api, codegen, pipeline
+import numpy as np
+
+from . import api, checking, codegen, pipeline
 from .errors import InternalError, S2SADError
 from .rules import registry
 
+_EXIT_MISMATCH = 1
 _EXIT_USAGE = 2
 _EXIT_INTERNAL = 3
 
@@ -70,6 +80,19 @@ def _parser() -> argparse.ArgumentParser:
                       help="print one compiler stage's output instead (see --stage list)")
     dump.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     dump.set_defaults(run=_dump)
+    check = sub.add_parser(
+        "check", help="compare the gradient of FILE.py:FUNC with finite differences at "
+        "random inputs (exit 0: they agree, 1: mismatch, 2: bad input)")
+    check.add_argument("target", metavar="FILE.py:FUNC")
+    check.add_argument("--wrt", default=None,
+                       help="comma-separated parameter names or indices (default: the first)")
+    check.add_argument("--shape", action="append", default=None, metavar="SHAPE",
+                       help="one per positional parameter, in order: '3,4' for a 3x4 array, "
+                       "'' or '()' for a float scalar (default: every parameter a scalar; a "
+                       "parameter with a default keeps it unless given a shape)")
+    check.add_argument("--seed", type=int, default=0,
+                       help="seeds the inputs and the directions (default 0)")
+    check.set_defaults(run=_check)
     rules = sub.add_parser("rules", help="list every function with a derivative rule")
     rules.set_defaults(run=_rules)
     return parser
@@ -101,6 +124,102 @@ def _dump(args) -> int:
             print(f"\n# {name}: generated from {obj.__s2s_ad_primal__().__qualname__}")
             print(_colorize(api.source(obj), args.color), end="")
     return 0
+
+
+def _check(args) -> int:
+    if args.seed < 0:
+        raise _CliError(f"--seed {args.seed}: give a non-negative integer")
+    func = _load_function(args.target)
+    wrt = _parse_wrt(args.wrt)
+    names = _drawn_parameters(func, args.shape)
+    shapes = _parse_shapes(args.shape, names)
+    _check_wrt_drawn(func, wrt, names)
+    rng = np.random.default_rng(args.seed)
+    inputs = tuple(float(rng.standard_normal()) if s is None else rng.standard_normal(s)
+                   for s in shapes)
+    try:        # what the function prints goes to stderr: stdout is the verdict
+        with contextlib.redirect_stdout(sys.stderr):
+            report = checking.compare(func, inputs, wrt, seed=int(rng.integers(2 ** 31)))
+    except S2SADError:
+        raise
+    except Exception as exc:      # the user's function failed on the drawn inputs
+        raise _CliError(f"{args.target}: calling it on the drawn inputs (shapes "
+                        f"{_shapes_text(shapes)}) failed: {type(exc).__name__}: {exc} "
+                        "(give each parameter's shape with --shape)") from None
+    worst = report.worst()
+    if not report.passed and not np.isfinite(worst.approx):
+        raise _CliError(f"{args.target}: cannot check: the function is not finite near the "
+                        f"drawn inputs (finite differences give {worst.approx}); try another "
+                        "--seed, or check it with check_grads where it is defined")
+    print(_verdict(report))
+    return 0 if report.passed else _EXIT_MISMATCH
+
+
+def _drawn_parameters(func, shapes: list | None) -> list[str]:
+    """The positional parameters `check` draws: those without a default,
+    and those with one that `--shape` covers."""
+    params = [p for p in inspect.signature(func).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in params if p.default is p.empty]
+    missing = [p.name for p in inspect.signature(func).parameters.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    if missing:
+        raise _CliError(f"{func.__name__}: keyword-only parameter {missing[0]!r} has no "
+                        "default; check draws positional parameters only")
+    if not params:
+        raise _CliError(f"{func.__name__}: no positional parameter to draw an input for")
+    given = len(shapes or ())
+    if given > len(params) or shapes is not None and given < len(required):
+        signature = f"{func.__name__}({', '.join(p.name for p in params)})"
+        raise _CliError(f"{given} --shape given for {signature}: give one per positional "
+                        f"parameter ({len(required)} without a default), or none for "
+                        "float scalars")
+    return [p.name for p in params[:max(given, len(required))]]
+
+
+def _check_wrt_drawn(func, wrt, names: list[str]) -> None:
+    """A `--wrt` parameter with a default is drawn only if given a --shape."""
+    params = list(inspect.signature(func).parameters)
+    for item in wrt if isinstance(wrt, tuple) else (wrt,):
+        name = params[item] if isinstance(item, int) and -len(params) <= item < len(params) \
+            else item
+        if name in params and name not in names:
+            raise _CliError(f"--wrt {item!r}: {func.__name__}'s parameter {name!r} is not "
+                            "drawn (it has a default or is not positional); give a --shape "
+                            "for each positional parameter up to it")
+
+
+def _parse_shapes(specs: list | None, names: list[str]) -> list:
+    """Each parameter's shape: None for a float scalar, else a tuple."""
+    shapes = []
+    for name, spec in zip(names, specs or [""] * len(names)):
+        text = spec.strip()
+        text = text[1:-1] if text.startswith("(") and text.endswith(")") else text
+        parts = [p.strip() for p in text.split(",")] if text.strip() else []
+        parts = parts[:-1] if parts and parts[-1] == "" and len(parts) > 1 else parts
+        if not all(re.fullmatch("[0-9]+", p) for p in parts):
+            raise _CliError(f"--shape {spec!r} (for {name!r}): expected sizes separated by "
+                            "commas, such as 3,4 or 5, or \"\" or () for a float scalar")
+        shapes.append(tuple(int(p) for p in parts) if parts else None)
+    return shapes
+
+
+def _shapes_text(shapes: list) -> str:
+    return ", ".join("scalar" if s is None else "x".join(map(str, s)) or "()" for s in shapes)
+
+
+def _verdict(report: checking.Report) -> str:
+    worst = report.worst()
+    names = list(dict.fromkeys(c.argument for c in report.comparisons))
+    over = f"over {report.directions} direction{'s' * (report.directions > 1)}" + (
+        f" for each of {', '.join(names)}" if len(names) > 1 else "")
+    sizes = f"rel error {worst.rel_error:.1e} (abs {worst.abs_error:.1e})"
+    if report.passed:
+        return f"ok: {sizes} {over}"
+    return (f"MISMATCH: {sizes} for {worst.argument!r} in direction {worst.direction} of "
+            f"{report.directions}: s2s_ad {worst.exact:.8g} vs finite differences "
+            f"{worst.approx:.8g} (allowed: atol {report.atol:g} + rtol {report.rtol:g} "
+            "x the larger)")
 
 
 def _parse_wrt(spec: str | None):

@@ -116,6 +116,23 @@ class UnsupportedValueError(S2SADError, TypeError):
     that comes out complex at run time)."""
 
 
+class GradientCheckError(S2SADError, AssertionError):
+    """`check_grads` found s2s_ad's gradient and central finite differences
+    apart in one random direction.  Besides the message, it carries the
+    numbers: `argument` (the parameter's name), `direction` (1-based, as the
+    message counts), `exact` (s2s_ad's <grad, v>), `approx` (the finite
+    differences), `abs_error` and `rel_error`."""
+
+    def __init__(self, message: str, location: Location | None = None,
+                 hint: str = "", *, argument: str = "", direction: int = 0,
+                 exact: float = float("nan"), approx: float = float("nan"),
+                 abs_error: float = float("nan"), rel_error: float = float("nan")):
+        self.argument, self.direction = argument, direction
+        self.exact, self.approx = exact, approx
+        self.abs_error, self.rel_error = abs_error, rel_error
+        super().__init__(message, location, hint)
+
+
 class InternalError(S2SADError):
     """A bug in s2s_ad: the compiler failed, or generated code that does not
     compile, on the function at `location`.  `generated` holds the generated

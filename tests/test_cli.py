@@ -1,5 +1,6 @@
 """The `s2s-ad` command, run as a subprocess."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -76,8 +77,9 @@ def bad_files(tmp_path):
     ("{d}/square.py:f --wrt=--1", "wrt='--1': 'f' has no parameter of that name"),
     ("{d}/square.py:f --wrt=é", "wrt='é': 'f' has no parameter of that name"),
 ])
-def test_bad_input_is_one_line_and_exit_2(bad_files, target, expected):
-    out = run("dump", *target.format(d=bad_files).split())
+@pytest.mark.parametrize("command", ["dump", "check"])
+def test_bad_input_is_one_line_and_exit_2(bad_files, target, expected, command):
+    out = run(command, *target.format(d=bad_files).split())
     assert out.returncode == 2
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
@@ -108,3 +110,85 @@ def test_output_is_byte_identical_across_runs():
                             f"{EXAMPLE}:stable_softmax"], capture_output=True,
                            text=True, env=env, cwd=ROOT, timeout=60).stdout
     assert len(outs | {third}) == 1
+
+
+@pytest.fixture
+def model(tmp_path):
+    (tmp_path / "model.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        import s2s_ad as ad
+
+        print("importing model")
+
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+        @ad.adjoint(softplus)
+        def softplus_rule(z, x):
+            d[x] += d[z] / (1.0 + np.exp(x))        # wrong: the sign of x
+
+        def good(x, w, b=0.5):
+            print("called")
+            return np.sum(np.tanh(x @ w + b) ** 2)
+
+        def scalars(a, b):
+            return a * np.sin(b) + a ** 2
+
+        def wrong(x):
+            return np.sum(softplus(x) * np.cos(x))
+
+        def log(x):
+            return np.sum(np.log(x))
+        """))
+    return tmp_path / "model.py"
+
+
+VERDICT_OK = r"ok: rel error \d\.\de[-+]\d\d \(abs \d\.\de[-+]\d\d\) over 3 directions"
+
+
+def test_check_ok_prints_one_verdict_line_and_exits_0(model):
+    out = run("check", f"{model}:good", "--shape", "3,4", "--shape", "(4,)", "--wrt", "x,w")
+    assert out.returncode == 0, out.stderr
+    assert re.fullmatch(VERDICT_OK + " for each of x, w\n", out.stdout), out.stdout
+    assert "importing model" in out.stderr and "called" in out.stderr   # not on stdout
+    again = run("check", f"{model}:good", "--shape", "3,4", "--shape", "4", "--wrt", "x,w")
+    assert again.stdout == out.stdout                   # the same seed: the same inputs
+    scalars = run("check", f"{model}:scalars", "--wrt", "0,b", "--seed", "5")
+    assert scalars.returncode == 0, scalars.stderr
+    assert re.fullmatch(VERDICT_OK + " for each of a, b\n", scalars.stdout), scalars.stdout
+    drawn = run("check", f"{model}:good", "--shape", "2,3", "--shape", "3", "--shape", "()",
+                "--wrt", "b")                           # a parameter with a default, drawn
+    assert drawn.returncode == 0 and re.fullmatch(VERDICT_OK + "\n", drawn.stdout)
+
+
+def test_check_mismatch_exits_1(model):
+    out = run("check", f"{model}:wrong", "--shape", "5")
+    assert out.returncode == 1, out.stderr
+    assert re.fullmatch(r"MISMATCH: rel error \S+ \(abs \S+\) for 'x' in direction [123] "
+                        r"of 3: s2s_ad \S+ vs finite differences \S+ \(allowed: .*\)\n",
+                        out.stdout), out.stdout
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("options,expected", [
+    ("good --shape 3,a --shape 4", "--shape '3,a' (for 'x'): expected sizes separated by commas"),
+    ("good --shape 3x4 --shape 4", "--shape '3x4' (for 'x')"),
+    ("good --shape 3", "1 --shape given for good(x, w, b): give one per positional parameter"),
+    ("good --shape 1 --shape 2 --shape 3 --shape 4", "4 --shape given"),
+    ("good --shape 3,4 --shape 5", "calling it on the drawn inputs (shapes 3x4, 5) failed: "
+                                   "ValueError"),
+    ("good", "calling it on the drawn inputs (shapes scalar, scalar) failed: TypeError"),
+    ("good --shape 3,4 --shape 4 --wrt b", "--wrt 'b': good's parameter 'b' is not drawn"),
+    ("log --shape 6", "cannot check: the function is not finite near the drawn inputs"),
+    ("scalars --wrt c", "wrt='c': 'scalars' has no parameter of that name"),
+    ("scalars --seed -1", "--seed -1: give a non-negative integer"),
+])
+def test_check_bad_usage_is_one_line_and_exit_2(model, options, expected):
+    target, *rest = options.split()
+    out = run("check", f"{model}:{target}", *rest)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()        # after the module's own output
+    assert lines[-1].startswith("s2s-ad: error: ") and expected in lines[-1], out.stderr
+    assert sum(line.startswith("s2s-ad") for line in lines) == 1
+    assert "Traceback" not in out.stderr
