@@ -5,6 +5,7 @@ hide behind symmetry) and has a rule of its own, so tests exercise only the
 rule under test.  A table row is `(function, args)`.
 """
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -67,6 +68,20 @@ def check_float32(case):
         np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-4)
 
 
+def skip_if_numpy_reduces_wrong(name: str) -> None:
+    """Skip a row of `u.reduce` where NumPy's own `u.reduce` disagrees with
+    `u.accumulate` (NumPy 2.4 with AVX-512 computes `np.power.reduce(x)` as
+    `x[0] ** x[-1]`, and `np.arctan2.reduce` likewise): finite differences
+    would check NumPy's bug, not s2s_ad's rule."""
+    found = re.search(r"(\w+)\.reduce", name)
+    if found is None or not isinstance(getattr(np, found.group(1), None), np.ufunc):
+        return
+    u, x = getattr(np, found.group(1)), np.array([1.1, 1.2, 0.7, 1.3, 0.9])
+    if not np.isclose(u.reduce(x), u.accumulate(x)[-1]):
+        pytest.skip(f"np.{u.__name__}.reduce disagrees with its accumulate on this "
+                    "machine (a NumPy bug)")
+
+
 def table_tests(cases, ids=case_id, values=False) -> tuple:
     """The tests every rule table gets, for a test module to bind by name:
     each row against finite differences, and in float32; with `values`,
@@ -75,11 +90,13 @@ def table_tests(cases, ids=case_id, values=False) -> tuple:
 
     @rows
     def test_matches_finite_differences(case):
+        skip_if_numpy_reduces_wrong(ids(case))
         f, args = case
         check_grad(f, args, floats(args))
 
     @rows
     def test_float32(case):
+        skip_if_numpy_reduces_wrong(ids(case))
         check_float32(case)
 
     @rows

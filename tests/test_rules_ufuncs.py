@@ -17,7 +17,7 @@ from s2s_ad.errors import NoRuleError, RuleError
 from s2s_ad.rules import registry
 from s2s_ad.rules import ufuncs as ufunc_rules
 from fdcheck import check_grad, checked_grad
-from rulecheck import check_float32, floats, table_tests, wsum
+from rulecheck import check_float32, floats, skip_if_numpy_reduces_wrong, table_tests, wsum
 
 d = None  # `d[x]` in the templates below
 
@@ -88,11 +88,13 @@ GENERIC = [row for u in ufunc_rules.SCANNED for row in rows_for(u)]
 
 @pytest.mark.parametrize("name,f,args", GENERIC, ids=[r[0] for r in GENERIC])
 def test_every_method_of_every_ufunc(name, f, args):
+    skip_if_numpy_reduces_wrong(name)
     check_grad(f, args, floats(args))
 
 
 @pytest.mark.parametrize("name,f,args", GENERIC, ids=[r[0] for r in GENERIC])
 def test_every_method_float32(name, f, args):
+    skip_if_numpy_reduces_wrong(name)
     check_float32((f, args))
 
 
@@ -223,6 +225,7 @@ def left_to_right(x):
 
 
 def test_non_commutative_reduce_runs_left_to_right():
+    skip_if_numpy_reduces_wrong("power.reduce")
     a, b, c = 2.0, 4.0, 0.5
     # a - b - c, a / b / c, (a ** b) ** c = a ** (b c)
     want = [1.0 + 1 / (b * c) + b * c * a ** (b * c - 1),

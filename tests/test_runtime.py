@@ -4,8 +4,10 @@ so only where the array can hold the result, and the helpers that read an
 adjoint (`zero_at`, `written`) return copies, so that no reference to it
 survives them."""
 import numpy as np
+import pytest
 
 from s2s_ad import runtime as rt
+from s2s_ad.errors import UnsupportedValueError
 
 
 def test_add_into_updates_an_owned_array_in_place():
@@ -55,3 +57,16 @@ def test_written_keeps_the_last_of_repeated_writes():
     g = np.arange(4.0)
     assert np.array_equal(rt.written(g, np.array([1, 3, 1])), [0.0, 3.0, 1.0])
     assert rt.written(g, 2) == 2.0
+
+
+def test_reduce_adjoint_refuses_a_reduce_that_is_not_the_fold():
+    # NumPy 2.4 on AVX-512 returns x[0] ** x[-1] for np.power.reduce(x): the
+    # adjoint of the left-to-right fold would be the gradient of another function
+    x = np.array([1.1, 1.2, 0.7, 1.3, 0.9])
+    def fold(v):
+        return np.power.accumulate(v)[-1]
+    u = np.random.default_rng(1).standard_normal(5)
+    slope = (fold(x + 1e-6 * u) - fold(x - 1e-6 * u)) / 2e-6
+    assert np.isclose(rt.reduce_adjoint(np.power, 1.0, x, fold(x)) @ u, slope, rtol=1e-6)
+    with pytest.raises(UnsupportedValueError, match="np.power.accumulate"):
+        rt.reduce_adjoint(np.power, 1.0, x, x[0] ** x[-1])

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Seq, _axes, _float_dtype
+from ..errors import UnsupportedValueError
 from .reductions import cumprod_adjoint, prod_others
 
 
@@ -253,14 +254,17 @@ def reduce_adjoint(ufunc, g, array, z, axis=0, keepdims=False):
     elif ufunc is np.hypot:
         out = gk * _hypot_part(a, zk)
     else:                                # left to right, from the accumulate sequence
-        out = _reduce_generic(ufunc, gk, a, axes)
+        out = _reduce_generic(ufunc, gk, a, axes, zk)
     return _like(np.broadcast_to(out, a.shape), array)
 
 
-def _reduce_generic(ufunc, g, a, axes):
+def _reduce_generic(ufunc, g, a, axes, z):
     """The reduce adjoint from the partials: its axes merged into the last
     one, the running values z_k = f(z_{k-1}, a_k), and
-    da_k = g * c_{k+1} ... c_{n-1} * df/dx2 at step k."""
+    da_k = g * c_{k+1} ... c_{n-1} * df/dx2 at step k.  The last running
+    value must be `z`, what `ufunc.reduce` returned: NumPy 2.4 on AVX-512
+    computes `np.power.reduce` and `np.arctan2.reduce` otherwise, and the
+    gradient of that is not this one."""
     moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
     flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
     if flat.shape[-1] == 0:
@@ -269,6 +273,7 @@ def _reduce_generic(ufunc, g, a, axes):
     gm = gm.reshape(gm.shape[:a.ndim - len(axes)] + (1,))
     d1, d2 = PARTIALS[ufunc]
     run = ufunc.accumulate(flat, axis=-1)
+    _check_fold(ufunc, run[..., -1], np.reshape(z, run.shape[:-1]))
     prev, step, cur = run[..., :-1], flat[..., 1:], run[..., 1:]
     c = np.broadcast_to(d1(prev, step, cur), step.shape)
     after = np.ones(flat.shape, dtype=np.result_type(g, c))  # c_{k+1} ... c_{n-1}
@@ -277,6 +282,16 @@ def _reduce_generic(ufunc, g, a, axes):
     out[..., 1:] = out[..., 1:] * d2(prev, step, cur)
     out = out.reshape(moved.shape)
     return np.moveaxis(out, tuple(range(-len(axes), 0)), axes)
+
+
+def _check_fold(ufunc, folded, z) -> None:
+    if not np.allclose(folded, z, rtol=1e-4, atol=1e-6, equal_nan=True):
+        raise UnsupportedValueError(
+            f"np.{ufunc.__name__}.reduce returned a value that is not the left-to-right "
+            f"fold np.{ufunc.__name__}.accumulate gives (a NumPy bug on some CPUs), so "
+            "its gradient would be wrong",
+            hint=f"compute the fold with np.{ufunc.__name__}.accumulate(...)[-1] or "
+                 "a loop instead")
 
 
 # -- results in the operand's form ---------------------------------------------
