@@ -92,7 +92,7 @@ def _transform(func, options: Options):
     if isinstance(func, functools.partial):         # partial(f, a, b=...)
         inner = _transform(func.func, _shift_wrt(options, len(func.args)))
         return functools.partial(inner, *func.args, **func.keywords)
-    if dispatch.is_callable_object(func):           # obj(x): obj's class's __call__
+    if frontend.is_callable_object(func):           # obj(x): obj's class's __call__
         return _transform(types.MethodType(type(func).__call__, func), options)
     return derive(func, options)
 

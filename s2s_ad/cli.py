@@ -61,6 +61,13 @@ class _CliError(Exception):
     pass
 
 
+def _target_arguments(command: argparse.ArgumentParser) -> None:
+    """FILE.py:FUNC and --wrt, as every command that differentiates takes them."""
+    command.add_argument("target", metavar="FILE.py:FUNC")
+    command.add_argument("--wrt", default=None, help="comma-separated parameter names or "
+                         "indices (default: the first)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2s-ad", description="Source-to-source automatic differentiation "
@@ -69,9 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     dump = sub.add_parser(
         "dump", help="print the generated gradient of FILE.py:FUNC (imports FILE.py: "
         "its top-level code runs, with its output sent to stderr)")
-    dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--wrt", default=None,
-                      help="comma-separated parameter names or indices (default: the first)")
+    _target_arguments(dump)
     dump.add_argument("--mode", default="grad",
                       choices=["grad", "value_and_grad", "vjp"])
     dump.add_argument("--no-optimize", action="store_true",
@@ -83,9 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check", help="compare the gradient of FILE.py:FUNC with finite differences at "
         "random inputs (exit 0: they agree, 1: mismatch, 2: bad input)")
-    check.add_argument("target", metavar="FILE.py:FUNC")
-    check.add_argument("--wrt", default=None,
-                       help="comma-separated parameter names or indices (default: the first)")
+    _target_arguments(check)
     check.add_argument("--shape", action="append", default=None, metavar="SHAPE",
                        help="one per positional parameter, in order: '3,4' for a 3x4 array, "
                        "'' or '()' for a float scalar (default: every parameter a scalar; a "

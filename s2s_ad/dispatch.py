@@ -38,7 +38,7 @@ import weakref
 from typing import Callable
 
 from .errors import S2SADError, UnsupportedSyntaxError
-from .frontend import hold_lines
+from .frontend import hold_lines, is_callable_object
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _STRONG: dict = {}                  # callees without weak references (ufuncs, builtins)
@@ -98,12 +98,6 @@ def unwrap(callee, args: tuple, kwargs: dict) -> tuple:
             callee, args, shift = type(callee).__call__, (callee, *args), shift + 1
         else:
             return callee, args, kwargs, shift
-
-
-def is_callable_object(obj) -> bool:
-    """An instance of a class of the user's that defines `__call__`."""
-    call = getattr(type(obj), "__call__", None)
-    return not isinstance(obj, type) and isinstance(call, types.FunctionType)
 
 
 _PREFIX = "<s2s_ad call of "

@@ -54,6 +54,13 @@ INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep
                   for k in ("stdlib", "purelib", "platlib"))   # path prefixes
 
 
+def is_callable_object(obj) -> bool:
+    """An instance of a class of the user's that defines `__call__` in
+    Python (called, it runs that function with the object first)."""
+    call = getattr(type(obj), "__call__", None)
+    return not isinstance(obj, type) and isinstance(call, types.FunctionType)
+
+
 def is_library(func) -> bool:
     """Defined in an installed package or the standard library, not in the
     user's own code: its internals are no place to send the user."""

@@ -21,9 +21,9 @@ import gast
 
 from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
-from .frontend import is_library
-from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME, UNKNOWN,
-                 Normalized, Prim, Source, is_resolved, names_of)
+from .frontend import is_callable_object, is_library
+from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
+                 UNKNOWN, Normalized, Prim, Source, is_resolved, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
@@ -68,7 +68,7 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     rule = registry.lookup(key)
     if rule is None and isinstance(key, types.FunctionType):
         return _user_call(key, args, kwargs, rhs, stmt, src)
-    if rule is None and is_function_value(rhs, key):
+    if rule is None and _is_function_value(rhs, key):
         return _dynamic_call(rhs, key, stmt, src)
     if rule is None:
         return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
@@ -110,7 +110,7 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
                 augments=augmented)
 
 
-def is_function_value(rhs, key) -> bool:
+def _is_function_value(rhs, key) -> bool:
     """A call whose callee is a value rather than a function known here: a
     local name (`f(x)`, f a parameter), a method of a local object that no
     rule covers (`self.act(h)`), or an object that is not a plain function
@@ -121,9 +121,7 @@ def is_function_value(rhs, key) -> bool:
         return isinstance(rhs.func, gast.Name)
     if isinstance(key, registry.Method):
         return True
-    return isinstance(key, (types.MethodType, functools.partial)) or (
-        not isinstance(key, type) and
-        isinstance(getattr(type(key), "__call__", None), types.FunctionType))
+    return isinstance(key, (types.MethodType, functools.partial)) or is_callable_object(key)
 
 
 def _dynamic_call(rhs, key, stmt, src: Source) -> Prim:
