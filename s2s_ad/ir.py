@@ -40,7 +40,8 @@ from .naming import BUILTINS, Namer
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
-           "CLOSURE", "GLOBAL", "IMPORTED", "is_resolved", "names_of"]
+           "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
+           "names_of"]
 
 
 # -- reserved names and the scope of a function ---------------------------
@@ -166,6 +167,12 @@ COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 # binding is keyed by argument position and keyword, its pair found at run
 # time (dispatch.py)
 DYNAMIC = "dynamic"
+
+# Python's operators that join or repeat lists and tuples -> the runtime
+# function whose rule differentiates them so (rules/operators.py): a `+` or
+# `*` with an operand that may be a sequence gets that rule (primitives.py)
+SEQUENCE_OPERATORS = {operator.add: runtime.join, operator.iadd: runtime.join,
+                      operator.mul: runtime.repeat_items, operator.imul: runtime.repeat_items}
 
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)

@@ -12,6 +12,8 @@ inactive code may call anything.
 """
 from __future__ import annotations
 
+import builtins
+import dataclasses
 import functools
 import inspect
 import operator
@@ -23,7 +25,7 @@ from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
-                 UNKNOWN, Normalized, Prim, Source, is_resolved, names_of)
+                 SEQUENCE_OPERATORS, UNKNOWN, Normalized, Prim, Source, is_resolved, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
@@ -37,10 +39,61 @@ BINOPS = {
 UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 def classify(norm: Normalized, src: Source) -> dict[gast.stmt, Prim]:
     table: dict[gast.stmt, Prim] = {}
+    sequences = sequence_names(norm, src)
     for stmt in astutil.statements(norm.tree.body):
         if isinstance(stmt, (gast.Assign, gast.Expr)):
-            table[stmt] = _classify(stmt.value, stmt, src, norm.locals)
+            prim = _classify(stmt.value, stmt, src, norm.locals)
+            table[stmt] = _on_sequences(prim, sequences)
     return table
+
+
+def sequence_names(norm: Normalized, src: Source) -> set[str]:
+    """Names some assignment of which surely binds a list or tuple: a
+    display, `list(...)`, `tuple(...)`, `sorted(...)`, a copy of such a
+    name, or `+`/`*` with such an operand (flow-insensitive)."""
+    assigns = list(astutil.assignments(norm.tree.body))
+    out: set[str] = set()
+    grew = True
+    while grew:
+        before = len(out)
+        out |= {s.targets[0].id for s in assigns if _makes_sequence(s.value, out, src, norm)}
+        grew = len(out) > before
+    return out
+
+
+def _makes_sequence(rhs, sequences: set, src: Source, norm: Normalized) -> bool:
+    if _is_sequence(rhs, sequences):
+        return True
+    if not isinstance(rhs, (gast.BinOp, gast.Call)):
+        return False
+    key, args, _ = _primitive(rhs, src, norm.locals)
+    if any(key is f for f in (builtins.list, builtins.tuple, builtins.sorted)):
+        return True
+    return _key_in(key, SEQUENCE_OPERATORS) and any(_is_sequence(a, sequences) for a in args)
+
+
+def _is_sequence(node, sequences: set) -> bool:
+    return isinstance(node, (gast.List, gast.Tuple)) or \
+        isinstance(node, gast.Name) and node.id in sequences
+
+
+def _key_in(key, table) -> bool:
+    try:
+        return key in table
+    except TypeError:               # an unhashable key
+        return False
+
+
+def _on_sequences(prim: Prim, sequences: set) -> Prim:
+    """`+` or `*` with an operand that may be a list or tuple: the rule
+    that looks at the operands' types at run time.  (With operands of
+    unknown type, NumPy's rule stays: shapes.py and the runtime refuse a
+    joined or repeated sequence there.)"""
+    if prim.kind != RULE or not _key_in(prim.key, SEQUENCE_OPERATORS) or \
+            prim.rule is not registry.lookup(prim.key) or \
+            not any(_is_sequence(v, sequences) for v in prim.binding.values()):
+        return prim
+    return dataclasses.replace(prim, rule=registry.lookup(SEQUENCE_OPERATORS[prim.key]))
 
 
 def _classify(rhs, stmt, src: Source, locals_) -> Prim:

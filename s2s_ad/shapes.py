@@ -17,12 +17,13 @@ Both run after activity (they read `Facts.active` and `varied_before`).
 from __future__ import annotations
 
 import itertools
+import operator
 
 import gast
 
 from . import astutil
 from .dataflow import State, Walk
-from .ir import COPY, RULE, Prim
+from .ir import CONST, COPY, RULE, SEQUENCE_OPERATORS, Prim
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
 
 
@@ -108,6 +109,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
     """
     fresh = itertools.count()
     scalar, other = set(), set()
+    numeric = numeric_names(prims)
 
     def transfer(stmt, cls: dict) -> dict:      # (updated in place: see `fork`)
         if not isinstance(stmt, gast.Assign):
@@ -117,6 +119,8 @@ def shape_classes(body, prims, wrt, facts) -> None:
             if name not in cls:
                 cls[name] = f"?{next(fresh)}"          # unknown, but one shape
         shape = _shape_of(prim, cls) if prim is not None else None
+        if prim is not None and _may_join(prim, numeric, cls):
+            shape = None        # a list joined or repeated: not the operands' shape
         if prim is not None and prim.kind == RULE and prim.rule.elementwise:
             facts.same_shape[stmt] = State(
                 n for n in prim.operands if shape is not None and cls.get(n) == shape)
@@ -145,6 +149,62 @@ def shape_classes(body, prims, wrt, facts) -> None:
         body, {w: w for w in wrt})
     facts.shape_out = dict(out or {})
     facts.scalars = scalar - other - set(wrt)
+
+
+def numeric_names(prims: dict) -> set[str]:
+    """Names every assignment of which binds a number or an array, never a
+    list or tuple: the result of a NumPy-like rule (elementwise, scalar or
+    reduction), of Python's `+`/`*` with such an operand, a number, or a
+    copy of such a name (flow-insensitive; a parameter is not known)."""
+    bindings: dict[str, list] = {}
+    for stmt, prim in prims.items():
+        if isinstance(stmt, gast.Assign):
+            bindings.setdefault(stmt.targets[0].id, []).append((stmt, prim))
+    numeric = set(bindings)
+    while True:         # the greatest fixpoint: drop names with a binding not known numeric
+        dropped = {n for n in numeric
+                   if not all(_makes_numeric(s, p, numeric) for s, p in bindings[n])}
+        if not dropped:
+            return numeric
+        numeric -= dropped
+
+
+def _makes_numeric(stmt, prim: Prim, numeric: set) -> bool:
+    if prim.kind == COPY:
+        return prim.operands[0] in numeric
+    if prim.kind == CONST:
+        return astutil.is_number(stmt.value)
+    if prim.kind != RULE:
+        return False
+    if _is_python_operator(prim):
+        return not _may_join(prim, numeric, {})
+    return prim.rule.shape in (ELEMENTWISE, SCALAR, REDUCTION)
+
+
+def _is_python_operator(prim: Prim) -> bool:
+    try:
+        return prim.key in SEQUENCE_OPERATORS
+    except TypeError:
+        return False
+
+
+def _may_join(prim: Prim, numeric: set, cls: dict) -> bool:
+    """Python's `+`/`*` under NumPy's rule whose operands may be lists or
+    tuples it joins or repeats: none is surely an array or number.  A
+    number operand settles `+` (a list plus a number is an error), a float
+    settles `*` (an int repeats a list), and so does `x * x`."""
+    if prim.kind != RULE or not prim.rule.elementwise or not _is_python_operator(prim):
+        return False
+    operands = list(prim.binding.values())
+    mul = prim.key in (operator.mul, operator.imul)
+    if mul and len(operands) == 2 and all(isinstance(n, gast.Name) for n in operands) \
+            and operands[0].id == operands[1].id:
+        return False
+    numbers = (float, complex) if mul else (int, float, complex)
+    return not any(isinstance(n, gast.Name) and (n.id in numeric or not mul and
+                                                 cls.get(n.id) == "scalar")
+                   or astutil.is_number(n) and isinstance(astutil.literal_value(n), numbers)
+                   for n in operands)
 
 
 def _shape_of(prim: Prim, cls: dict):

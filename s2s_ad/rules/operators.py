@@ -4,7 +4,10 @@ the NumPy ufunc with the same meaning shares the template.
 
 The augmented operators (`operator.iadd` for `a += b`, ...) share their
 binary operator's template: they update arrays in place, which the reverse
-transform accounts for when it records and restores values.
+transform accounts for when it records and restores values.  Where an
+operand of `+` or `*` may be a list or tuple, the primitives stage gives the
+operator the rule of `rt.join` or `rt.repeat_items` instead: Python joins or
+repeats sequences.
 
 Conventions: `a ** b` contributes to `b` only where `a > 0` (log a is real);
 `a % b` is piecewise linear: d/da = 1, d/db = -(a // b).
@@ -23,6 +26,20 @@ d = None  # templates are never called: `d[x]` is the adjoint of x
 def add(z, a, b):
     d[a] += d[z]
     d[b] += d[z]
+
+
+@adjoint(rt.join)
+def join(z, a, b):
+    """`a + b` where an operand may be a list or tuple (primitives.py)."""
+    d[a] += rt.unjoin(d[z], a, b, 0)
+    d[b] += rt.unjoin(d[z], a, b, 1)
+
+
+@adjoint(rt.repeat_items)
+def repeat_items(z, a, b):
+    """`a * b` where an operand may be a list or tuple (primitives.py)."""
+    d[a] += rt.unrepeat_items(d[z], a, b, 0)
+    d[b] += rt.unrepeat_items(d[z], a, b, 1)
 
 
 @adjoint(operator.sub, np.subtract, operator.isub, shape=ELEMENTWISE)

@@ -29,6 +29,8 @@ its submodules:
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
+    sequences.py    `+` and `*` joining or repeating lists and tuples
+    origins.py      which user function the running generated code is from
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`), never this package, so there is no
@@ -39,13 +41,13 @@ from __future__ import annotations
 import builtins
 import functools
 import sys
-import weakref
 
 import numpy as np
 
 from ..errors import InputTypeError, NonScalarOutputError, SeedError, UnsupportedValueError
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
+from .origins import origin, origins
 from .core import (Seq, Tree, _ndarray, _rows, expand, unbroadcast, unindex, unreduce,
                    zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, extremum_parts, median_weights,
@@ -76,6 +78,7 @@ from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+from .sequences import join, repeat_items, unjoin, unrepeat_items
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 
@@ -128,22 +131,6 @@ def _bound(scope, path: str):
     return obj
 
 
-# generated code object -> Location of the user's function (codegen fills it),
-# so that a helper's error names the user's file and line
-origins: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _origin():
-    """The Location of the user's function whose generated code is running."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        where = origins.get(frame.f_code)
-        if where is not None:
-            return where
-        frame = frame.f_back
-    return None
-
-
 def check_scalar(value, fname: str):
     """Raise `NonScalarOutputError` unless `value` is a real scalar (a
     number or a 0-d real array; not None, a string or a complex number)."""
@@ -158,7 +145,7 @@ def check_scalar(value, fname: str):
         what = "None" if value is None else f"a {type(value).__name__}"
     raise NonScalarOutputError(
         f"grad of {fname!r}: the function returned {what}, but grad needs a "
-        "real scalar output", _origin(),
+        "real scalar output", origin(),
         hint="return a real number; use s2s_ad.vjp for non-scalar outputs, or "
              "reduce the output (e.g. np.sum) inside the function")
 
@@ -169,7 +156,7 @@ def check_seed(seed, value, fname: str):
     if np.shape(seed) != np.shape(value):
         raise SeedError(
             f"vjp of {fname!r}: the seed has shape {np.shape(seed)}, but the "
-            f"function returned a value of shape {np.shape(value)}", _origin(),
+            f"function returned a value of shape {np.shape(value)}", origin(),
             hint="pass a seed shaped like the output (the cotangent of the value "
                  "the function returns)")
     return seed
@@ -190,14 +177,14 @@ def like(g, x, pname: str):
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is an "
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
-            "differentiates int or bool values", _origin(),
+            "differentiates int or bool values", origin(),
             hint="pass a float (e.g. 3.0) or a float array")
     _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
         if x.dtype.kind != "f":
             raise InputTypeError(
                 f"cannot differentiate with respect to {pname!r}: its dtype "
-                f"is {x.dtype}", _origin(), hint="pass a float array, e.g. x.astype(float)")
+                f"is {x.dtype}", origin(), hint="pass a float array, e.g. x.astype(float)")
         out = np.empty(x.shape, dtype=x.dtype)
         out[...] = g
         return out
@@ -219,13 +206,13 @@ def _check_real(g, x, pname: str) -> None:
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is complex "
             f"({type(x).__name__}); s2s_ad does not differentiate complex values yet",
-            _origin(), hint="differentiate with respect to the real and imaginary "
+            origin(), hint="differentiate with respect to the real and imaginary "
                             "parts as two float arguments")
     if _is_complex(g):
         raise UnsupportedValueError(
             f"the gradient with respect to {pname!r} came out complex: a complex "
             "value (an intermediate, or the seed) lies on the gradient's path, and "
-            "s2s_ad does not differentiate complex values yet", _origin(),
+            "s2s_ad does not differentiate complex values yet", origin(),
             hint="keep the differentiated computation real (e.g. |x + iy| as "
                  "np.hypot(x, y)), or wrap the complex part in stop_gradient(...)")
 

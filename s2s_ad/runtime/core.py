@@ -10,13 +10,15 @@ adjoint of an indexing back.  The private helpers (`_axes`, `_float_dtype`,
 Invariants: every helper returns a fresh object or an immutable scalar and
 none mutates its arguments (`unbroadcast` may return `g` itself when no
 summing is needed; adjoints are never updated in place, so that is safe).
-This module imports NumPy only, never the package or a sibling: it is the
-root of the runtime's import graph.
+This module imports NumPy, the errors and `origins` only, never the package
+or another sibling: it is the root of the runtime's import graph.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UnsupportedValueError
+from .origins import origin
 
 _ndarray = np.ndarray
 
@@ -39,6 +41,8 @@ def unbroadcast(g, like, full=None):
             return expand(g, full)
         g = np.broadcast_to(g, _shape(full))        # summed below: never returned
         gshape = g.shape
+    if isinstance(like, (list, tuple)) and _longer(g, gshape, shape):
+        _refuse_joined()
     if gshape == shape:
         return g
     if not shape:
@@ -53,6 +57,14 @@ def unbroadcast(g, like, full=None):
     if axes:
         g = np.sum(g, axis=axes, keepdims=True)
     return g
+
+
+def _longer(g, gshape: tuple, shape: tuple) -> bool:
+    """Whether the adjoint `g` of a list is longer than the list, which
+    broadcasting cannot make it: `+` joined or `*` repeated the list."""
+    if type(g) is Seq:
+        return len(g) > shape[0]
+    return len(gshape) == len(shape) and len(shape) > 0 and gshape[0] > shape[0]
 
 
 def _scalar_sum(g):
@@ -174,6 +186,22 @@ class Seq(list):
         return out
 
     __radd__ = __add__
+
+    def __mul__(self, other):
+        """Generated code multiplies the adjoint of a list only when `*`
+        repeated that list under a rule for NumPy's `*`."""
+        _refuse_joined()
+
+    __rmul__ = __mul__
+
+
+def _refuse_joined():
+    raise UnsupportedValueError(
+        "a list or tuple was joined with `+` or repeated with `*` here, where "
+        "s2s_ad could not tell that it was a list (it differentiated NumPy's "
+        "item-by-item `+` and `*`)", origin(),
+        hint="build the list in the function (`list(xs)`, a list display or "
+             "comprehension) before joining it, or use np.concatenate / np.tile")
 
 
 def _rows(g, n: int):
