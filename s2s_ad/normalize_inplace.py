@@ -15,6 +15,7 @@ import numpy
 
 from . import astutil, runtime
 from .ir import NUMPY, OPERATORS, RUNTIME
+from .normalize_aliases import Part
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
             gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
@@ -151,6 +152,10 @@ class InPlaceForms:
             f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)]))
         self.emit(stmt)
         self._updated(stmt, items, always=True)
+        if isinstance(item, gast.Name) and item.id != items and self._is_local(item.id):
+            # the item is a part of the list, as an item of a display is
+            self.parts.setdefault(item.id, []).append(Part(items, "index", astutil.subscript(
+                astutil.name(items), astutil.name(position))))
 
     def s_AugAssign(self, stmt: gast.AugAssign) -> None:
         """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;

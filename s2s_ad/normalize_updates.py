@@ -97,6 +97,11 @@ class UpdateForms:
                 for other in self._read_later(sorted(self._related(view, upward=False))):
                     self._refuse_shared(other, Part(part.base, part.kind, part.view),
                                         "is read again")
+                holders = {p.base for p in self.parts.get(view, [])} - group - {part.base}
+                for holder in self._read_later(sorted(holders)):    # a list holding it
+                    self._refuse_shared(name, Part(holder, "reshape", astutil.name(holder)),
+                                        f"is updated while `{holder}` holds a view of it, "
+                                        "read again")
                 continue
             fresh = dataclasses.replace(part, view=astutil.clone(part.view))
             fresh.rebase(name)          # read from the name holding the new value

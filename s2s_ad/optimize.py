@@ -258,11 +258,15 @@ def _alias_unsafe(fdef) -> set[str]:
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                 and isinstance(node.value, gast.Name):
             unsafe.add(node.value.id)
-    linked: dict = {}               # `y = x`: y and x are one array
+    local = unsafe | {n.id for n in astutil.walk(fdef)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    linked: dict = {}               # `y = x`, `y = x[i]`: y and x may share memory
     for n in astutil.walk(fdef):
-        if isinstance(n, gast.Assign) and _is_simple_assign(n) and isinstance(n.value, gast.Name):
-            linked.setdefault(n.targets[0].id, []).append(n.value.id)
-            linked.setdefault(n.value.id, []).append(n.targets[0].id)
+        if isinstance(n, gast.Assign) and _is_simple_assign(n):
+            source = _may_view(n.value)
+            if source in local:
+                linked.setdefault(n.targets[0].id, []).append(source)
+                linked.setdefault(source, []).append(n.targets[0].id)
     todo = list(unsafe)
     while todo:
         for other in linked.get(todo.pop(), ()):
@@ -270,6 +274,22 @@ def _alias_unsafe(fdef) -> set[str]:
                 unsafe.add(other)
                 todo.append(other)
     return unsafe
+
+
+def _may_view(value) -> str | None:
+    """The name whose memory `value` may share: `x`, `x[i]`, `x.T`,
+    `x.reshape(...)`, `np.asarray(x)`, `rt.indexable(x)`."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, (gast.Subscript, gast.Attribute)) and isinstance(value.value, gast.Name):
+        return value.value.id
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            return func.value.id                # a method of a local (or a module)
+        if value.args and isinstance(value.args[0], gast.Name):
+            return value.args[0].id             # a function that may return a view
+    return None
 
 
 class _Folder(gast.NodeTransformer):
