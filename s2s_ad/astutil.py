@@ -208,9 +208,13 @@ def not_(operand: gast.expr) -> gast.expr:
     return unary(gast.Not, operand)
 
 
-def for_(target: str, iter_: gast.expr, body: list) -> gast.For:
-    return gast.For(target=name(target, store=True), iter=iter_, body=body,
-                    orelse=[], type_comment=None)
+def for_(target: str | gast.expr, iter_: gast.expr, body: list) -> gast.For:
+    tgt = name(target, store=True) if isinstance(target, str) else target
+    return gast.For(target=tgt, iter=iter_, body=body, orelse=[], type_comment=None)
+
+
+def list_comp(elt: gast.expr, generators: list) -> gast.ListComp:
+    return gast.ListComp(elt=elt, generators=generators)
 
 
 def function_def(fname: str, args: gast.arguments, body: list) -> gast.FunctionDef:
@@ -291,6 +295,47 @@ def load_names(node) -> Iterator[str]:
     for sub in walk(node):
         if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
             yield sub.id
+
+
+def scoped_names(nodes: list) -> tuple[set, list]:
+    """(names the code binds, names it reads) in its own scope, reads in
+    source order: the variables of a comprehension or a lambda in it are
+    theirs, not the code's (a nested `def` is walked as part of it)."""
+    stores: set = set()
+    loads: list = []
+    for node in nodes:
+        _scoped(node, frozenset(), stores, loads)
+    return stores, loads
+
+
+def _scoped(node, hidden: frozenset, stores: set, loads: list) -> None:
+    if isinstance(node, gast.Name):
+        if node.id in hidden:
+            pass
+        elif isinstance(node.ctx, gast.Load):
+            loads.append(node.id)
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            stores.add(node.id)
+    elif isinstance(node, gast.Lambda):
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            _scoped(default, hidden, stores, loads)
+        _scoped(node.body, hidden | {a.id for a in params(node.args)}, stores, loads)
+    elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+        inner = hidden
+        for i, gen in enumerate(node.generators):
+            _scoped(gen.iter, hidden if i == 0 else inner, stores, loads)
+            inner = inner | bound_names(gen.target)
+            for test in gen.ifs:
+                _scoped(test, inner, stores, loads)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                _scoped(getattr(node, part), inner, stores, loads)
+    elif isinstance(node, gast.AST):
+        for field in node._fields:
+            child = getattr(node, field, None)
+            for item in child if isinstance(child, list) else [child]:
+                if isinstance(item, gast.AST):
+                    _scoped(item, hidden, stores, loads)
 
 
 def all_names(node) -> set[str]:

@@ -84,12 +84,10 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     positional = [a.id for a in list(args.posonlyargs) + list(args.args)]
     posonly = {a.id for a in args.posonlyargs}
     _strip_signature(args)
-    own = {a.id for a in astutil.params(args)} | {
-        n.id for s in body for n in astutil.walk(s)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    called = _call_siblings(body, siblings, own)
+    own = {a.id for a in astutil.params(args)} | astutil.scoped_names(body)[0]
+    called = _call_siblings(body, siblings, own)        # (passes what they read)
     passed = set().union(*(siblings[n].default_names() for n in called))
-    reads = [n for s in body for n in astutil.load_names(s)]
+    reads = astutil.scoped_names(body)[1]
     free = tuple(dict.fromkeys(
         n for n in reads if n not in own and n not in called
         and (n in enclosing or n in src.closure or n in passed)))

@@ -48,6 +48,7 @@ from .ir import RUNTIME, Normalized, Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
 from .normalize_calls import CallForms
+from .normalize_comprehensions import ComprehensionForms
 from .normalize_updates import UpdateForms
 from .normalize_exprs import ControlExprForms, binds
 from .normalize_inplace import InPlaceForms
@@ -60,12 +61,11 @@ _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:
-    """Parameters and every name the function body stores to."""
-    out = {a.id for a in astutil.params(fdef.args)}
+    """Parameters and every name the function body stores to (a
+    comprehension's variables are its own: not the function's)."""
+    out = {a.id for a in astutil.params(fdef.args)} | astutil.scoped_names(fdef.body)[0]
     for node in astutil.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            out.add(node.id)
-        elif isinstance(node, gast.FunctionDef) and node is not fdef:
+        if isinstance(node, gast.FunctionDef) and node is not fdef:
             out.add(node.name)          # a nested def shadows what it names
     return out
 
@@ -83,11 +83,13 @@ def normalize(src: Source) -> Normalized:
                       norm.passes, norm.unbound, norm.while_tests)
 
 
-class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasForms,
-                  UpdateForms, ScopeForms):
+class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, InPlaceForms,
+                  AliasForms, UpdateForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
+        self.stand_in: dict = {}        # lowered statement -> the user's it stands for
+        self.renamed: dict = {}         # a comprehension's variable -> the user's name
         self.while_tests: dict = {}     # While -> statements recomputing its test
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
@@ -138,7 +140,7 @@ class _Normalizer(LoopForms, ControlExprForms, CallForms, InPlaceForms, AliasFor
     def emit(self, stmt) -> None:
         user = self._stmt
         gast.copy_location(stmt, user)
-        self.origin[stmt] = user
+        self.origin[stmt] = self.stand_in.get(user, user)
         self._out.append(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr)):
             self._passed(stmt)

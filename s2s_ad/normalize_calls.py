@@ -24,7 +24,8 @@ class CallForms:
         popped = self._pop(expr)
         if popped is not None:
             return popped
-        expr = gast.copy_location(astutil.call(expr.func, self._unstar(expr.args),
+        args = self._unstar(self.consumed_generators(expr))
+        expr = gast.copy_location(astutil.call(expr.func, args,
                                                self._unstar_keywords(expr.keywords)), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y

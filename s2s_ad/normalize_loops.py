@@ -68,6 +68,9 @@ class LoopForms:
             return False
         for item in items:
             body = [_substitute(astutil.clone(s), name, item) for s in stmt.body]
+            for copy, user in zip(astutil.statements(body), astutil.statements(stmt.body)):
+                if user in self.stand_in:       # from a comprehension: its statement
+                    self.stand_in[copy] = self.stand_in[user]
             self._out.extend(self.block(body))
         return True
 

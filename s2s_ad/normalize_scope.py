@@ -56,13 +56,13 @@ class ScopeForms:
             if name not in self.locals:
                 continue
             count = astutil.store_count(self.src.tree, name)
-            if count > 1 or count == 1 and name in self.loop_stored or \
-                    count == 1 and name in self.params:
+            if count > 1 or name in self.loop_stored or count == 1 and name in self.params:
+                user = self.renamed.get(name, name)
                 raise UnsupportedSyntaxError(
-                    f"{shown} is used as a value and reads `{name}`, which is assigned "
+                    f"{shown} is used as a value and reads `{user}`, which is assigned "
                     "more than once; Python reads it when the function runs, which "
                     "s2s_ad does not follow", self.src.locate(ref),
-                    hint=f"pass `{name}` as an argument of the function instead")
+                    hint=f"pass `{user}` as an argument of the function instead")
         if not lifted.free:
             return astutil.name(lifted.name)
         return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name)],

@@ -291,6 +291,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         head = set(entry)
         self.depth += 1
         names = self.namer.snapshot()
+        outer, self._enclosing = self._enclosing, self.norm.origin.get(loop, loop)
         for _ in range(100):                    # fixpoint of live adjoints
             self.live = set(head)
             body = self.backward(loop.body)
@@ -300,6 +301,7 @@ class _Reverser(ForwardSweep, Boundary, Naming):
             self.namer.restore(names)
         else:       # (reported as a located InternalError by the driver)
             raise RuntimeError("the live adjoints of a loop reached no fixpoint in 100 rounds")
+        self._enclosing = outer
         exit_live = self.live
         self.live = set()
         body += [self._zero(p) for p in sorted(head - exit_live)]

@@ -642,3 +642,79 @@ def passes_a_lambda_then_updates(s):
 
 def test_a_lifted_function_passed_as_a_value_stays_bound():
     check_grad(passes_a_lambda_then_updates, [0.7])
+
+
+def appends_a_view_then_updates_its_base(tape):
+    # fuzz seed 771 (with comprehensions on): `t.append(tape[0])` put a view
+    # of tape's row in the list, and `tape.T[-2] *= 1.15` changed it; the
+    # appended item was no part of the list for the alias analysis, so the
+    # gradient missed the update (the display `t = [tape[0]]` was right)
+    t = [np.max(tape, axis=1)]
+    t.append(tape[0])
+    tape.T[-2] *= 1.15
+    return np.sum(t)
+
+
+def appends_a_copy_then_updates_the_original(x):
+    # found minimizing seed 771: `x[i] * 1.0` was folded to `x[i]`, making the
+    # list's item a view of x, which the update then changed: a wrong value
+    t = []
+    for i in range(2):
+        t.append(x[i] * 1.0)
+    x[:, 0] *= 1.15
+    return np.sum(t[0] * t[1])
+
+
+def appends_views_in_a_loop_then_updates(x):
+    t = []
+    for i in range(2):
+        t.append(x[i])
+    x[:, 0] *= 1.15
+    return np.sum(t[0] * t[1])
+
+
+def test_an_appended_view_follows_an_update_of_its_base():
+    check_grad(appends_a_view_then_updates_its_base, [M3])
+
+
+def test_a_copy_made_by_times_one_stays_a_copy():
+    check_grad(appends_a_copy_then_updates_the_original, [M3])
+
+
+def test_views_appended_in_a_loop_then_updated_are_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="holds a view of it") as info:
+        ad.grad(appends_views_in_a_loop_then_updates)(M3.copy())
+    assert info.value.location.line == \
+        appends_views_in_a_loop_then_updates.__code__.co_firstlineno + 4
+
+
+def nested_function_reads_a_name_its_comprehension_rebinds(v, x):
+    # fuzz seed 84: the comprehension's `x` was taken for a local of `u`, so
+    # `x.items()` (the enclosing x, read before the comprehension binds its
+    # own) was not passed to the lifted function: NameError
+    def u(c):
+        return {k: w * c for k, w in x.items()} if c else {x: 1.0 for x in ("a",)}
+    d = u(v)
+    return d["a"] * d["b"]
+
+
+def test_a_comprehension_variable_is_not_a_local_of_a_nested_function():
+    check_grad(nested_function_reads_a_name_its_comprehension_rebinds,
+               [0.7, {"a": 1.5, "b": -0.5}], wrt=(0, 1))
+
+
+def helper_reads_what_its_sibling_reads(w):
+    # fuzz seed 817 (a regression of this change, caught before it landed): a
+    # nested function calling its sibling must pass what the sibling reads
+    m = 3.0
+
+    def u(c):
+        return m * c
+
+    def s(b):
+        return u(b) * w
+    return s(w)
+
+
+def test_a_nested_function_passes_what_its_sibling_reads():
+    check_grad(helper_reads_what_its_sibling_reads, [0.7])

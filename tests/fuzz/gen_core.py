@@ -33,7 +33,7 @@ FEATURES = (
     "arith", "math", "elementwise", "construct", "reduce", "linalg", "index",
     "if", "condexpr", "for", "while", "jumps", "helpers", "closures",
     "stop_gradient", "lists", "dicts", "tuples", "inplace", "views", "names",
-    "walrus", "pytree", "value_and_grad", "has_aux", "vjp", "wrt",
+    "walrus", "pytree", "value_and_grad", "has_aux", "vjp", "wrt", "comprehensions",
 )
 
 # Builtins a function may rebind as a parameter or a local.
