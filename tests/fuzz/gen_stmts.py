@@ -269,10 +269,27 @@ def _unpack_call(g: Gen, sc: Scope):
 
 @statement("lists", 2)
 def lists(g: Gen, sc: Scope):
-    """List displays, append, pop, element updates."""
+    """List displays, append, pop, element updates, `+` and `*`."""
     found = [v for v in sc.of("L") if not v.fixed]
-    forms = [_list_display] + ([_append, _set_item, _pop] if found else [])
+    forms = [_list_display] + ([_append, _set_item, _pop, _joined] if found else [])
     g.pick(forms)(g, sc, g.pick(found) if found else None)
+
+
+def _joined(g: Gen, sc: Scope, var: Var):
+    """`a = xs + [e]`, `a = xs * 2`, or `xs += [e]` (joins in place)."""
+    elem, length, exact = var.info.elem, var.info.length, var.info.exact
+    form = g.rng.randrange(3)
+    if form == 2:
+        g.w.line(f"{var.name} += [{strip(expr(g, sc, elem))}]")
+        var.info = ListInfo(elem, length + 1, exact and sc.depth == 0)
+        return
+    name = g.fresh(sc)
+    if form == 0:
+        g.w.line(f"{name} = {var.name} + [{strip(expr(g, sc, elem))}]")
+        sc.add(Var(name, "L", ListInfo(elem, length + 1, exact)))
+    else:
+        g.w.line(f"{name} = {var.name} * 2")
+        sc.add(Var(name, "L", ListInfo(elem, 2 * length, exact)))
 
 
 def _list_display(g: Gen, sc: Scope, _):
