@@ -23,6 +23,7 @@ import functools
 import inspect
 import types
 import weakref
+from typing import Any, Callable, Tuple, Union
 
 from . import cache, codegen, dispatch, frontend, guards, pipeline, reverse
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
@@ -31,7 +32,14 @@ from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use
 from .rules import registry
 
 
-def grad(func=None, *, wrt=0, has_aux=False, optimize=True):
+#: what `wrt` accepts: a parameter's index or name, or a tuple of them
+Wrt = Union[int, str, Tuple[Union[int, str], ...]]
+#: a derived function (or, called without `func`, a decorator making one)
+Derived = Callable[..., Any]
+
+
+def grad(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0, has_aux: bool = False,
+         optimize: bool = True) -> Derived:
     """The gradient of a scalar-valued `func` with respect to `wrt`.
 
     `wrt` is a parameter index or name, or a tuple of them (then the result
@@ -42,7 +50,8 @@ def grad(func=None, *, wrt=0, has_aux=False, optimize=True):
     return _transform(func, Options("grad", _hashable(wrt), has_aux, optimize))
 
 
-def value_and_grad(func=None, *, wrt=0, has_aux=False, optimize=True):
+def value_and_grad(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
+                   has_aux: bool = False, optimize: bool = True) -> Derived:
     """Like `grad`, returning `(value, gradients)` from one primal evaluation.
 
     With `has_aux=True` it returns `((value, aux), gradients)`.
@@ -50,7 +59,8 @@ def value_and_grad(func=None, *, wrt=0, has_aux=False, optimize=True):
     return _transform(func, Options("value_and_grad", _hashable(wrt), has_aux, optimize))
 
 
-def vjp(func=None, *, wrt=0, optimize=True):
+def vjp(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
+        optimize: bool = True) -> Derived:
     """Vector-Jacobian product: the derived function takes `func`'s arguments
     and then `seed`, the cotangent of the output (same shape as the output),
     and returns `seed`-weighted gradients shaped as `grad` returns them.
@@ -61,7 +71,7 @@ def vjp(func=None, *, wrt=0, optimize=True):
     return _transform(func, Options("vjp", _hashable(wrt), False, optimize))
 
 
-def source(derived) -> str:
+def source(derived: Callable[..., Any]) -> str:
     """The generated Python source of a function made by s2s_ad."""
     if not getattr(derived, "__s2s_ad_primal__", None):
         raise S2SADError(f"{derived!r} was not made by s2s_ad",
@@ -151,7 +161,8 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
     return (tuple(fns) if options.mode == "pair" else fns[0]), stale
 
 
-def stages(func, *, wrt=0, mode="grad", has_aux=False, optimize=True) -> dict:
+def stages(func: Callable[..., Any], *, wrt: Wrt = 0, mode: str = "grad",
+           has_aux: bool = False, optimize: bool = True) -> dict[str, str]:
     """Every stage's output for `func`, in order: {stage name: printed text}
     (`pipeline.STAGES` says what each is; the code stages are valid Python).
     The same compile as `grad` and friends (`mode` is one of theirs), so the

@@ -30,13 +30,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import api
+from .api import Wrt
 from .errors import (GradientCheckError, Location, S2SADError, WrtError, caller_location,
                      location_of)
 
 #: bytes of the narrowest float -> (eps, rtol, atol); float16 has none
 DEFAULTS = {4: (3e-3, 5e-2, 5e-3), 8: (1e-5, 1e-5, 1e-6)}
-
-Wrt = int | str | tuple[int | str, ...]
 
 
 @dataclasses.dataclass(frozen=True)

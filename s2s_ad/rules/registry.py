@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -92,7 +93,10 @@ def _key(target):
     return target
 
 
-def adjoint(*targets, shape: str | None = None):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def adjoint(*targets: Any, shape: str | None = None) -> Callable[[F], F]:
     """Register the decorated template as the adjoint of each target.
 
     `shape="elementwise"` says the primitive broadcasts its operands (like a
@@ -116,7 +120,7 @@ def adjoint(*targets, shape: str | None = None):
     return register
 
 
-def nondifferentiable(*targets) -> None:
+def nondifferentiable(*targets: Any) -> None:
     """Declare functions whose results carry no gradient (`np.argmax`, `len`)."""
     for target in targets:
         _NONDIFF.add(_key(target))

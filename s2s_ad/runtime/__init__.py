@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+from typing import TypeVar
 import sys
 
 import numpy as np
@@ -82,7 +83,10 @@ from .sequences import join, repeat_items, unjoin, unrepeat_items
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 
-def stop_gradient(x):
+T = TypeVar("T")
+
+
+def stop_gradient(x: T) -> T:
     """The identity at run time; for s2s_ad, `x` carries no gradient."""
     return x
 
