@@ -28,6 +28,8 @@ EXPECTED = {
     "contrastive_divergence": ["OK: the s2s_ad gradient equals the textbook CD update",
                                "reconstruction error:"],
     "adversarial": ["OK: adversarial accuracy", "adversarial training"],
+    "rk4_lotka_volterra": ["OK: the gradient through rk4_step(f, ...) matches finite differences",
+                           "OK: gradient descent recovers the vector field's parameters"],
 }
 
 
