@@ -447,8 +447,33 @@ def describe(node) -> str:
         gast.While: "a while loop", gast.Break: "break", gast.Continue: "continue",
         gast.Raise: "a raise statement", gast.Subscript: "a subscript",
         gast.Attribute: "an attribute", gast.JoinedStr: "an f-string",
+        gast.Return: "return", gast.With: "a with statement",
     }
     return names.get(type(node), f"a {type(node).__name__} construct")
+
+
+def jump_out(body: list):
+    """The first `return`, or `break`/`continue` not inside a loop of its
+    own, in `body` (which leaves it early), or None."""
+    for stmt in body:
+        if isinstance(stmt, (gast.Return, gast.Break, gast.Continue)):
+            return stmt
+        if isinstance(stmt, (gast.For, gast.While)):
+            found = next((n for s in stmt.body + stmt.orelse for n in walk(s)
+                          if isinstance(n, gast.Return)), None)
+        else:
+            found = jump_out([s for f in ("body", "orelse", "handlers", "finalbody")
+                              for s in getattr(stmt, f, None) or []])
+        if found is not None:
+            return found
+    return None
+
+
+def with_(manager: gast.expr, target: str | None, body: list) -> gast.With:
+    """`with manager as target: body` (no target: `with manager: body`)."""
+    item = gast.withitem(context_expr=manager,
+                         optional_vars=name(target, store=True) if target else None)
+    return gast.With(items=[item], body=body, type_comment=None)
 
 
 def statements(body):

@@ -59,6 +59,10 @@ def _printable(body: list) -> list:
             stmt = copy.copy(stmt)
             stmt.body, stmt.orelse = _printable(stmt.body), _printable(stmt.orelse)
             out.append(stmt)
+        elif isinstance(stmt, gast.With):
+            stmt = copy.copy(stmt)
+            stmt.body = _printable(stmt.body)
+            out.append(stmt)
         else:
             out.append(stmt)
     return out

@@ -41,7 +41,7 @@ __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
-           "names_of"]
+           "names_of", "with_marker"]
 
 
 # -- reserved names and the scope of a function ---------------------------
@@ -167,6 +167,20 @@ COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 # binding is keyed by argument position and keyword, its pair found at run
 # time (dispatch.py)
 DYNAMIC = "dynamic"
+
+def with_marker(stmt, runtime_names=(RUNTIME,)):
+    """("enter" or "exit", the manager expression, the `as` name or None)
+    for a statement marking a `with` block (runtime/context.py), else None;
+    `runtime_names` are the names the code reads the runtime under."""
+    value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+    func = getattr(value, "func", None)
+    if not (isinstance(value, gast.Call) and isinstance(func, gast.Attribute)
+            and isinstance(func.value, gast.Name) and func.value.id in runtime_names
+            and func.attr in ("enter", "exit") and len(value.args) == 1):
+        return None
+    target = stmt.targets[0].id if isinstance(stmt, gast.Assign) else None
+    return func.attr, value.args[0], target
+
 
 # Python's operators that join or repeat lists and tuples -> the runtime
 # function whose rule differentiates them so (rules/operators.py): a `+` or

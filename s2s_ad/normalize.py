@@ -39,6 +39,7 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
+import contextlib
 
 import gast
 
@@ -275,6 +276,40 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
         t = self.namer.temp()
         self.emit(astutil.assign(t, atom))
         return astutil.name(t)
+
+    def s_With(self, stmt: gast.With) -> None:
+        """`with M as v: body` -> `v = rt.enter(M)`, body, `rt.exit(M)`, at
+        this level (codegen prints the bracket as the `with` statement; the
+        reverse sweep brackets the body's reverse with `M` evaluated again).
+        `M` carries no gradient: it may read no local name, so evaluating it
+        again gives the same manager; the body may not jump out of it."""
+        for item in stmt.items:
+            local = sorted(set(astutil.load_names(item.context_expr)) & self.locals)
+            if local or binds(item.context_expr) or any(
+                    isinstance(n, (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp,
+                                   gast.GeneratorExp)) for n in astutil.walk(item.context_expr)):
+                self._unsupported(item.context_expr, "a with statement whose context manager "
+                                  "reads " + (f"`{local[0]}`, a local variable" if local
+                                              else "what it binds"))
+            manager = item.context_expr.func if isinstance(item.context_expr, gast.Call) else None
+            if manager is not None and self.src.resolve(manager, self.locals) is \
+                    contextlib.suppress:
+                self._unsupported(item.context_expr, "a with statement that suppresses "
+                                  "exceptions (the block may stop part way)")
+            if item.optional_vars is not None and not isinstance(item.optional_vars, gast.Name):
+                self._unsupported(item.optional_vars, "a with statement binding "
+                                  + astutil.describe(item.optional_vars))
+        jump = astutil.jump_out(stmt.body)
+        if jump is not None:
+            self._unsupported(jump, astutil.describe(jump) + " out of a with statement")
+        for item in stmt.items:
+            enter = astutil.call(f"{RUNTIME}.enter", [astutil.clone(item.context_expr)])
+            self.emit(astutil.expr_stmt(enter) if item.optional_vars is None
+                      else astutil.assign(item.optional_vars.id, enter))
+        self._out.extend(self.block(stmt.body))
+        for item in reversed(stmt.items):
+            self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.exit",
+                                                     [astutil.clone(item.context_expr)])))
 
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(astutil.assert_(astutil.clone(stmt.test), astutil.clone(stmt.msg)))

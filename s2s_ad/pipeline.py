@@ -22,7 +22,8 @@ import gast
 import numpy as np
 
 from . import (analysis, astutil, codegen, complex_check, frontend, guards, jumps,
-               normalize, ir, ownership, pairs, primitives, release, reverse, runtime)
+               normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
+               withblocks)
 from . import optimize as optimizer
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
@@ -129,6 +130,9 @@ def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compi
             trees[0].body[:0] = guard.statements
             imports.update(guard.imports)
             deps = guard.deps
+        runtime_names = {n for n, obj in imports.items() if obj is runtime}
+        for tree in trees:
+            withblocks.structure(tree, runtime_names, src)
         text = "\n".join(codegen.to_source(t) for t in trees)
         observe("final", lambda: text)
         return Compiled(text, imports, src, deps, guard)
@@ -290,7 +294,7 @@ def _pure_call_test(resolve):
         if _hashable_obj(obj) and obj in _PURE_BUILTINS:
             return True
         if obj is runtime:      # except the helpers that write into their argument
-            return resolve(call) not in runtime.MUTATORS
+            return resolve(call) not in runtime.MUTATORS | runtime.MARKERS   # (or mark a with)
         if obj is math:
             return True
         return obj is np and astutil.dotted_name(call.func).split(".")[1:2] != ["random"]

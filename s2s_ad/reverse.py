@@ -25,7 +25,8 @@ import gast
 
 from . import astutil, runtime, templates
 from .errors import RuleError
-from .ir import COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source
+from .ir import (COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
+                 with_marker)
 from .reverse_boundary import Boundary
 from .reverse_forward import ForwardSweep, index_of, param_copies
 from .reverse_names import Naming
@@ -103,6 +104,14 @@ class _Reverser(ForwardSweep, Boundary, Naming):
         shares a block; code of the enclosing `if`'s statement needs none."""
         out, last_origin = [], self._enclosing
         for stmt in reversed(body):
+            marker = with_marker(stmt)
+            if marker is not None:      # a with block setting state: its reverse runs under it
+                kind = "exit" if marker[0] == "enter" else "enter"
+                if _sets_state(marker[1], self.src):
+                    out.append(astutil.expr_stmt(astutil.call(
+                        f"{self._rt}.{kind}", [astutil.clone(marker[1])])))
+                    last_origin = None
+                continue
             if isinstance(stmt, gast.Assign):
                 code = self._assign(stmt)
             elif isinstance(stmt, gast.If):
@@ -368,6 +377,11 @@ def _rename(node, old: str, new: str):
     return node
 
 
+def _sets_state(manager, src: Source) -> bool:
+    return isinstance(manager, gast.Call) and \
+        runtime.sets_state(src.resolve(manager.func, set()))
+
+
 def _header(stmt) -> str:
     """One line of user source for a `# grad of:` comment."""
     if isinstance(stmt, gast.If):
@@ -376,6 +390,8 @@ def _header(stmt) -> str:
         return f"for {astutil.unparse(stmt.target)} in {astutil.unparse(stmt.iter)}:"
     if isinstance(stmt, gast.While):
         return "while " + astutil.unparse(stmt.test) + ":"
+    if isinstance(stmt, gast.With):
+        return astutil.unparse(stmt).splitlines()[0]
     if isinstance(stmt, gast.FunctionDef):      # its defaults: its first line
         return astutil.unparse(stmt).splitlines()[0]
     return astutil.unparse(stmt)

@@ -19,12 +19,6 @@ def uses_try(x):
     return y
 
 
-def uses_with(x):
-    with open(HERE) as fh:
-        y = x * len(fh.readline())
-    return y
-
-
 def uses_global(x):
     global COUNTER
     COUNTER = 1
@@ -63,7 +57,6 @@ def location_of(fn, text):
 
 @pytest.mark.parametrize("fn,construct,anchor", [
     (uses_try, "try statement", "try:"),
-    (uses_with, "with statement", "with open"),
     (uses_global, "global statement", "global COUNTER"),
     (uses_yield, "yield expression", "yield x"),
 ])

@@ -64,7 +64,7 @@ def logspace_adjoints(g, z, start, stop, num=50, endpoint=True, base=10.0, dtype
     b, lo, hi = base, start, stop
     if not isinstance(base, (float, int)) and np.ndim(base):
         ndmax = np.broadcast(start, stop, base).ndim
-        lo, hi, b = (np.array(a, copy=None, ndmin=ndmax) for a in (start, stop, base))
+        lo, hi, b = (np.array(a, ndmin=ndmax) for a in (start, stop, base))
         b = np.expand_dims(b, axis)
     if _integer(dtype):
         g = np.zeros(np.shape(z), dtype=np.result_type(_float_dtype(start), _float_dtype(stop)))

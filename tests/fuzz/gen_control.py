@@ -36,6 +36,17 @@ def _test(g: Gen, sc: Scope) -> str:
     return cond(g, sc)
 
 
+@statement("with", 1, compound=True)
+def with_stmt(g: Gen, sc: Scope):
+    """`with np.errstate(...):` around a block (no jump out of it)."""
+    manager = g.pick(['np.errstate(divide="ignore", invalid="ignore")',
+                      'np.errstate(over="ignore")', 'np.errstate(all="raise")'])
+    with g.w.block(f"with {manager}:"):
+        body = sc.child()
+        body.no_jump, body.ret = True, None
+        block(g, body, g.rng.randint(1, 3))
+
+
 @statement("walrus", 1, compound=True)
 def walrus_if(g: Gen, sc: Scope):
     """`if (n := e) > c:` — the gradient-clipping idiom; `n` lives on after."""
