@@ -20,6 +20,11 @@ static call, and every error is the compiler's, located at the user's call.
 Wrappers are cached per callee (weakly where it allows) and call shape;
 their pairs live in the ordinary cache, checked for staleness at each call.
 
+A varied `*args` (the last positional argument of a function value's call,
+`f(t, y, *args)` as SciPy's integrators call a vector field) is spread when
+the call runs: its items that may carry a gradient are varied one by one,
+and its gradient is a tuple, item by item.
+
 A site made with a known `callee` (helpers that call each other, whose
 pairs cannot all be compiled before their callers) calls that callee's pair
 directly, with the arguments as written.
@@ -37,8 +42,12 @@ import types
 import weakref
 from typing import Callable
 
+import numpy as np
+
 from .errors import S2SADError, UnsupportedSyntaxError
 from .frontend import hold_lines, is_callable_object
+from .ir import Star
+from .runtime import Seq
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _STRONG: dict = {}                  # callees without weak references (ufuncs, builtins)
@@ -56,22 +65,45 @@ class CallSite:
         self._pair_of = pair_of
 
     def __call__(self, *args, **kwargs):
+        layout = None
         if self.callee is not None:
             fwd, bwd = self._pair(self.callee, self.varied)
         else:
             fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
             wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
-            variant = tuple(positional[v + shift] if isinstance(v, int) else v
-                            for v in self.varied)
+            variant, layout = self._variant(args, positional, shift)
             fwd, bwd = self._pair(wrapper, variant)
         value, saved = fwd(*args, **kwargs)
-        return value, (bwd, saved)
+        return value, (bwd, saved, layout)
+
+    def _variant(self, args: tuple, positional: list, shift: int) -> tuple:
+        """(the wrapper's varied parameters, where each entry of `varied`
+        finds its gradient among theirs): the items of a varied `*args`
+        (`Star`) that may carry a gradient are varied one by one."""
+        variant, layout = [], []
+        for v in self.varied:
+            if isinstance(v, Star):
+                items = []
+                for p in range(v.index + shift, len(args)):
+                    items.append(len(variant) if _may_carry(args[p]) else None)
+                    if items[-1] is not None:
+                        variant.append(positional[p])
+                layout.append(items)
+            else:
+                layout.append(len(variant))
+                variant.append(positional[v + shift] if isinstance(v, int) else v)
+        return tuple(variant), layout
 
     @staticmethod
     def backward(saved, d_value) -> tuple:
-        """The gradients of the varied arguments, in the order of `varied`."""
-        bwd, inner = saved
-        return bwd(inner, d_value)
+        """The gradients of the varied arguments, in the order of `varied`
+        (a `*args`'s: a tuple, zero for an item that carries none)."""
+        bwd, inner, layout = saved
+        grads = bwd(inner, d_value)
+        if layout is None:
+            return grads
+        return tuple(Seq(0.0 if j is None else grads[j] for j in i) if isinstance(i, list)
+                     else grads[i] for i in layout)
 
     def _pair(self, func, variant: tuple) -> tuple:
         """The compiled pair; an error about the wrapper is told at the call."""
@@ -81,6 +113,16 @@ class CallSite:
             if exc.location is None or not exc.location.filename.startswith(_PREFIX):
                 raise
             raise type(exc)(exc.message, self.where, exc.hint) from None
+
+
+def _may_carry(value) -> bool:
+    """Whether an argument may carry a gradient: a float, an inexact array,
+    a container (not an int, a bool, a string or any other object)."""
+    if isinstance(value, (bool, int, str, bytes)) or value is None:
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    return isinstance(value, (float, complex, np.inexact, list, tuple, dict))
 
 
 def unwrap(callee, args: tuple, kwargs: dict) -> tuple:

@@ -41,7 +41,7 @@ __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
-           "names_of", "with_marker"]
+           "names_of", "with_marker", "Star"]
 
 
 # -- reserved names and the scope of a function ---------------------------
@@ -180,6 +180,14 @@ def with_marker(stmt, runtime_names=(RUNTIME,)):
         return None
     target = stmt.targets[0].id if isinstance(stmt, gast.Assign) else None
     return func.attr, value.args[0], target
+
+
+@dataclass(frozen=True)
+class Star:
+    """The key, in a DYNAMIC call's binding and variant, of its `*args`
+    argument (the last positional one, at `index`): its items are the
+    callee's arguments from there on, counted when the call runs."""
+    index: int
 
 
 # Python's operators that join or repeat lists and tuples -> the runtime

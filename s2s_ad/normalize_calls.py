@@ -10,10 +10,13 @@ in-place update, and a NumPy `out=y` writes the result into `y` as
 """
 from __future__ import annotations
 
+import inspect
+import types
+
 import gast
 
 from . import astutil
-from .ir import is_resolved
+from .ir import RUNTIME, is_resolved
 
 
 class CallForms:
@@ -24,7 +27,10 @@ class CallForms:
         popped = self._pop(expr)
         if popped is not None:
             return popped
-        args = self._unstar(self.consumed_generators(expr))
+        value = not is_resolved(self.src.resolve(expr.func, self.locals)) and \
+            getattr(expr.func, "id", None) not in self.nested       # a function value
+        args = self._unstar(self.consumed_generators(expr), value,
+                            self.src.resolve(expr.func, self.locals))
         expr = gast.copy_location(astutil.call(expr.func, args,
                                                self._unstar_keywords(expr.keywords)), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
@@ -62,8 +68,10 @@ class CallForms:
             str(getattr(callee, "__module__", "")).startswith("numpy") or \
             type(callee).__name__ == "ufunc"
 
-    def _unstar(self, args: list) -> list:
-        """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`."""
+    def _unstar(self, args: list, function_value: bool, callee) -> list:
+        """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`; the last
+        argument of a call of a function value stays `*t` (dispatch.py); the
+        last argument of a function of fixed arity is spread to fill it."""
         out = []
         for arg in args:
             if not isinstance(arg, gast.Starred):
@@ -73,10 +81,37 @@ class CallForms:
             elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
                 out.extend(astutil.subscript(astutil.name(arg.value.id), astutil.const(i))
                            for i in range(len(self.displays[arg.value.id])))
+            elif arg is args[-1] and function_value:
+                out.append(arg)         # a function value's: spread when the call runs
+            elif arg is args[-1] and self._arity(callee, len(out)) is not None:
+                out.extend(self._spread(arg.value, self._arity(callee, len(out)), callee))
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
-                                  "length is not known where the function is compiled")
+                                  "length is not known where the function is compiled "
+                                  "(other than the last argument of a function value)")
         return out
+
+    @staticmethod
+    def _arity(callee, given: int) -> int | None:
+        """How many more positional arguments a function of the user's takes
+        after `given`, if that is fixed (no defaults, no `*args`)."""
+        if not isinstance(callee, types.FunctionType):
+            return None
+        params = inspect.signature(callee).parameters.values()
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL or
+               p.default is not inspect.Parameter.empty for p in params):
+            return None
+        positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                      inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        return len(positional) - given if len(positional) >= given else None
+
+    def _spread(self, value, count: int, callee) -> list:
+        """`t[0], ..., t[count - 1]` after Python's check that `t` has as
+        many items as the function's remaining parameters."""
+        seq = self.atom(value)
+        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_arity", [
+            astutil.clone(seq), astutil.const(count), astutil.const(callee.__name__)])))
+        return [astutil.subscript(astutil.clone(seq), astutil.const(i)) for i in range(count)]
 
     def _unstar_keywords(self, keywords: list) -> list:
         """`f(**kw)` for a `kw` whose keys are known (a dict display, or a
@@ -98,7 +133,10 @@ class CallForms:
         return out
 
     def _argument(self, expr):
-        """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`)."""
+        """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`),
+        or `*atom`."""
+        if isinstance(expr, gast.Starred):
+            return astutil.starred(self.atom(expr.value))
         if isinstance(expr, (gast.Tuple, gast.List)) and not self.is_atom(expr):
             build = astutil.tuple_ if isinstance(expr, gast.Tuple) else astutil.list_
             return build([self._argument(e) for e in expr.elts])

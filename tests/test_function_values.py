@@ -289,3 +289,96 @@ def test_a_function_value_that_mutates_its_argument_is_refused():
 def test_source_reads_as_a_call_site():
     text = ad.source(ad.grad(apply_n, wrt=1))
     assert "f_call(f, x)" in text and "f_call.backward(" in text
+
+
+# -- `*args` of a function value's call (SciPy's `args=` convention) ---------------
+def lotka_volterra(t, z, a, b, c, d):
+    return np.array([a * z[0] - b * z[0] * z[1], -c * z[1] + d * z[0] * z[1]])
+
+
+def rk4_with_args(f, z, dt, n, args):
+    t = 0.0
+    for _ in range(n):
+        k1 = f(t, z, *args)
+        k2 = f(t + dt / 2, z + dt / 2 * k1, *args)
+        k3 = f(t + dt / 2, z + dt / 2 * k2, *args)
+        k4 = f(t + dt, z + dt * k3, *args)
+        z = z + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + dt
+    return z
+
+
+def fit_packed(theta, z0):
+    return np.sum(rk4_with_args(lotka_volterra, z0, 0.01, 12, tuple(theta)) ** 2)
+
+
+def fit_args_tuple(args, z0):
+    return np.sum(rk4_with_args(lotka_volterra, z0, 0.01, 12, args) ** 2)
+
+
+def forward_rest(f, x, *rest):
+    return f(x, *rest)
+
+
+def scaled(x, k, m):
+    return x * k * m
+
+
+def forwards_varargs(x, k):
+    return np.sum(forward_rest(scaled, x, k, 2))       # 2: an int item, no gradient
+
+
+Z0 = np.array([1.0, 0.5])
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (fit_packed, [np.array([1.5, 1.0, 3.0, 1.0]), Z0], (0, 1)),
+    (fit_args_tuple, [(1.5, 1.0, 3.0, 1.0), Z0], (0, 1)),
+    (forwards_varargs, [np.array([1.0, -2.0]), 1.5], (0, 1)),
+], ids=["theta_packed", "args_tuple", "varargs_forwarded"])
+def test_star_args_of_a_function_value(f, args, wrt):
+    check_grad(f, args, wrt)
+
+
+def calls_with_star(f, z, args):
+    return np.sum(f(0.0, z, *args))
+
+
+def test_star_args_gradient_is_a_tuple_item_by_item():
+    g = ad.grad(fit_args_tuple)((1.5, 1.0, 3.0, 1.0), Z0)
+    assert isinstance(g, tuple) and len(g) == 4 and all(isinstance(v, float) for v in g)
+    derived = ad.grad(calls_with_star, wrt=2)
+    assert "f_call(f, 0.0, z, *args)" in ad.source(derived)
+    assert derived(lotka_volterra, Z0, (1.0, 2.0, 3.0, 4.0)) == \
+        ad.grad(lambda args: np.sum(lotka_volterra(0.0, Z0, *args)))((1.0, 2.0, 3.0, 4.0))
+
+
+def star_in_the_middle(f, x, args):
+    return np.sum(f(*args, x))
+
+
+def test_star_args_not_last_is_a_located_error():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="last argument of a function value"):
+        ad.grad(star_in_the_middle, wrt=1)(scaled, np.ones(2), (1.0, 2.0))
+
+
+def three(a, b, c):
+    return a * b + np.sin(c)
+
+
+def spreads_into_a_helper(x, args):
+    return np.sum(three(x, *args))
+
+
+def test_star_args_into_a_helper_of_fixed_arity():
+    check_grad(spreads_into_a_helper, [np.array([0.5, -1.0]), (1.5, np.array([0.2, 0.3]))],
+               wrt=(0, 1))
+
+
+def test_star_args_of_the_wrong_length_raise_as_python_does():
+    args = (1.5, 2.0, 3.0)
+    with pytest.raises(TypeError) as plain:
+        spreads_into_a_helper(np.ones(2), args)
+    with pytest.raises(TypeError, match="three\\(\\) takes 2 more positional arguments"):
+        ad.grad(spreads_into_a_helper)(np.ones(2), args)
+    assert "positional argument" in str(plain.value)

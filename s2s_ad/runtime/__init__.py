@@ -107,6 +107,14 @@ def check_unpack(items: list, at_least: int) -> None:
                          f"got {len(items)})")
 
 
+def check_arity(items, count: int, fname: str) -> None:
+    """Python's check for `f(..., *items)` where `f` takes `count` more
+    positional arguments (generated code then passes `items[0]`, ...)."""
+    if len(items) != count:
+        raise TypeError(f"{fname}() takes {count} more positional argument"
+                        f"{'s' * (count != 1)} here but {len(items)} were given")
+
+
 _GONE = object()        # what `bound` gives for a name that no longer resolves
 
 
