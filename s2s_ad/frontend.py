@@ -38,7 +38,6 @@ from .ir import Source
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
-    gast.Try: "try statement",
     gast.AsyncWith: "async with statement", gast.AsyncFor: "async for loop",
     gast.AsyncFunctionDef: "async function", gast.ClassDef: "class definition",
     gast.Global: "global statement", gast.Nonlocal: "nonlocal statement",

@@ -311,6 +311,22 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
             self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.exit",
                                                      [astutil.clone(item.context_expr)])))
 
+    def s_Try(self, stmt: gast.Try) -> None:
+        """`try: body except ...: ... else: e finally: f`: the path on which
+        the body raises nothing, `with rt.no_exception(where): body`, then
+        `e` and `f`; an exception in the body is a located error then."""
+        jump = astutil.jump_out(stmt.body)
+        if jump is not None:
+            self._unsupported(stmt, f"{astutil.describe(jump)} out of a try statement's body "
+                              "(the derived function follows the path on which the body "
+                              "raises nothing, to its end)")
+        loc = self.src.locate(stmt)
+        where = astutil.const((loc.filename, loc.line, loc.col, loc.source_line))
+        guard = astutil.with_(astutil.call(f"{RUNTIME}.no_exception", [where]), None, stmt.body)
+        self.s_With(gast.copy_location(guard, stmt))
+        self._out.extend(self.block(stmt.orelse))
+        self._out.extend(self.block(stmt.finalbody))
+
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(astutil.assert_(astutil.clone(stmt.test), astutil.clone(stmt.msg)))
 

@@ -43,8 +43,7 @@ def _body(body: list, rt: set, src: Source) -> list:
         end = _end(body, i, rt)
         inner = _body(body[i + 1:end], rt, src)
         if any(not isinstance(s, astutil.Block) or s.body for s in inner):
-            runtime = next(iter(sorted(rt)))
-            out.append(astutil.with_(_entered(marker[1], runtime, src), marker[2], inner))
+            out.append(astutil.with_(_entered(marker[1], rt, src), marker[2], inner))
         i = end + 1
     return out
 
@@ -74,9 +73,13 @@ def _nested(stmt, rt: set, src: Source) -> bool:
     return True
 
 
-def _entered(manager: gast.expr, runtime: str, src: Source) -> gast.expr:
-    """`manager`, or `rt.managed(manager)` unless it surely lets exceptions pass."""
-    callee = src.resolve(manager.func, set()) if isinstance(manager, gast.Call) else None
-    if sets_state(callee):
+def _entered(manager: gast.expr, rt: set, src: Source) -> gast.expr:
+    """`manager`, or `rt.managed(manager)` unless it surely lets exceptions
+    pass (one that sets state, or the guard of a `try`'s body)."""
+    func = manager.func if isinstance(manager, gast.Call) else None
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+            func.value.id in rt and func.attr == "no_exception":
         return manager
-    return astutil.call(f"{runtime}.managed", [manager])
+    if sets_state(src.resolve(func, set()) if func is not None else None):
+        return manager
+    return astutil.call(f"{sorted(rt)[0]}.managed", [manager])

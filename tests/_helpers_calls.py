@@ -49,12 +49,12 @@ def horner(x, *coeffs):
 
 
 def with_try(x):
-    """A callee using syntax s2s_ad does not differentiate."""
+    """A callee using syntax s2s_ad does not differentiate (a return out of
+    a try statement's body)."""
     try:
-        y = x * 2.0
+        return x * 2.0
     except ValueError:
-        y = x
-    return y
+        return x
 
 
 def with_genexpr(x):

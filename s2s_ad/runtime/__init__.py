@@ -80,7 +80,7 @@ from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
-from .context import MARKERS, enter, exit, managed, sets_state  # noqa: A004
+from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import join, repeat_items, unjoin, unrepeat_items
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 

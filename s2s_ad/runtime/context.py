@@ -8,7 +8,9 @@ evaluated again (such a manager cannot be entered twice); any other manager
 (a file, a timer) is entered once, by the primal code only.  Code
 generation prints each bracket as `with M as v:` around what it holds, so
 `enter` and `exit` never run; `managed(M)` is what the printed statement
-enters when `M` might swallow an exception.
+enters when `M` might swallow an exception.  A user's `try` statement is
+`with no_exception(where):` around its body, then its `else` and `finally`
+clauses: the path on which the body raises nothing.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import UnsupportedValueError
+from ..errors import Location, S2SADError, UnsupportedSyntaxError, UnsupportedValueError
 from .origins import origin
 
 # managers that only set state for the code they hold, and let every
@@ -65,3 +67,28 @@ class managed:
                 hint="handle the exception inside the block, or wrap the block's result "
                      "in stop_gradient(...)") from value
         return False
+
+
+class no_exception:
+    """The body of a user's `try` statement: the derived function follows
+    the path on which it raises nothing (its `except` clauses never run), so
+    an exception there is a located error naming it.  `where`: (file, line,
+    column, source line) of the `try`."""
+
+    def __init__(self, where: tuple):
+        self.where = where
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None or issubclass(kind, S2SADError) or not issubclass(kind, Exception):
+            return False
+        raise UnsupportedSyntaxError(
+            f"the body of this try statement raised {kind.__name__}: {value}; s2s_ad "
+            "differentiates a try statement along the path on which its body raises "
+            "nothing (its except clauses do not run in the derived function)",
+            Location(*self.where),
+            hint="test for the condition before the operation (`if ...:`) instead of "
+                 "catching the exception, or compute the value under stop_gradient(...)"
+        ) from value

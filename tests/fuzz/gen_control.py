@@ -47,6 +47,22 @@ def with_stmt(g: Gen, sc: Scope):
         block(g, body, g.rng.randint(1, 3))
 
 
+@statement("with", 1, compound=True)
+def try_stmt(g: Gen, sc: Scope):
+    """`try:` a block `except ...:` another (never taken: nothing raises
+    what it catches), with `else` or `finally` sometimes."""
+    with g.w.block("try:"):
+        body = sc.child()
+        body.no_jump, body.ret = True, None
+        block(g, body, g.rng.randint(1, 2))
+    with g.w.block(f"except {g.pick(['KeyError', 'IndexError', 'ZeroDivisionError'])}:"):
+        block(g, sc.child(), 1)
+    for clause in ("else", "finally"):
+        if g.chance(0.3):
+            with g.w.block(f"{clause}:"):
+                block(g, sc.child(), 1)
+
+
 @statement("walrus", 1, compound=True)
 def walrus_if(g: Gen, sc: Scope):
     """`if (n := e) > c:` — the gradient-clipping idiom; `n` lives on after."""

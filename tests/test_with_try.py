@@ -1,8 +1,10 @@
 """`with` statements whose context manager carries no gradient: the body is
 differentiated, and its reverse runs under the same kind of manager
-(evaluated again: `np.errstate` cannot be entered twice).  Checked against
-finite differences, for the values a plain call returns, and for what the
-generated code says; what cannot be followed is a located error."""
+(evaluated again: `np.errstate` cannot be entered twice).  `try`
+statements: the path on which the body raises nothing is differentiated,
+and an exception in the body is a located error naming it.  Checked
+against finite differences, for the values a plain call returns, and for
+what the generated code says; what cannot be followed is a located error."""
 import contextlib
 import warnings
 
@@ -148,3 +150,53 @@ def test_with_blocks_that_cannot_be_followed_are_located_errors(f, what):
         ad.grad(f)(POS)
     assert info.value.location.filename == __file__
     assert info.value.location.line > f.__code__.co_firstlineno
+
+
+# -- try statements ------------------------------------------------------------------
+def scaled_log(x, opts):
+    try:
+        y = np.log(x) * opts["scale"]
+    except KeyError:
+        y = np.log(x)
+    else:
+        y = y + 1.0
+    finally:
+        z = 2.0
+    return np.sum(y) * z
+
+
+def try_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        try:
+            total = total + np.sum(np.sqrt(x + i))
+        except FloatingPointError:
+            total = total - 1.0
+    return total
+
+
+def test_try_follows_the_path_without_exceptions():
+    check_grad(scaled_log, [POS, {"scale": 3.0}])
+    check_grad(try_in_a_loop, [POS])
+
+
+def test_an_exception_in_a_try_body_is_a_located_error_naming_it():
+    with pytest.raises(UnsupportedSyntaxError, match="raised KeyError: 'scale'") as info:
+        ad.grad(scaled_log)(POS, {})
+    assert info.value.location.filename == __file__
+    assert info.value.location.line == scaled_log.__code__.co_firstlineno + 1
+    assert isinstance(info.value.__cause__, KeyError)
+    assert scaled_log(POS, {}) == pytest.approx(2 * np.sum(np.log(POS)))   # (Python's path)
+
+
+def returns_from_try(x):
+    try:
+        return np.sum(np.log(x))
+    except FloatingPointError:
+        return 0.0
+
+
+def test_a_return_out_of_a_try_body_is_a_located_error():
+    with pytest.raises(UnsupportedSyntaxError, match="return out of a try statement") as info:
+        ad.grad(returns_from_try)(POS)
+    assert info.value.location.line == returns_from_try.__code__.co_firstlineno + 1
