@@ -23,7 +23,8 @@ their pairs live in the ordinary cache, checked for staleness at each call.
 A varied `*args` (the last positional argument of a function value's call,
 `f(t, y, *args)` as SciPy's integrators call a vector field) is spread when
 the call runs: its items that may carry a gradient are varied one by one,
-and its gradient is a tuple, item by item.
+and its gradient is a tuple, item by item; a `**kwargs` (`StarStar`) the
+same way, its gradient a dict.
 
 A site made with a known `callee` (helpers that call each other, whose
 pairs cannot all be compiled before their callers) calls that callee's pair
@@ -46,8 +47,8 @@ import numpy as np
 
 from .errors import S2SADError, UnsupportedSyntaxError
 from .frontend import hold_lines, is_callable_object
-from .ir import Star
-from .runtime import Seq
+from .ir import Star, StarStar
+from .runtime import Seq, Tree
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _STRONG: dict = {}                  # callees without weak references (ufuncs, builtins)
@@ -71,18 +72,25 @@ class CallSite:
         else:
             fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
             wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
-            variant, layout = self._variant(args, positional, shift)
+            variant, layout = self._variant(args, kwargs, positional, shift)
             fwd, bwd = self._pair(wrapper, variant)
         value, saved = fwd(*args, **kwargs)
         return value, (bwd, saved, layout)
 
-    def _variant(self, args: tuple, positional: list, shift: int) -> tuple:
+    def _variant(self, args: tuple, kwargs: dict, positional: list, shift: int) -> tuple:
         """(the wrapper's varied parameters, where each entry of `varied`
         finds its gradient among theirs): the items of a varied `*args`
         (`Star`) that may carry a gradient are varied one by one."""
         variant, layout = [], []
         for v in self.varied:
-            if isinstance(v, Star):
+            if isinstance(v, StarStar):
+                items = {}
+                for k in (k for k in kwargs if k not in v.written):
+                    items[k] = len(variant) if _may_carry(kwargs[k]) else None
+                    if items[k] is not None:
+                        variant.append(k)
+                layout.append(items)
+            elif isinstance(v, Star):
                 items = []
                 for p in range(v.index + shift, len(args)):
                     items.append(len(variant) if _may_carry(args[p]) else None)
@@ -103,7 +111,8 @@ class CallSite:
         if layout is None:
             return grads
         return tuple(Seq(0.0 if j is None else grads[j] for j in i) if isinstance(i, list)
-                     else grads[i] for i in layout)
+                     else Tree({k: 0.0 if j is None else grads[j] for k, j in i.items()})
+                     if isinstance(i, dict) else grads[i] for i in layout)
 
     def _pair(self, func, variant: tuple) -> tuple:
         """The compiled pair; an error about the wrapper is told at the call."""

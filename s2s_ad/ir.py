@@ -41,7 +41,7 @@ __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
-           "names_of", "with_marker", "Star"]
+           "names_of", "with_marker", "Star", "StarStar"]
 
 
 # -- reserved names and the scope of a function ---------------------------
@@ -188,6 +188,14 @@ class Star:
     argument (the last positional one, at `index`): its items are the
     callee's arguments from there on, counted when the call runs."""
     index: int
+
+
+@dataclass(frozen=True)
+class StarStar:
+    """The key, in a DYNAMIC call's binding and variant, of its `**kwargs`
+    argument; `written`: the keywords the call names itself (the others
+    the callee gets come from the dict, counted when the call runs)."""
+    written: tuple
 
 
 # Python's operators that join or repeat lists and tuples -> the runtime

@@ -31,8 +31,9 @@ class CallForms:
             getattr(expr.func, "id", None) not in self.nested       # a function value
         args = self._unstar(self.consumed_generators(expr), value,
                             self.src.resolve(expr.func, self.locals))
-        expr = gast.copy_location(astutil.call(expr.func, args,
-                                               self._unstar_keywords(expr.keywords)), expr)
+        keywords = self._unstar_keywords(expr.keywords, value,
+                                         self.src.resolve(expr.func, self.locals), len(args))
+        expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
             kept = [k for k in expr.keywords if k.arg != "out"]
@@ -40,8 +41,11 @@ class CallForms:
                 astutil.call(expr.func, expr.args, kept), expr))
             self._setitem(out.id, astutil.const(...), value)
             return astutil.name(out.id)
-        if any(k.arg is None for k in expr.keywords):
-            self._unsupported(expr, "`**kwargs` in a call")
+        if sum(k.arg is None for k in expr.keywords) > (1 if value else 0):
+            self._unsupported(expr, "`**kwargs` in a call, of a dict whose keys are not "
+                              "known where the function is compiled (other than a function "
+                              "value's, or one filling a helper's parameters that have no "
+                              "default)")
         keywords = list(expr.keywords)
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))
@@ -55,7 +59,7 @@ class CallForms:
         else:
             func = self.atom(expr.func)
         args = [self._argument(a) for a in expr.args]
-        kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]
+        kws = [(k.arg, self._argument(k.value)) for k in expr.keywords]   # (arg None: **)
         return astutil.call(func, args, kws)
 
     def _writes_out(self, call) -> bool:
@@ -92,6 +96,30 @@ class CallForms:
         return out
 
     @staticmethod
+    def _keyword_params(callee, given: int, written: set) -> list | None:
+        """The parameters of a function of the user's that `**kw` must fill
+        after `given` positional arguments and the keywords `written`, if
+        that is fixed (none has a default; no `**` parameter)."""
+        if not isinstance(callee, types.FunctionType):
+            return None
+        params = list(inspect.signature(callee).parameters.values())
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            return None
+        left = [p for i, p in enumerate(params) if p.name not in written and
+                (p.kind is inspect.Parameter.KEYWORD_ONLY or
+                 p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and i >= given)]
+        if any(p.default is not inspect.Parameter.empty for p in left):
+            return None
+        return [p.name for p in left]
+
+    def _spread_keywords(self, value, names: list, callee) -> list:
+        """`a=kw['a'], ...` after Python's check that `kw` has just those keys."""
+        kw = self.atom(value)
+        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_keywords", [
+            astutil.clone(kw), astutil.const(tuple(names)), astutil.const(callee.__name__)])))
+        return [(n, astutil.subscript(astutil.clone(kw), astutil.const(n))) for n in names]
+
+    @staticmethod
     def _arity(callee, given: int) -> int | None:
         """How many more positional arguments a function of the user's takes
         after `given`, if that is fixed (no defaults, no `*args`)."""
@@ -113,10 +141,16 @@ class CallForms:
             astutil.clone(seq), astutil.const(count), astutil.const(callee.__name__)])))
         return [astutil.subscript(astutil.clone(seq), astutil.const(i)) for i in range(count)]
 
-    def _unstar_keywords(self, keywords: list) -> list:
+    def _unstar_keywords(self, keywords: list, function_value: bool, callee,
+                         given: int) -> list:
         """`f(**kw)` for a `kw` whose keys are known (a dict display, or a
-        name bound once to one): `f(a=kw['a'], ...)`."""
+        name bound once to one): `f(a=kw['a'], ...)`; for a function of the
+        user's whose parameters left have no default, those (after Python's
+        check of the keys); a function value's `**kw` stays (dispatch.py)."""
         out = []
+        one = sum(kw.arg is None for kw in keywords) == 1
+        names = self._keyword_params(callee, given, {kw.arg for kw in keywords}) \
+            if one and not function_value else None
         for k in keywords:
             value = k.value
             if k.arg is not None:
@@ -128,8 +162,10 @@ class CallForms:
             elif isinstance(value, gast.Name) and value.id in self.keyed:
                 out.extend((key, astutil.subscript(astutil.name(value.id), astutil.const(key)))
                            for key in self.keyed[value.id])
-            else:
-                out.append((None, value))       # refused below, unless verbatim
+            elif names is not None:
+                out.extend(self._spread_keywords(value, names, callee))
+            else:   # a function value's, spread when the call runs; else refused below
+                out.append((None, value))
         return out
 
     def _argument(self, expr):

@@ -25,7 +25,8 @@ from . import astutil, runtime, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
-                 SEQUENCE_OPERATORS, UNKNOWN, Star, Normalized, Prim, Source, is_resolved, names_of)
+                 SEQUENCE_OPERATORS, UNKNOWN, Normalized, Prim, Source, Star, StarStar,
+                 is_resolved, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
@@ -182,9 +183,10 @@ def _dynamic_call(rhs, key, stmt, src: Source) -> Prim:
     and keyword.  The callee must not carry a gradient itself: a function
     built from differentiated values (`g = make(theta)`), or a method of a
     differentiated object with no rule."""
+    written = tuple(k.arg for k in rhs.keywords if k.arg is not None)
     binding = {**{Star(i) if isinstance(a, gast.Starred) else i:
                   a.value if isinstance(a, gast.Starred) else a for i, a in enumerate(rhs.args)},
-               **{k.arg: k.value for k in rhs.keywords}}
+               **{StarStar(written) if k.arg is None else k.arg: k.value for k in rhs.keywords}}
     callee = astutil.unparse(rhs.func)
     if isinstance(key, registry.Method):
         problem = _no_rule(key, rhs, stmt, src)

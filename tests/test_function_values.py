@@ -382,3 +382,50 @@ def test_star_args_of_the_wrong_length_raise_as_python_does():
     with pytest.raises(TypeError, match="three\\(\\) takes 2 more positional arguments"):
         ad.grad(spreads_into_a_helper)(np.ones(2), args)
     assert "positional argument" in str(plain.value)
+
+
+# -- `**kwargs` of unknown keys --------------------------------------------------------
+def dense(x, w, b):
+    return np.tanh(x * w + b)
+
+
+def apply_with_params(f, x, params):
+    return f(x, **params)
+
+
+def through_a_function_value(x, params):
+    return np.sum(apply_with_params(dense, x, params))
+
+
+def into_a_helper(x, params):
+    return np.sum(dense(x, **params))
+
+
+def scaled_dense(x, w, b, scale):
+    return x * w * scale + b
+
+
+def value_with_written_keywords(x, params):
+    return np.sum(apply_scaled(scaled_dense, x, params))
+
+
+def apply_scaled(f, x, params):
+    return f(x, scale=2, **params)      # scale: written, an int (no gradient)
+
+
+PARAMS = {"w": np.array([0.5, -1.0]), "b": 0.3}
+
+
+@pytest.mark.parametrize("f", [through_a_function_value, into_a_helper,
+                               value_with_written_keywords], ids=lambda f: f.__name__)
+def test_kwargs_of_unknown_keys(f):
+    check_grad(f, [np.array([1.0, 2.0]), PARAMS], wrt=(0, 1))
+
+
+def test_kwargs_gradient_is_a_dict_and_missing_keys_raise_as_python_does():
+    g = ad.grad(through_a_function_value, wrt=1)(np.array([1.0, 2.0]), PARAMS)
+    assert set(g) == {"w", "b"} and isinstance(g["b"], float)
+    with pytest.raises(TypeError, match="dense\\(\\) missing a required argument: 'b'"):
+        ad.grad(into_a_helper)(np.ones(2), {"w": 1.0})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
+        ad.grad(into_a_helper)(np.ones(2), {"w": 1.0, "b": 0.0, "c": 1.0})

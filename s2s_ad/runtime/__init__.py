@@ -115,6 +115,20 @@ def check_arity(items, count: int, fname: str) -> None:
                         f"{'s' * (count != 1)} here but {len(items)} were given")
 
 
+def check_keywords(items, names: tuple, fname: str) -> None:
+    """Python's check for `f(..., **items)` where `f` takes exactly the
+    keyword parameters `names` more (generated code passes `items[name]`)."""
+    if not isinstance(items, dict):
+        raise TypeError(f"{fname}() argument after ** must be a mapping, not "
+                        f"{type(items).__name__}")
+    extra = sorted(set(items) - set(names))
+    if extra:
+        raise TypeError(f"{fname}() got an unexpected keyword argument {extra[0]!r}")
+    missing = [n for n in names if n not in items]
+    if missing:
+        raise TypeError(f"{fname}() missing a required argument: {missing[0]!r}")
+
+
 _GONE = object()        # what `bound` gives for a name that no longer resolves
 
 
