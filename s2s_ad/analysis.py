@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, shapes
+from . import astutil, scopes, shapes
 from .dataflow import State, Walk
 from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim
 
@@ -34,13 +34,13 @@ def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
     facts = Facts(spread=spread)
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
-    for stmt in astutil.assignments(body):
+    for stmt in scopes.assignments(body):
         target = stmt.targets[0].id
         varied_after = _varied_after(stmt, prims, facts)
         if target in useful_after.get(stmt, ()) and varied_after:
             facts.active.add(stmt)
     facts.carriers = _carriers(body, prims, wrt, outputs, facts)
-    facts.kills = {s for s in astutil.assignments(body)
+    facts.kills = {s for s in scopes.assignments(body)
                    if s not in facts.active and s.targets[0].id in facts.carriers}
     shapes.shape_classes(body, prims, wrt, facts)
     stored = {n.id for n in astutil.walk(astutil.module(body))
@@ -56,7 +56,7 @@ def _carriers(body, prims, wrt, outputs, facts) -> frozenset:
     """Names whose adjoint may be nonzero somewhere: the parameters, the
     outputs, and the targets and varied operands of active statements."""
     names = set(wrt) | set(outputs)
-    for stmt in astutil.assignments(body):
+    for stmt in scopes.assignments(body):
         if stmt in facts.active:
             varied = facts.varied_before.get(stmt, State())
             names.add(stmt.targets[0].id)
@@ -76,9 +76,9 @@ def _varied(body, prims, wrt, facts) -> None:
     def transfer(stmt, state):
         # kept per statement: only the names it reads (linear memory)
         if isinstance(stmt, gast.Expr):
-            facts.varied_before[stmt] = state & set(astutil.load_names(stmt))
+            facts.varied_before[stmt] = state & set(scopes.load_names(stmt))
         if isinstance(stmt, gast.Assign):
-            facts.varied_before[stmt] = state & set(astutil.load_names(stmt.value))
+            facts.varied_before[stmt] = state & set(scopes.load_names(stmt.value))
             target = stmt.targets[0].id
             if _varied_after(stmt, prims, facts):
                 return state | {target}
@@ -88,7 +88,7 @@ def _varied(body, prims, wrt, facts) -> None:
     def loop_entry(loop, state):
         if isinstance(loop, gast.For):
             target = loop.target.id
-            varied = any(n in state for n in astutil.load_names(loop.iter))
+            varied = any(n in state for n in scopes.load_names(loop.iter))
             return state | {target} if varied else state - {target}
         return state
 
@@ -118,7 +118,7 @@ def _useful(body, prims, outputs, facts) -> dict:
         if isinstance(stmt, gast.For):
             target = stmt.target.id
             if target in state:
-                return state | set(astutil.load_names(stmt.iter))
+                return state | set(scopes.load_names(stmt.iter))
         return state
 
     start = State(outputs)
@@ -151,10 +151,10 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
             if stmt in facts.recorded and prim.inplace:     # ...at its index
                 for slot in ("index", "position"):
                     if slot in prim.binding:
-                        live = live | set(astutil.load_names(prim.binding[slot]))
+                        live = live | set(scopes.load_names(prim.binding[slot]))
             return live
         if isinstance(stmt, gast.If):
-            return live | set(astutil.load_names(stmt.test)) | zeroed(stmt)
+            return live | set(scopes.load_names(stmt.test)) | zeroed(stmt)
         return live
 
     def zeroed(block, exit: bool = False) -> set:
@@ -163,10 +163,10 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         # start of the block (in a loop: of every iteration; and at its exit):
         # for names the block assigns that may carry an adjoint past its end,
         # and names it contributes to (their adjoint starts in the block).
-        killed = {s.targets[0].id for s in astutil.assignments([block]) if kills(s)}
+        killed = {s.targets[0].id for s in scopes.assignments([block]) if kills(s)}
         if isinstance(block, gast.If):      # killed on every path: nothing to fill
             killed -= killed_always(block.body) & killed_always(block.orelse)
-        contributed = {op for s in astutil.assignments([block]) if s in facts.active
+        contributed = {op for s in scopes.assignments([block]) if s in facts.active
                        for op in prims[s].operands
                        if op in facts.varied_before.get(s, State())}
         after = useful.get(block, set())       # (such an adjoint is live on every path)
@@ -194,7 +194,7 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         # The reversed loop re-evaluates a `for` header; a `while` loop is
         # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
-            live = live | set(astutil.load_names(loop.iter))
+            live = live | set(scopes.load_names(loop.iter))
         return live | zeroed(loop)
 
     def loop_exit(loop, live):

@@ -290,58 +290,6 @@ def walk(node) -> Iterator[gast.AST]:
 _CHILD_FIELDS: dict = {}
 
 
-def load_names(node) -> Iterator[str]:
-    """Every name the expression or statement reads, in source order."""
-    for sub in walk(node):
-        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-            yield sub.id
-
-
-def scoped_names(nodes: list) -> tuple[set, list]:
-    """(names the code binds, names it reads) in its own scope, reads in
-    source order: the variables of a comprehension or a lambda in it are
-    theirs, not the code's (a nested `def` is walked as part of it)."""
-    stores: set = set()
-    loads: list = []
-    for node in nodes:
-        _scoped(node, frozenset(), stores, loads)
-    return stores, loads
-
-
-def _scoped(node, hidden: frozenset, stores: set, loads: list) -> None:
-    if isinstance(node, gast.Name):
-        if node.id in hidden:
-            pass
-        elif isinstance(node.ctx, gast.Load):
-            loads.append(node.id)
-        elif isinstance(node.ctx, (gast.Store, gast.Del)):
-            stores.add(node.id)
-    elif isinstance(node, gast.Lambda):
-        for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
-            _scoped(default, hidden, stores, loads)
-        _scoped(node.body, hidden | {a.id for a in params(node.args)}, stores, loads)
-    elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-        inner = hidden
-        for i, gen in enumerate(node.generators):
-            _scoped(gen.iter, hidden if i == 0 else inner, stores, loads)
-            inner = inner | bound_names(gen.target)
-            for test in gen.ifs:
-                _scoped(test, inner, stores, loads)
-        for part in ("elt", "key", "value"):
-            if getattr(node, part, None) is not None:
-                _scoped(getattr(node, part), inner, stores, loads)
-    elif isinstance(node, gast.AST):
-        for field in node._fields:
-            child = getattr(node, field, None)
-            for item in child if isinstance(child, list) else [child]:
-                if isinstance(item, gast.AST):
-                    _scoped(item, hidden, stores, loads)
-
-
-def all_names(node) -> set[str]:
-    return {sub.id for sub in walk(node) if isinstance(sub, gast.Name)}
-
-
 def is_number(node: gast.expr) -> bool:
     """A numeric literal, possibly negated: `2`, `-0.5`."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
@@ -417,23 +365,6 @@ def index_syntax(value: gast.expr) -> gast.expr:
     return clone(value)
 
 
-def store_count(node, name: str) -> int:
-    """How many times `node` stores to `name`."""
-    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
-               for n in walk(node))
-
-
-def stored_names(node) -> set[str]:
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
-
-
-def bound_names(node) -> set[str]:
-    """Names `node` (with what is nested in it) binds or deletes."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)
-            and not isinstance(n.ctx, gast.Load)}
-
-
 def describe(node) -> str:
     """How an error message names a construct: "a lambda", "a for loop"."""
     names = {
@@ -452,23 +383,6 @@ def describe(node) -> str:
     return names.get(type(node), f"a {type(node).__name__} construct")
 
 
-def jump_out(body: list):
-    """The first `return`, or `break`/`continue` not inside a loop of its
-    own, in `body` (which leaves it early), or None."""
-    for stmt in body:
-        if isinstance(stmt, (gast.Return, gast.Break, gast.Continue)):
-            return stmt
-        if isinstance(stmt, (gast.For, gast.While)):
-            found = next((n for s in stmt.body + stmt.orelse for n in walk(s)
-                          if isinstance(n, gast.Return)), None)
-        else:
-            found = jump_out([s for f in ("body", "orelse", "handlers", "finalbody")
-                              for s in getattr(stmt, f, None) or []])
-        if found is not None:
-            return found
-    return None
-
-
 def with_(manager: gast.expr, target: str | None, body: list) -> gast.With:
     """`with manager as target: body` (no target: `with manager: body`)."""
     item = gast.withitem(context_expr=manager,
@@ -476,26 +390,3 @@ def with_(manager: gast.expr, target: str | None, body: list) -> gast.With:
     return gast.With(items=[item], body=body, type_comment=None)
 
 
-def statements(body):
-    """Every statement of a body, nested blocks included, in order."""
-    for stmt in body:
-        yield stmt
-        for child in ("body", "orelse"):
-            yield from statements(getattr(stmt, child, None) or [])
-
-
-def assignments(body):
-    """Every `Name = value` statement of a body, nested blocks included."""
-    return (s for s in statements(body) if isinstance(s, gast.Assign))
-
-
-def params(args: gast.arguments):
-    """Every parameter of a signature, in order: positional-only, positional,
-    `*args`, keyword-only, `**kwargs`."""
-    yield from args.posonlyargs
-    yield from args.args
-    if args.vararg:
-        yield args.vararg
-    yield from args.kwonlyargs
-    if args.kwarg:
-        yield args.kwarg

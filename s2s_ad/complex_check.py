@@ -21,7 +21,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from . import astutil
+from . import astutil, scopes
 from .errors import UnsupportedValueError
 from .ir import Source, is_resolved
 
@@ -31,7 +31,7 @@ _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.emath")
 def check(body: list, active: set, src: Source, locals_: set) -> None:
     """Raise for the first active statement of `body` that makes a complex
     value (see the module docstring)."""
-    for stmt in astutil.assignments(body):
+    for stmt in scopes.assignments(body):
         if stmt not in active:
             continue
         for node in astutil.walk(stmt.value):

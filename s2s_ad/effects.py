@@ -18,7 +18,7 @@ import types
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .frontend import is_library, source_lines
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
@@ -64,7 +64,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     fdef = tree.body[0]
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return frozenset(), frozenset(), ()
-    params = {a.id for a in astutil.params(fdef.args)}
+    params = {a.id for a in scopes.params(fdef.args)}
     copies = _copies(fdef, params)
     surely, augmented = set(), set()
     for node in astutil.walk(fdef):

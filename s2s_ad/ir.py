@@ -32,7 +32,7 @@ from typing import Callable
 import gast
 import numpy
 
-from . import astutil, runtime
+from . import astutil, runtime, scopes
 from .astutil import Block, Split
 from .errors import Location, S2SADError
 from .naming import BUILTINS, Namer
@@ -97,7 +97,7 @@ class Source:
     @functools.cached_property
     def user_names(self) -> frozenset:
         """Every name the user's function text mentions."""
-        return frozenset(astutil.all_names(self.tree))
+        return frozenset(scopes.all_names(self.tree))
 
     def bind_import(self, alias: str, obj, module: str, attr: str | None = None) -> None:
         """`alias` is bound to `obj` by an import inside the function:
@@ -262,7 +262,7 @@ class Prim:
         any argument, by reference (so each must hold its value then)."""
         if self.kind in (CALL, DYNAMIC):    # its forward may save any argument
             return frozenset(n for node in self.binding.values()
-                             for n in astutil.load_names(node)), False
+                             for n in scopes.load_names(node)), False
         if self.rule is None:
             return frozenset(), False
         tpl = self.rule.template
@@ -273,7 +273,7 @@ class Prim:
         for param in params:
             node = self.binding.get(param)
             if node is not None:
-                names.update(astutil.load_names(node))
+                names.update(scopes.load_names(node))
         return frozenset(names), tpl.result in params
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .frontend import hold_lines
 from .ir import Source
 
@@ -84,10 +84,10 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     positional = [a.id for a in list(args.posonlyargs) + list(args.args)]
     posonly = {a.id for a in args.posonlyargs}
     _strip_signature(args)
-    own = {a.id for a in astutil.params(args)} | astutil.scoped_names(body)[0]
+    own = {a.id for a in scopes.params(args)} | scopes.scoped_names(body)[0]
     called = _call_siblings(body, siblings, own)        # (passes what they read)
     passed = set().union(*(siblings[n].default_names() for n in called))
-    reads = astutil.scoped_names(body)[1]
+    reads = scopes.scoped_names(body)[1]
     free = tuple(dict.fromkeys(
         n for n in reads if n not in own and n not in called
         and (n in enclosing or n in src.closure or n in passed)))
@@ -130,7 +130,7 @@ def _strip_signature(args: gast.arguments) -> None:
     each call instead, see `Lifted.call`)."""
     args.defaults = []
     args.kw_defaults = [None] * len(args.kwonlyargs)
-    for param in astutil.params(args):
+    for param in scopes.params(args):
         param.annotation = None
 
 

@@ -39,15 +39,14 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
-import contextlib
-
 import gast
 
-from . import astutil, naming
+from . import astutil, naming, scopes
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME, Normalized, Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
+from .normalize_blocks import BlockForms
 from .normalize_calls import CallForms
 from .normalize_comprehensions import ComprehensionForms
 from .normalize_updates import UpdateForms
@@ -64,7 +63,7 @@ _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 def local_names(fdef: gast.FunctionDef) -> set[str]:
     """Parameters and every name the function body stores to (a
     comprehension's variables are its own: not the function's)."""
-    out = {a.id for a in astutil.params(fdef.args)} | astutil.scoped_names(fdef.body)[0]
+    out = {a.id for a in scopes.params(fdef.args)} | scopes.scoped_names(fdef.body)[0]
     for node in astutil.walk(fdef):
         if isinstance(node, gast.FunctionDef) and node is not fdef:
             out.add(node.name)          # a nested def shadows what it names
@@ -75,7 +74,7 @@ def normalize(src: Source) -> Normalized:
     """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
     fdef = src.tree
     locals_ = local_names(fdef)
-    namer = Namer(astutil.all_names(fdef) | locals_,
+    namer = Namer(scopes.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = _Normalizer(src, locals_, namer)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), norm.block(fdef.body))
@@ -84,8 +83,8 @@ def normalize(src: Source) -> Normalized:
                       norm.passes, norm.unbound, norm.while_tests)
 
 
-class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, InPlaceForms,
-                  AliasForms, UpdateForms, ScopeForms):
+class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, CallForms,
+                  InPlaceForms, AliasForms, UpdateForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
@@ -107,10 +106,10 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
         self.loops: list = []           # the loops being normalized, with their element reads
         self.displays: dict = {}        # name bound once to a display -> its items
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
-        self.params = {a.id for a in astutil.params(src.tree.args)}
+        self.params = {a.id for a in scopes.params(src.tree.args)}
         self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
-                            for n in astutil.stored_names(node)}
+                            for n in scopes.stored_names(node)}
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None
@@ -150,7 +149,7 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
             self._bind(stmt)
             self.displays.pop(target, None)
             self.keyed.pop(target, None)
-            once = self.depth == 0 and astutil.store_count(self.src.tree, target) == 1
+            once = self.depth == 0 and scopes.store_count(self.src.tree, target) == 1
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and once:
                 self.displays[target] = stmt.value.elts
             elif isinstance(stmt.value, gast.Dict) and once and all(
@@ -264,7 +263,7 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
     def s_If(self, stmt: gast.If) -> None:
         before = self._enter_compound(stmt)
         test = self.atom(stmt.test)
-        if isinstance(test, gast.Name) and test.id in astutil.stored_names(stmt):
+        if isinstance(test, gast.Name) and test.id in scopes.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         body, orelse = self._branches(lambda: self.block(stmt.body),
                                       lambda: self.block(stmt.orelse))
@@ -276,56 +275,6 @@ class _Normalizer(LoopForms, ControlExprForms, ComprehensionForms, CallForms, In
         t = self.namer.temp()
         self.emit(astutil.assign(t, atom))
         return astutil.name(t)
-
-    def s_With(self, stmt: gast.With) -> None:
-        """`with M as v: body` -> `v = rt.enter(M)`, body, `rt.exit(M)`, at
-        this level (codegen prints the bracket as the `with` statement; the
-        reverse sweep brackets the body's reverse with `M` evaluated again).
-        `M` carries no gradient: it may read no local name, so evaluating it
-        again gives the same manager; the body may not jump out of it."""
-        for item in stmt.items:
-            local = sorted(set(astutil.load_names(item.context_expr)) & self.locals)
-            if local or binds(item.context_expr) or any(
-                    isinstance(n, (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp,
-                                   gast.GeneratorExp)) for n in astutil.walk(item.context_expr)):
-                self._unsupported(item.context_expr, "a with statement whose context manager "
-                                  "reads " + (f"`{local[0]}`, a local variable" if local
-                                              else "what it binds"))
-            manager = item.context_expr.func if isinstance(item.context_expr, gast.Call) else None
-            if manager is not None and self.src.resolve(manager, self.locals) is \
-                    contextlib.suppress:
-                self._unsupported(item.context_expr, "a with statement that suppresses "
-                                  "exceptions (the block may stop part way)")
-            if item.optional_vars is not None and not isinstance(item.optional_vars, gast.Name):
-                self._unsupported(item.optional_vars, "a with statement binding "
-                                  + astutil.describe(item.optional_vars))
-        jump = astutil.jump_out(stmt.body)
-        if jump is not None:
-            self._unsupported(jump, astutil.describe(jump) + " out of a with statement")
-        for item in stmt.items:
-            enter = astutil.call(f"{RUNTIME}.enter", [astutil.clone(item.context_expr)])
-            self.emit(astutil.expr_stmt(enter) if item.optional_vars is None
-                      else astutil.assign(item.optional_vars.id, enter))
-        self._out.extend(self.block(stmt.body))
-        for item in reversed(stmt.items):
-            self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.exit",
-                                                     [astutil.clone(item.context_expr)])))
-
-    def s_Try(self, stmt: gast.Try) -> None:
-        """`try: body except ...: ... else: e finally: f`: the path on which
-        the body raises nothing, `with rt.no_exception(where): body`, then
-        `e` and `f`; an exception in the body is a located error then."""
-        jump = astutil.jump_out(stmt.body)
-        if jump is not None:
-            self._unsupported(stmt, f"{astutil.describe(jump)} out of a try statement's body "
-                              "(the derived function follows the path on which the body "
-                              "raises nothing, to its end)")
-        loc = self.src.locate(stmt)
-        where = astutil.const((loc.filename, loc.line, loc.col, loc.source_line))
-        guard = astutil.with_(astutil.call(f"{RUNTIME}.no_exception", [where]), None, stmt.body)
-        self.s_With(gast.copy_location(guard, stmt))
-        self._out.extend(self.block(stmt.orelse))
-        self._out.extend(self.block(stmt.finalbody))
 
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(astutil.assert_(astutil.clone(stmt.test), astutil.clone(stmt.msg)))

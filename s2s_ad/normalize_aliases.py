@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gast
 import numpy
 
-from . import astutil, runtime
+from . import astutil, runtime, scopes
 from .errors import UnsupportedSyntaxError
 from .rules import registry
 from .ir import OPERATORS, RUNTIME
@@ -161,7 +161,7 @@ class AliasForms:
         """A name the function binds, or a temporary (a name of s2s_ad's;
         not a lifted function's, which is bound at compile time)."""
         if self.user_names is None:
-            self.user_names = astutil.all_names(self.src.tree)
+            self.user_names = scopes.all_names(self.src.tree)
         return name in self.locals or name not in self.user_names and \
             name not in self.src.lifted
 
@@ -191,7 +191,7 @@ class AliasForms:
         """Views read with `name` (`B[:, name]`) are no longer known."""
         for parts in self.parts.values():
             for part in parts:
-                if part.base != name and name in astutil.load_names(part.view):
+                if part.base != name and name in scopes.load_names(part.view):
                     part.certain = False
 
     def _view_of(self, value) -> Part | None:
@@ -274,7 +274,7 @@ class AliasForms:
         the previous one bound, which the single pass of this analysis does
         not follow.  Called after the body, before its relations are joined."""
         carried = _carried_names(loop)
-        for stmt in astutil.statements(loop.body):
+        for stmt in scopes.statements(loop.body):
             updated = _augmented(stmt) | _written_through(stmt)
             for name in sorted(updated & carried):
                 if self.parts.get(name) or len(self.aliases.get(name, ())) > 1:
@@ -291,7 +291,7 @@ class AliasForms:
         code, or in `emitted`, its A-normal form) are uncertain after it;
         `before` (from `_enter_compound`) holds those they had on entry,
         which hold on the paths that did not rebind them."""
-        rebound = _rebound_names(stmt) | (astutil.stored_names(emitted) if emitted else set())
+        rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
         for name, parts in (before or {}).items():
             known = self.parts.setdefault(name, [])
             known.extend(p for p in parts if p not in known)
@@ -316,7 +316,7 @@ class AliasForms:
         loop, what any of them held in some iteration.  They become
         maybe-aliases of each other and share their (uncertain) parts."""
         group = {name: {name} for name in rebound}
-        for stmt in astutil.assignments(loop.body):
+        for stmt in scopes.assignments(loop.body):
             target, value = stmt.targets[0], stmt.value
             if isinstance(target, gast.Name) and isinstance(value, gast.Name) \
                     and {target.id, value.id} <= rebound and group[target.id] is not group[value.id]:
@@ -362,16 +362,16 @@ def _reads_before_binding(body: list, bound: set, carried: set) -> set:
     bound = set(bound)
     for stmt in body:
         if isinstance(stmt, gast.If):
-            carried |= set(astutil.load_names(stmt.test)) - bound
+            carried |= set(scopes.load_names(stmt.test)) - bound
             bound |= _reads_before_binding(stmt.body, bound, carried) & \
                 _reads_before_binding(stmt.orelse, bound, carried)
         elif isinstance(stmt, (gast.For, gast.While)):
             header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-            carried |= set(astutil.load_names(header)) - bound
-            inner = bound | (astutil.all_names(stmt.target) if isinstance(stmt, gast.For) else set())
+            carried |= set(scopes.load_names(header)) - bound
+            inner = bound | (scopes.all_names(stmt.target) if isinstance(stmt, gast.For) else set())
             _reads_before_binding(stmt.body + stmt.orelse, inner, carried)
         else:
-            carried |= (set(astutil.load_names(stmt)) | _augmented(stmt)) - bound
+            carried |= (set(scopes.load_names(stmt)) | _augmented(stmt)) - bound
             bound |= _rebound_names(stmt)
     return bound
 

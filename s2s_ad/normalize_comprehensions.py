@@ -30,7 +30,7 @@ import math
 import gast
 import numpy
 
-from . import astutil
+from . import astutil, scopes
 
 # Calls that iterate a generator argument to its end before returning, and
 # so see the same items in a list.
@@ -95,7 +95,7 @@ class ComprehensionForms:
         self.emit(astutil.assign(acc, empty))
         loop = self._comprehension_loop(expr, acc)
         user, self._stmt = self._stmt, loop
-        for stmt in astutil.statements([loop]):
+        for stmt in scopes.statements([loop]):
             self.stand_in[stmt] = self.stand_in.get(user, user)
         self.s_For(loop)
         self._stmt = user
@@ -107,7 +107,7 @@ class ComprehensionForms:
         renames, loops = {}, []
         for i, gen in enumerate(expr.generators):
             iter_ = _renamed(gen.iter, renames) if i else astutil.clone(gen.iter)
-            for name in sorted(astutil.bound_names(gen.target)):
+            for name in sorted(scopes.bound_names(gen.target)):
                 renames[name] = self.namer.fresh(name)
                 self.renamed[renames[name]] = name
                 self.locals.add(renames[name])
@@ -163,13 +163,13 @@ def _rename_in(node, renames: dict) -> None:
     elif isinstance(node, gast.Lambda):
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
             _rename_in(default, renames)
-        bound = {a.id for a in astutil.params(node.args)}
+        bound = {a.id for a in scopes.params(node.args)}
         _rename_in(node.body, {k: v for k, v in renames.items() if k not in bound})
     elif isinstance(node, _COMPREHENSIONS):
         inner = dict(renames)
         for i, gen in enumerate(node.generators):
             _rename_in(gen.iter, renames if i == 0 else inner)
-            for name in astutil.bound_names(gen.target):
+            for name in scopes.bound_names(gen.target):
                 inner.pop(name, None)
             for test in gen.ifs:
                 _rename_in(test, inner)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .ir import RUNTIME
 
 
@@ -27,7 +27,7 @@ class LoopForms:
         if self._unroll(stmt):
             return
         header, element = self._iteration(stmt.iter)
-        if astutil.stored_names(stmt) & set(astutil.load_names(header.iter)):
+        if scopes.stored_names(stmt) & set(scopes.load_names(header.iter)):
             t = self.namer.temp("range")
             self.emit(astutil.assign(t, header.iter))
             header.iter = astutil.name(t)
@@ -37,7 +37,7 @@ class LoopForms:
         if element is None:
             self._check_loop_target(stmt.target)
             user = stmt.target.id
-            if user in self.params or astutil.store_count(self.src.tree, user) > 1:
+            if user in self.params or scopes.store_count(self.src.tree, user) > 1:
                 # a name bound elsewhere too: counting with a fresh index makes
                 # `user = index` an ordinary assignment (recorded, killing)
                 index = self.namer.fresh(user)
@@ -63,12 +63,12 @@ class LoopForms:
             return False
         name = stmt.target.id
         jumps = (gast.Break, gast.Continue)
-        if name in astutil.stored_names(stmt) - {name} or any(
+        if name in scopes.stored_names(stmt) - {name} or any(
                 isinstance(n, jumps) for s in stmt.body for n in astutil.walk(s)):
             return False
         for item in items:
             body = [_substitute(astutil.clone(s), name, item) for s in stmt.body]
-            for copy, user in zip(astutil.statements(body), astutil.statements(stmt.body)):
+            for copy, user in zip(scopes.statements(body), scopes.statements(stmt.body)):
                 if user in self.stand_in:       # from a comprehension: its statement
                     self.stand_in[copy] = self.stand_in[user]
             self._out.extend(self.block(body))

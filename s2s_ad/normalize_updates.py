@@ -28,7 +28,7 @@ import dataclasses
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .ir import RUNTIME
 from .normalize_aliases import Part
 
@@ -200,7 +200,7 @@ class UpdateForms:
                  if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
                  and (node.lineno, node.col_offset) > end}
         for loop in self.loops:
-            later.update(astutil.load_names(loop))
+            later.update(scopes.load_names(loop))
         return [n for n in names if n in later]
 
 

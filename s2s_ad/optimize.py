@@ -38,7 +38,7 @@ from typing import Callable
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .dataflow import State, Walk
 
 _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
@@ -116,7 +116,7 @@ def copies(fdef: gast.FunctionDef) -> bool:
                 owner.remove(stmt)
                 changed = True
                 continue
-            for name in astutil.bound_names(stmt):
+            for name in scopes.bound_names(stmt):
                 for other in same.pop(name, ()):
                     same[other].discard(name)
             if copy and stmt.targets[0].id != stmt.value.id:
@@ -184,7 +184,7 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
         return False            # not into a loop header or body: it would repeat
     if not pure(value):
         return False
-    return target in set(astutil.load_names(value))
+    return target in set(scopes.load_names(value))
 
 
 # -- propagation -------------------------------------------------------------
@@ -236,10 +236,10 @@ def _replace_loads(tree, values: dict) -> None:
 # -- folding -----------------------------------------------------------------
 def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
     folder = _Folder(unsafe)
-    for stmt in astutil.statements(fdef.body):
+    for stmt in scopes.statements(fdef.body):
         # a target updated in place must not become another name's alias
         bound_unsafe = isinstance(stmt, gast.Assign) and \
-            bool(astutil.stored_names(stmt) & unsafe)
+            bool(scopes.stored_names(stmt) & unsafe)
         for field in ("value", "test", "iter"):
             child = getattr(stmt, field, None)
             if isinstance(child, gast.expr):
@@ -376,18 +376,18 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
         if _is_simple_assign(stmt):
             target = stmt.targets[0].id
             dead[stmt] = target not in live and pure(stmt.value)
-            return live if dead[stmt] else (live - {target}) | set(astutil.load_names(stmt.value))
+            return live if dead[stmt] else (live - {target}) | set(scopes.load_names(stmt.value))
         if isinstance(stmt, gast.For):
             heads[stmt] = live
-            return (live - {stmt.target.id}) | set(astutil.load_names(stmt.iter))
-        reads = set(astutil.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
+            return (live - {stmt.target.id}) | set(scopes.load_names(stmt.iter))
+        reads = set(scopes.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
                                        else stmt))
         if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
-            reads |= astutil.all_names(stmt.target)
+            reads |= scopes.all_names(stmt.target)
         return live | reads
 
     def loop_entry(loop, live):     # the header is read on every iteration
-        return live | set(astutil.load_names(loop.iter if isinstance(loop, gast.For)
+        return live | set(scopes.load_names(loop.iter if isinstance(loop, gast.For)
                                              else loop.test))
     Walk(transfer, State.union, backward=True, loop_entry=loop_entry).run(fdef.body, State())
     return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)

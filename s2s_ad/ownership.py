@@ -33,7 +33,7 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import astutil, runtime
+from . import astutil, runtime, scopes
 from .dataflow import State, Walk
 
 FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at,
@@ -71,7 +71,7 @@ class _Owner:
             len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
         if target:
             self.before[stmt] = target in owned
-        owned = owned - self._kept(stmt) - astutil.bound_names(stmt)
+        owned = owned - self._kept(stmt) - scopes.bound_names(stmt)
         if target and self._fresh(stmt.value):
             owned = owned | {target}
         return owned
@@ -79,7 +79,7 @@ class _Owner:
     def loop_entry(self, loop, owned: State) -> State:
         if isinstance(loop, gast.While):
             return owned - self._kept(loop.test)
-        return owned - self._kept(loop.iter) - astutil.bound_names(loop.target)
+        return owned - self._kept(loop.iter) - scopes.bound_names(loop.target)
 
     def _fresh(self, value) -> bool:
         if isinstance(value, _ARITHMETIC):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 
 def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     """(forward def, backward def) of a pair-mode adjoint function; `names`
@@ -33,9 +33,9 @@ def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     cut = next(i for i, s in enumerate(body) if isinstance(s, astutil.Split))
     output = body[cut].value
     head, tail = body[:cut], body[cut + 1:]
-    params = {a.id for a in astutil.params(fdef.args)}
+    params = {a.id for a in scopes.params(fdef.args)}
     bound = params | _stored(head)
-    saved = sorted(bound & set(n for s in tail for n in astutil.load_names(s)))
+    saved = sorted(bound & set(n for s in tail for n in scopes.load_names(s)))
     unbound = [astutil.assign(n, astutil.const(None)) for n in saved
                if n not in params and not _bound_at_top(n, head)]
     pack = astutil.tuple_(astutil.name(n) for n in saved)

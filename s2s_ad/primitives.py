@@ -21,7 +21,7 @@ import types
 
 import gast
 
-from . import astutil, runtime, templates
+from . import astutil, runtime, scopes, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
@@ -41,7 +41,7 @@ UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 def classify(norm: Normalized, src: Source) -> dict[gast.stmt, Prim]:
     table: dict[gast.stmt, Prim] = {}
     sequences = sequence_names(norm, src)
-    for stmt in astutil.statements(norm.tree.body):
+    for stmt in scopes.statements(norm.tree.body):
         if isinstance(stmt, (gast.Assign, gast.Expr)):
             prim = _classify(stmt.value, stmt, src, norm.locals)
             table[stmt] = _on_sequences(prim, sequences)
@@ -52,7 +52,7 @@ def sequence_names(norm: Normalized, src: Source) -> set[str]:
     """Names some assignment of which surely binds a list or tuple: a
     display, `list(...)`, `tuple(...)`, `sorted(...)`, a copy of such a
     name, or `+`/`*` with such an operand (flow-insensitive)."""
-    assigns = list(astutil.assignments(norm.tree.body))
+    assigns = list(scopes.assignments(norm.tree.body))
     out: set[str] = set()
     grew = True
     while grew:
@@ -231,7 +231,7 @@ def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
 
 
 def _names_in(rhs) -> list[str]:
-    return list(dict.fromkeys(astutil.load_names(rhs)))
+    return list(dict.fromkeys(scopes.load_names(rhs)))
 
 
 def _primitive(rhs, src: Source, locals_):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 
 
 def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
@@ -85,7 +85,7 @@ def _stores(stmt) -> set[str]:
 
 
 def _reads(stmt) -> list[str]:
-    names = list(astutil.load_names(stmt))
+    names = list(scopes.load_names(stmt))
     if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
         names.append(stmt.target.id)            # `a += b` reads a
     return names

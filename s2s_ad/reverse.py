@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, runtime, templates
+from . import astutil, runtime, scopes, templates
 from .errors import RuleError
 from .ir import (COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
@@ -346,7 +346,7 @@ def _read_after_write(items, name: str, primals: set) -> bool:
     written = False
     for item in items:
         node = item.value if isinstance(item, templates.Contribution) else item
-        if written and name in set(astutil.load_names(node)):
+        if written and name in set(scopes.load_names(node)):
             return True
         if isinstance(item, templates.Contribution):
             targets = set(_flat(item.primal)) if isinstance(item.primal, tuple) \

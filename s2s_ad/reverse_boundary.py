@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .ir import Request, Source
 
 
@@ -77,9 +77,9 @@ class Boundary:
         that the reverse sweep rebinds is copied to a fresh name; when some
         array is restored in place, the copy is a deep one (an alias or a
         container item would see the restore otherwise)."""
-        restored = [s for s in astutil.assignments(body) if s in self.facts.recorded]
+        restored = [s for s in scopes.assignments(body) if s in self.facts.recorded]
         rebound = {s.targets[0].id for s in restored} | {  # reversed loops count again
-            s.target.id for s in astutil.statements(body) if isinstance(s, gast.For)}
+            s.target.id for s in scopes.statements(body) if isinstance(s, gast.For)}
         in_place = any(self.prims[s].inplace for s in restored)
         out = []
 

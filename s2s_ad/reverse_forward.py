@@ -15,7 +15,7 @@ import operator
 
 import gast
 
-from . import astutil, runtime
+from . import astutil, runtime, scopes
 from .errors import UnsupportedSyntaxError
 from .rules import registry
 from .ir import CALL, COPY, DYNAMIC, INPLACE, NUMPY, Prim, names_of
@@ -114,7 +114,7 @@ class ForwardSweep:
         variant = prim.variant(varied)
         call = astutil.clone(stmt.value)
         if prim.kind == DYNAMIC:
-            if set(astutil.load_names(call.func)) & varied:
+            if set(scopes.load_names(call.func)) & varied:
                 raise prim.problem          # the function value carries a gradient
             call.args.insert(0, call.func)
         ref = self.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
@@ -246,7 +246,7 @@ def pair_requests(body: list, prims: dict, facts) -> list:
     pair the forward sweep of `body` will make: what must be compiled first
     (a function value's pair is found when the call runs)."""
     return [(prims[s].key, prims[s].variant(facts.varied_before[s]), s)
-            for s in astutil.assignments(body)
+            for s in scopes.assignments(body)
             if prims[s].kind == CALL and calls_pair(prims[s], s, facts)]
 
 
@@ -264,7 +264,7 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     caller's arrays are never mutated."""
     alias = {p: p for p in params}
     reached = {}
-    for stmt in astutil.statements(body):
+    for stmt in scopes.statements(body):
         prim = prims.get(stmt)
         if prim is not None and prim.kind == CALL:     # a helper updating an argument
             for param in sorted(prim.mutates | prim.augments):

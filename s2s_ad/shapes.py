@@ -21,7 +21,7 @@ import operator
 
 import gast
 
-from . import astutil
+from . import astutil, scopes
 from .dataflow import State, Walk
 from .ir import CONST, COPY, RULE, SEQUENCE_OPERATORS, Prim
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
@@ -67,7 +67,7 @@ def compact(body, prims, facts) -> None:
                                          incoming and tolerant)
 
     facts.in_loops = frozenset(
-        n.id for loop in astutil.statements(body) if isinstance(loop, (gast.For, gast.While))
+        n.id for loop in scopes.statements(body) if isinstance(loop, (gast.For, gast.While))
         for inner in loop.body for n in astutil.walk(inner)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
     Walk(transfer, State.union, backward=True).run(body, State())
@@ -115,7 +115,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
         if not isinstance(stmt, gast.Assign):
             return cls
         prim = prims.get(stmt)
-        for name in astutil.load_names(stmt.value):
+        for name in scopes.load_names(stmt.value):
             if name not in cls:
                 cls[name] = f"?{next(fresh)}"          # unknown, but one shape
         shape = _shape_of(prim, cls) if prim is not None else None
@@ -129,7 +129,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
         target = stmt.targets[0].id
         cls[target] = shape if shape is not None else f"?{next(fresh)}"
         (scalar if shape == "scalar" else other).add(target)
-        operands = list(astutil.load_names(stmt.value))
+        operands = list(scopes.load_names(stmt.value))
         if target not in operands:          # `x = f(x)`: no witness for either x
             facts.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
         return cls

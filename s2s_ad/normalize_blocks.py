@@ -1,0 +1,73 @@
+"""Statements around a block that stays at its level: `with` and `try`.
+
+A mixin of the normalizer (see normalize.py for the grammar).  `with M as
+v: body` becomes a bracket of markers, `v = rt.enter(M)`, the body, then
+`rt.exit(M)` (runtime/context.py: withblocks.py prints it as the statement
+again, the reverse sweep brackets the body's reverse where `M` only sets
+state).  `try: body ... else: e finally: f` is the path on which the body
+raises nothing: `with rt.no_exception(where): body`, then `e` and `f`.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import gast
+
+from . import astutil, scopes
+from .ir import RUNTIME
+from .normalize_exprs import binds
+
+
+class BlockForms:
+    """Relies on the normalizer's `emit`, `block`, `locals`, `src`, `_out`
+    and `_unsupported`."""
+
+    def s_With(self, stmt: gast.With) -> None:
+        """`with M as v: body` -> `v = rt.enter(M)`, body, `rt.exit(M)`, at
+        this level (codegen prints the bracket as the `with` statement; the
+        reverse sweep brackets the body's reverse with `M` evaluated again).
+        `M` carries no gradient: it may read no local name, so evaluating it
+        again gives the same manager; the body may not jump out of it."""
+        for item in stmt.items:
+            local = sorted(set(scopes.load_names(item.context_expr)) & self.locals)
+            if local or binds(item.context_expr) or any(
+                    isinstance(n, (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp,
+                                   gast.GeneratorExp)) for n in astutil.walk(item.context_expr)):
+                self._unsupported(item.context_expr, "a with statement whose context manager "
+                                  "reads " + (f"`{local[0]}`, a local variable" if local
+                                              else "what it binds"))
+            manager = item.context_expr.func if isinstance(item.context_expr, gast.Call) else None
+            if manager is not None and self.src.resolve(manager, self.locals) is \
+                    contextlib.suppress:
+                self._unsupported(item.context_expr, "a with statement that suppresses "
+                                  "exceptions (the block may stop part way)")
+            if item.optional_vars is not None and not isinstance(item.optional_vars, gast.Name):
+                self._unsupported(item.optional_vars, "a with statement binding "
+                                  + astutil.describe(item.optional_vars))
+        jump = scopes.jump_out(stmt.body)
+        if jump is not None:
+            self._unsupported(jump, astutil.describe(jump) + " out of a with statement")
+        for item in stmt.items:
+            enter = astutil.call(f"{RUNTIME}.enter", [astutil.clone(item.context_expr)])
+            self.emit(astutil.expr_stmt(enter) if item.optional_vars is None
+                      else astutil.assign(item.optional_vars.id, enter))
+        self._out.extend(self.block(stmt.body))
+        for item in reversed(stmt.items):
+            self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.exit",
+                                                     [astutil.clone(item.context_expr)])))
+
+    def s_Try(self, stmt: gast.Try) -> None:
+        """`try: body except ...: ... else: e finally: f`: the path on which
+        the body raises nothing, `with rt.no_exception(where): body`, then
+        `e` and `f`; an exception in the body is a located error then."""
+        jump = scopes.jump_out(stmt.body)
+        if jump is not None:
+            self._unsupported(stmt, f"{astutil.describe(jump)} out of a try statement's body "
+                              "(the derived function follows the path on which the body "
+                              "raises nothing, to its end)")
+        loc = self.src.locate(stmt)
+        where = astutil.const((loc.filename, loc.line, loc.col, loc.source_line))
+        guard = astutil.with_(astutil.call(f"{RUNTIME}.no_exception", [where]), None, stmt.body)
+        self.s_With(gast.copy_location(guard, stmt))
+        self._out.extend(self.block(stmt.orelse))
+        self._out.extend(self.block(stmt.finalbody))
