@@ -194,3 +194,15 @@ def test_missing_rule_names_the_function_as_written(fn, anchor, message, hint):
     assert "s2s_ad.stop_gradient(...)" in err.hint
     for part in hint:
         assert part in err.hint, (part, err.hint)
+
+
+def halves(x):
+    return float(x) * 2.0
+
+
+def test_an_object_wrt_is_a_located_input_type_error():
+    import fractions
+    with pytest.raises(ad.InputTypeError, match="it is a Fraction") as info:
+        ad.grad(halves)(fractions.Fraction(1, 2))
+    assert info.value.location.filename == HERE
+    assert halves(fractions.Fraction(1, 2)) == 1.0      # (the plain call works)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import numbers
 from typing import TypeVar
 import sys
 
@@ -164,9 +165,9 @@ def check_scalar(value, fname: str):
     number or a 0-d real array; not None, a string or a complex number)."""
     if type(value) is float:
         return value
-    if isinstance(value, (float, int, np.floating, np.integer, np.bool_)) or \
+    if isinstance(value, (float, int, np.floating, np.integer, np.bool_, numbers.Real)) or \
             type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
-        return value
+        return value        # (a Fraction too: the gradient's boundary refuses it as wrt)
     if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) > 0:
         what = f"a value of shape {np.shape(value)}"
     else:
@@ -207,6 +208,13 @@ def like(g, x, pname: str):
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
             "differentiates int or bool values", origin(),
             hint="pass a float (e.g. 3.0) or a float array")
+    if not isinstance(x, (float, complex, np.ndarray, np.generic)):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is a "
+            f"{type(x).__name__}; s2s_ad differentiates floats, float arrays, and "
+            "lists, tuples and dicts of them", origin(),
+            hint="pass the object's float values as arguments (or a dict of them), "
+                 "or choose another `wrt`")
     _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
         if x.dtype.kind != "f":
