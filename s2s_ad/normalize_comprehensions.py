@@ -113,7 +113,7 @@ class ComprehensionForms:
                 self.locals.add(renames[name])
                 self.loop_stored.add(renames[name])
             target = _renamed(gen.target, renames)
-            loops.append((target, iter_, [_renamed(c, renames) for c in gen.ifs], gen))
+            loops.append((target, iter_, [_renamed(c, renames) for c in gen.ifs]))
         if isinstance(expr, gast.DictComp):
             key, value = _renamed(expr.key, renames), _renamed(expr.value, renames)
             body = [astutil.assign(astutil.subscript(astutil.name(acc), key, store=True), value)]
@@ -122,7 +122,7 @@ class ComprehensionForms:
                 astutil.attribute(astutil.name(acc), "append"), [_renamed(expr.elt, renames)]))]
         for stmt in body:
             gast.copy_location(stmt, expr)
-        for target, iter_, ifs, gen in reversed(loops):
+        for target, iter_, ifs in reversed(loops):
             for test in reversed(ifs):
                 body = [gast.copy_location(astutil.if_(test, body), test)]
             body = [gast.copy_location(astutil.for_(target, iter_, body), expr)]
