@@ -106,6 +106,8 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         self.loops: list = []           # the loops being normalized, with their element reads
         self.displays: dict = {}        # name bound once to a display -> its items
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
+        self.sequences: set = set()     # names that may hold a list or tuple built here
+        self.joined: dict = {}          # list made by + or * -> the names it shares items with
         self.params = {a.id for a in scopes.params(src.tree.args)}
         self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
                             if isinstance(node, (gast.For, gast.While))

@@ -28,7 +28,7 @@ import numpy
 
 from . import astutil, runtime, scopes
 from .errors import UnsupportedSyntaxError
-from .rules import registry
+from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
 
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
@@ -66,15 +66,17 @@ class AliasForms:
     # -- binding -------------------------------------------------------------
     def _bind(self, stmt: gast.Assign) -> None:
         """Update the relations for an emitted `target = value`."""
-        target, value = stmt.targets[0].id, stmt.value
+        target, value = stmt.targets[0].id, self._same_object(stmt.value)
         if stmt in self.rereads or isinstance(value, gast.Name) and value.id == target:
             return                      # (`x = x` keeps the object and its relations)
         if _updates_in_place(value, target):
             self._index_changed(target)     # `j += 1` rebinds an int
             if astutil.dotted_name(value.func.value) == OPERATORS:
                 self.loose.add(target)  # ...and `r *= c` a float: still one object?
+            self._shares_items(target, value)
             return                      # the object, and its relations, stay
         self._rebind(target, stmt)
+        self._shares_items(target, value)
         self.loose.discard(target)
         for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
             del self.tuples[holder]         # an item rebound: the display no longer holds it
@@ -106,6 +108,35 @@ class AliasForms:
             if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
                 item = astutil.subscript(astutil.name(target), key)
                 self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+
+    def _shares_items(self, target: str, value) -> None:
+        """Track the names that may hold a list or tuple the function built
+        (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
+        repeats it: `z`'s items are its operands' (a repeated one's, each
+        other's), which no relation follows; `joined` keeps the operands,
+        for the check an in-place update of an item makes (normalize_inplace)."""
+        operands = _join_operands(value)
+        built = isinstance(value, (gast.List, gast.Tuple)) or isinstance(value, gast.Call) and \
+            any(self.src.resolve(value.func, self.locals) is f for f in (list, tuple, sorted))
+        in_place = _updates_in_place(value, target)
+        if operands and any(o in self.sequences for o in operands):
+            self.sequences.add(target)
+            kept = self.joined.get(target, set()) if in_place else set()
+            self.joined[target] = kept | {o for o in operands if o != target and self._is_local(o)}
+        elif built:
+            self.sequences.add(target)
+            self.joined.pop(target, None)
+        elif not in_place:
+            self.sequences.discard(target)
+            self.joined.pop(target, None)
+
+    def _same_object(self, value):
+        """`value`, or for `stop_gradient(e)` the `e` it returns itself (the
+        same object: updates through either reach both)."""
+        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+                and stop_gradient_like(self.src.resolve(value.func, self.locals)):
+            return value.args[0]
+        return value
 
     def _tuple_item(self, value) -> str | None:
         """For `tup[i]`, with `tup` bound to a tuple display, the name at i."""
@@ -403,6 +434,20 @@ def _rebound_names(stmt) -> set:
         names |= {n.id for t in targets for n in astutil.walk(t)
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return names
+
+
+def _join_operands(value) -> list:
+    """The names `a + b`, `a * b`, `a += b` or `a *= b` reads (empty for
+    anything else)."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+        args = [value.left, value.right]
+    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+            astutil.dotted_name(value.func.value) == OPERATORS and \
+            value.func.attr in ("iadd", "imul"):
+        args = value.args
+    else:
+        return []
+    return [a.id for a in args if isinstance(a, gast.Name)]
 
 
 def _updates_in_place(value, target: str) -> bool:

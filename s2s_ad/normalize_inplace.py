@@ -168,6 +168,9 @@ class InPlaceForms:
             item = self.namer.temp()
             self.emit(astutil.assign(item, astutil.subscript(
                 astutil.name(base), astutil.index_syntax(index))))
+            for other in sorted(self.joined.get(base, ())):    # `+`/`*` shared its items
+                self._refuse_shared(item, Part(other, "reshape", astutil.name(other)),
+                                    "is updated in place, an item another list holds too,")
             self._augment(item, stmt.op, self.atom(stmt.value))
             self._setitem(base, index, astutil.name(item))
             return

@@ -85,10 +85,12 @@ def jump_out(body: list):
     """The first `return`, or `break`/`continue` not inside a loop of its
     own, in `body` (which leaves it early), or None."""
     for stmt in body:
+        if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            continue                        # its returns are its own
         if isinstance(stmt, (gast.Return, gast.Break, gast.Continue)):
             return stmt
         if isinstance(stmt, (gast.For, gast.While)):
-            found = next((n for s in stmt.body + stmt.orelse for n in walk(s)
+            found = next((n for s in stmt.body + stmt.orelse for n in _outside_defs(s)
                           if isinstance(n, gast.Return)), None)
         else:
             found = jump_out([s for f in ("body", "orelse", "handlers", "finalbody")
@@ -121,3 +123,15 @@ def params(args: gast.arguments):
     yield from args.kwonlyargs
     if args.kwarg:
         yield args.kwarg
+
+
+def _outside_defs(node):
+    """The nodes under `node` not inside a nested function or class."""
+    yield node
+    if isinstance(node, (gast.FunctionDef, gast.ClassDef, gast.Lambda)):
+        return
+    for field in node._fields:
+        child = getattr(node, field, None)
+        for item in child if isinstance(child, list) else [child]:
+            if isinstance(item, gast.AST):
+                yield from _outside_defs(item)

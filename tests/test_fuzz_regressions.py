@@ -718,3 +718,49 @@ def helper_reads_what_its_sibling_reads(w):
 
 def test_a_nested_function_passes_what_its_sibling_reads():
     check_grad(helper_reads_what_its_sibling_reads, [0.7])
+
+
+def updates_an_item_of_a_repeated_list(h):
+    # fuzz seed 3175: `step = m * 2` holds m's arrays twice; `step[1] *= r`
+    # updates the one array all three slots hold, which no relation followed:
+    # a wrong gradient.  Now refused where the item is shared.
+    m = [np.ones(3), h * np.ones(3)]
+    r = m.pop()
+    step = m * 2
+    step[1] *= r
+    return np.mean(step) + np.mean(r)
+
+
+def test_an_item_a_repeated_list_shares_is_not_updated_silently():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="another list holds too") as info:
+        ad.grad(updates_an_item_of_a_repeated_list)(-1.35)
+    assert info.value.location.line == \
+        updates_an_item_of_a_repeated_list.__code__.co_firstlineno + 7
+
+
+def writes_through_a_stopped_alias(b, z):
+    # fuzz seed 5446: `stop_gradient(feat)` returns feat itself; writing
+    # through it wrote into the caller's list z (the derived function did
+    # not copy z, not knowing the write reached it)
+    feat = ad.stop_gradient(z[0])
+    feat[1:] = 1.0
+    return b * np.sum(z[1])
+
+
+def test_a_write_through_stop_gradient_does_not_reach_the_callers_input():
+    z = [np.array([0.9, -0.7, -1.0]), np.array([-0.5, 0.1, -0.7])]
+    check_grad(writes_through_a_stopped_alias, [-0.5, z], wrt=(0, 1))
+
+
+def helper_scales_its_argument_in_place(z):
+    # fuzz seed 3238: the pair's backward half read its seed after the
+    # contribution that rebound it (`dz_old_next = dz_old` was propagated
+    # away: the seed, bound by the caller, looked assigned once)
+    def c(z_old):
+        z_old *= z
+        return z_old
+    return c(z)
+
+
+def test_a_pairs_seed_rebound_by_its_first_contribution_is_kept():
+    check_grad(helper_scales_its_argument_in_place, [0.383])

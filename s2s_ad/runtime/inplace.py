@@ -56,18 +56,24 @@ def refuse_shared(view, base, where):
     """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
     file, line, column, source line) if `view` shares memory with `base`
     (an in-place update through a relation s2s_ad could not follow)."""
-    if isinstance(base, np.ndarray):
-        shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    elif isinstance(base, (list, tuple, dict)):
-        items = base.values() if isinstance(base, dict) else base
-        shared = view is base or any(
-            item is view or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
-            and np.may_share_memory(item, view) for item in items)
-    else:
-        shared = False
+    views = view if isinstance(view, (list, tuple)) and view is not base else [view]
+    shared = any(_in(v, base) for v in views)   # (a list: any of its items)
     if shared:
         message, hint, *location = where
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
+def _in(view, base) -> bool:
+    """Whether `view` is `base`, shares memory with it, or is (or shares
+    memory with) one of its items."""
+    if isinstance(base, np.ndarray):
+        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+    if isinstance(base, (list, tuple, dict)):
+        items = base.values() if isinstance(base, dict) else base
+        return view is base or any(
+            item is view or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
+            and np.may_share_memory(item, view) for item in items)
+    return False
 
 
 def sync_index(x, index, value):
