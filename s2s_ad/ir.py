@@ -41,7 +41,7 @@ __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
-           "names_of", "with_marker", "Star", "StarStar"]
+           "names_of", "with_marker", "Star", "StarStar", "member"]
 
 
 # -- reserved names and the scope of a function ---------------------------
@@ -167,6 +167,15 @@ COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 # binding is keyed by argument position and keyword, its pair found at run
 # time (dispatch.py)
 DYNAMIC = "dynamic"
+
+def member(obj, table) -> bool:
+    """`obj in table` for a set or dict keyed by objects, False for an
+    unhashable `obj` (a user's object that defines `__eq__` only)."""
+    try:
+        return obj in table
+    except TypeError:
+        return False
+
 
 def with_marker(stmt, runtime_names=(RUNTIME,)):
     """("enter" or "exit", the manager expression, the `as` name or None)

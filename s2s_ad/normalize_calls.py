@@ -27,12 +27,11 @@ class CallForms:
         popped = self._pop(expr)
         if popped is not None:
             return popped
-        value = not is_resolved(self.src.resolve(expr.func, self.locals)) and \
+        callee = self.src.resolve(expr.func, self.locals)
+        value = not is_resolved(callee) and \
             getattr(expr.func, "id", None) not in self.nested       # a function value
-        args = self._unstar(self.consumed_generators(expr), value,
-                            self.src.resolve(expr.func, self.locals))
-        keywords = self._unstar_keywords(expr.keywords, value,
-                                         self.src.resolve(expr.func, self.locals), len(args))
+        args = self._unstar(self.consumed_generators(expr, callee), value, callee)
+        keywords = self._unstar_keywords(expr.keywords, value, callee, len(args))
         expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y

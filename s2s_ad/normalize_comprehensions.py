@@ -31,6 +31,7 @@ import gast
 import numpy
 
 from . import astutil, scopes
+from .ir import member
 
 # Calls that iterate a generator argument to its end before returning, and
 # so see the same items in a list.
@@ -69,20 +70,19 @@ class ComprehensionForms:
                           "`sorted`, `any`, `all` and the like); write a list "
                           "comprehension `[...]` instead")
 
-    def consumed_generators(self, call: gast.Call) -> list:
-        """`call`'s positional arguments, a generator expression the callee
+    def consumed_generators(self, call: gast.Call, callee) -> list:
+        """`call`'s positional arguments, a generator expression `callee`
         consumes whole replaced by the list comprehension it equals; a
         located error for a NumPy function given a generator."""
-        callee = self.src.resolve(call.func, self.locals)
         out = []
         for arg in call.args:
             if isinstance(arg, gast.GeneratorExp):
-                if _is_in(callee, _NOT_ITERATED):
+                if member(callee, _NOT_ITERATED):
                     name = astutil.dotted_name(call.func) or "this function"
                     self._unsupported(arg, f"a generator expression passed to `{name}`, "
                                       "which does not iterate it as it would a list; "
                                       "write a list comprehension `[...]` instead")
-                if _is_in(callee, _CONSUMERS) or _is_join(call):
+                if member(callee, _CONSUMERS) or _is_join(call):
                     arg = _as_list(arg)
             out.append(arg)
         return out
@@ -131,13 +131,6 @@ class ComprehensionForms:
 
 def _as_list(gen: gast.GeneratorExp) -> gast.ListComp:
     return gast.copy_location(astutil.list_comp(gen.elt, gen.generators), gen)
-
-
-def _is_in(callee, table: set) -> bool:
-    try:
-        return callee in table
-    except TypeError:                   # an unhashable callee
-        return False
 
 
 def _is_join(call: gast.Call) -> bool:

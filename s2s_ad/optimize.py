@@ -191,7 +191,7 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     counts = _store_counts(fdef)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
-    params |= _read_before_bound(fdef)      # (a pair's seed: its backward's parameter)
+    params |= _read_before_bound(fdef, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
     for stmt, owner in list(astutil.flat(fdef.body)):
         if not _is_simple_assign(stmt):
@@ -212,14 +212,14 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     return bool(values)
 
 
-def _read_before_bound(fdef) -> set[str]:
+def _read_before_bound(fdef, counts: dict) -> set[str]:
     """Names read before the function binds them: bound by the caller (the
     seed of a pair's backward half), so a later assignment rebinds them."""
     bound, out = set(), set()
     for stmt, _ in astutil.flat(fdef.body):
         out |= {n for n in scopes.load_names(stmt) if n not in bound}
         bound |= scopes.stored_names(stmt)
-    return out & set(_store_counts(fdef))
+    return out & set(counts)
 
 
 def _is_simple_assign(stmt) -> bool:

@@ -26,7 +26,7 @@ from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
                  SEQUENCE_OPERATORS, UNKNOWN, Normalized, Prim, Source, Star, StarStar,
-                 is_resolved, names_of)
+                 is_resolved, member, names_of)
 from .normalize import is_opaque
 from .effects import mutated_parameters
 from .rules import registry
@@ -70,7 +70,7 @@ def _makes_sequence(rhs, sequences: set, src: Source, norm: Normalized) -> bool:
     key, args, _ = _primitive(rhs, src, norm.locals)
     if any(key is f for f in (builtins.list, builtins.tuple, builtins.sorted)):
         return True
-    return _key_in(key, SEQUENCE_OPERATORS) and any(_is_sequence(a, sequences) for a in args)
+    return member(key, SEQUENCE_OPERATORS) and any(_is_sequence(a, sequences) for a in args)
 
 
 def _is_sequence(node, sequences: set) -> bool:
@@ -78,19 +78,12 @@ def _is_sequence(node, sequences: set) -> bool:
         isinstance(node, gast.Name) and node.id in sequences
 
 
-def _key_in(key, table) -> bool:
-    try:
-        return key in table
-    except TypeError:               # an unhashable key
-        return False
-
-
 def _on_sequences(prim: Prim, sequences: set) -> Prim:
     """`+` or `*` with an operand that may be a list or tuple: the rule
     that looks at the operands' types at run time.  (With operands of
     unknown type, NumPy's rule stays: shapes.py and the runtime refuse a
     joined or repeated sequence there.)"""
-    if prim.kind != RULE or not _key_in(prim.key, SEQUENCE_OPERATORS) or \
+    if prim.kind != RULE or not member(prim.key, SEQUENCE_OPERATORS) or \
             prim.rule is not registry.lookup(prim.key) or \
             not any(_is_sequence(v, sequences) for v in prim.binding.values()):
         return prim

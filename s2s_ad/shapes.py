@@ -23,7 +23,7 @@ import gast
 
 from . import astutil, scopes
 from .dataflow import State, Walk
-from .ir import CONST, COPY, RULE, SEQUENCE_OPERATORS, Prim
+from .ir import CONST, COPY, RULE, SEQUENCE_OPERATORS, Prim, member
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
 
 
@@ -176,16 +176,9 @@ def _makes_numeric(stmt, prim: Prim, numeric: set) -> bool:
         return astutil.is_number(stmt.value)
     if prim.kind != RULE:
         return False
-    if _is_python_operator(prim):
+    if member(prim.key, SEQUENCE_OPERATORS):
         return not _may_join(prim, numeric, {})
     return prim.rule.shape in (ELEMENTWISE, SCALAR, REDUCTION)
-
-
-def _is_python_operator(prim: Prim) -> bool:
-    try:
-        return prim.key in SEQUENCE_OPERATORS
-    except TypeError:
-        return False
 
 
 def _may_join(prim: Prim, numeric: set, cls: dict) -> bool:
@@ -193,7 +186,7 @@ def _may_join(prim: Prim, numeric: set, cls: dict) -> bool:
     tuples it joins or repeats: none is surely an array or number.  A
     number operand settles `+` (a list plus a number is an error), a float
     settles `*` (an int repeats a list), and so does `x * x`."""
-    if prim.kind != RULE or not prim.rule.elementwise or not _is_python_operator(prim):
+    if prim.kind != RULE or not prim.rule.elementwise or not member(prim.key, SEQUENCE_OPERATORS):
         return False
     operands = list(prim.binding.values())
     mul = prim.key in (operator.mul, operator.imul)
