@@ -108,6 +108,8 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
         self.sequences: set = set()     # names that may hold a list or tuple built here
         self.joined: dict = {}          # list made by + or * -> the names it shares items with
+        self.masked: set = set()        # names bound to a value stop_gradient returned
+        self.unmasked: set = set()      # names bound to another value
         self.params = {a.id for a in scopes.params(src.tree.args)}
         self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
@@ -115,6 +117,7 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None
+        self._note_masks()
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:

@@ -45,6 +45,8 @@ class Part:
     view: gast.expr             # the expression that reads it from `base`
     certain: bool = True
     reread: bool = True         # re-read it when `base` changes (not a temporary)
+    item: bool = False          # an item a display or `append` put there
+    masked: bool = False        # bound by `stop_gradient(view)`: no gradient to `base`
 
     @property
     def index(self):
@@ -60,8 +62,8 @@ class Part:
 class AliasForms:
     """Relies on the normalizer's `emit`, `capture`, `namer`, `src`,
     `locals`, `_stmt`, `loops` and `origin`; owns `aliases`, `loose`,
-    `maybe_aliases`, `parts`, `tuples`, `rereads`, `shares`, `heirs` and
-    `passes`."""
+    `maybe_aliases`, `parts`, `tuples`, `rereads`, `shares`, `heirs`,
+    `masked`, `unmasked` and `passes`."""
 
     # -- binding -------------------------------------------------------------
     def _bind(self, stmt: gast.Assign) -> None:
@@ -77,6 +79,7 @@ class AliasForms:
             return                      # the object, and its relations, stay
         self._rebind(target, stmt)
         self._shares_items(target, value)
+        self._note_mask(target, stmt.value)
         self.loose.discard(target)
         for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
             del self.tuples[holder]         # an item rebound: the display no longer holds it
@@ -100,6 +103,7 @@ class AliasForms:
         if view is not None and view.base != target and self._is_local(view.base):
             # a temporary read by subscript is used once, before any update
             view.reread = target in self.locals or not isinstance(value, gast.Subscript)
+            view.masked = value is not stmt.value
             self.parts.setdefault(target, []).append(view)
         for arg in self._helper_arguments(value):   # a helper may return a view of it
             self.parts.setdefault(target, []).append(
@@ -107,7 +111,7 @@ class AliasForms:
         for key, elt in _items(value):
             if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
                 item = astutil.subscript(astutil.name(target), key)
-                self.parts.setdefault(elt.id, []).append(Part(target, "index", item))
+                self.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
 
     def _shares_items(self, target: str, value) -> None:
         """Track the names that may hold a list or tuple the function built
@@ -133,10 +137,39 @@ class AliasForms:
     def _same_object(self, value):
         """`value`, or for `stop_gradient(e)` the `e` it returns itself (the
         same object: updates through either reach both)."""
-        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-                and stop_gradient_like(self.src.resolve(value.func, self.locals)):
-            return value.args[0]
-        return value
+        return value.args[0] if self._is_stop_gradient(value) else value
+
+    def _is_stop_gradient(self, value) -> bool:
+        return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and stop_gradient_like(self.src.resolve(value.func, self.locals))
+
+    # -- masking: which names hold a value `stop_gradient` returned ----------
+    def _note_mask(self, target: str, value) -> None:
+        """Record whether `target = value` binds a masked value (returned by
+        `stop_gradient`, or a copy of one).  The sets only grow, and the
+        user's bindings were all noted up front (`_note_masks`), so a name
+        bound both ways anywhere is mixed at every point of the function."""
+        mask = True if self._is_stop_gradient(value) else \
+            self._mask(value.id) if isinstance(value, gast.Name) else False
+        if mask is not False:
+            self.masked.add(target)
+        if mask is not True:
+            self.unmasked.add(target)
+
+    def _note_masks(self) -> None:
+        """Note every binding of the user's function (and its parameters)."""
+        by_stop = {s.targets[0] for s in scopes.assignments(self.src.tree.body)
+                   if isinstance(s.targets[0], gast.Name) and self._is_stop_gradient(s.value)}
+        for node in astutil.walk(self.src.tree):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                (self.masked if node in by_stop else self.unmasked).add(node.id)
+        self.unmasked |= self.params
+
+    def _mask(self, name: str) -> bool | None:
+        """Whether `name` holds a masked value: True, False, or None where
+        it may be either."""
+        masked, unmasked = name in self.masked, name in self.unmasked
+        return None if masked and unmasked else masked
 
     def _tuple_item(self, value) -> str | None:
         """For `tup[i]`, with `tup` bound to a tuple display, the name at i."""

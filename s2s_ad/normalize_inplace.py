@@ -155,7 +155,7 @@ class InPlaceForms:
         if isinstance(item, gast.Name) and item.id != items and self._is_local(item.id):
             # the item is a part of the list, as an item of a display is
             self.parts.setdefault(item.id, []).append(Part(items, "index", astutil.subscript(
-                astutil.name(items), astutil.name(position))))
+                astutil.name(items), astutil.name(position)), item=True))
 
     def s_AugAssign(self, stmt: gast.AugAssign) -> None:
         """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;

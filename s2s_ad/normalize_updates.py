@@ -61,10 +61,11 @@ class UpdateForms:
         never re-read from the container's stale item.  `written` holds the
         slots written so far: a view held in several slots is re-read from
         the one written, and written back into the others."""
-        written = set() if written is None else written
+        written = {} if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
-        own = {view for view, _ in self._views_of(group)} - seen
+        own = {view for view, part in self._views_of(group)
+               if not _untouched(part, group, written)} - seen
         seen |= own                     # claimed: re-read below, from `name`
         self._realias(name, always)
         reached = set(group) | self._maybe_one(group)
@@ -76,7 +77,10 @@ class UpdateForms:
                 if not part.certain:
                     self._refuse_shared(member, part, "is written through")
                     continue
-                written.add(_slot(part))
+                if part.masked:         # `member = stop_gradient(base[i])`
+                    self._refuse_masked(part.base, member)
+                    continue
+                written[_slot(part)] = part
                 self._guarded(name, part, self._write_back(name, part))   # name: the new value
                 if part.base not in seen:
                     seen.add(part.base)
@@ -85,6 +89,8 @@ class UpdateForms:
         maybe = self._maybe_one(group) - seen
         for view, part in self._views_of(group) + [   # and views of what may be it:
                 (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
+            if _untouched(part, group, written):
+                continue
             if (view in own or view not in seen) and \
                     (view not in views or _slot(part) in written):
                 views[view] = part
@@ -105,7 +111,11 @@ class UpdateForms:
                 continue
             fresh = dataclasses.replace(part, view=astutil.clone(part.view))
             fresh.rebase(name)          # read from the name holding the new value
-            reread = astutil.assign(view, astutil.clone(fresh.view))
+            how = self._crossing(self._view_mask(view, part), self._mask(name))
+            if how == "refuse":
+                self._refuse_masked(view, name)
+                continue
+            reread = astutil.assign(view, self._masked_as(astutil.clone(fresh.view), how))
             self.rereads.add(reread)    # the same object: its relations stay
             self._guarded(view, fresh, reread)
             reached |= self._propagate(view, True, seen, part, written)
@@ -115,23 +125,54 @@ class UpdateForms:
         """Rebind the aliases of `name` to it (a no-op for the primal), so
         the analyses see them change too; names that only may be aliases
         (bound in a branch or loop, with their own aliases) are rebound if
-        they still are."""
+        they still are.  An alias holding what `stop_gradient` returned
+        stays masked; an update through one is refused (`_crossing`)."""
         group = set(self.aliases.get(name, {name}))
         maybe = self._maybe_one(group)
         for other in sorted(group - {name}):
             if other not in self.locals and not self._views_of({other}):
                 continue                # a temporary, read once already (no base of views)
-            if always and other not in self.loose and name not in self.loose:
-                self.emit(astutil.assign(other, astutil.name(name)))
+            how = self._crossing(self._mask(other), self._mask(name))
+            if how == "refuse":
+                self._refuse_masked(other, name)
+            elif always and other not in self.loose and name not in self.loose:
+                self.emit(astutil.assign(other, self._masked_as(astutil.name(name), how)))
             else:               # (a number updated by `op=` is a new object)
-                self._if_same([other], name)
+                self._if_same([other], name, how)
         done: set = set()
         for other in sorted(maybe):
             names = sorted(n for n in self.aliases.get(other, {other}) if n in self.locals)
             if names and names[0] not in done:
                 done.update(names)
                 self.unbound.update(set(names) - self.params)   # maybe not bound yet
-                self._if_same(names, name)
+                ways: dict = {}
+                for n in names:
+                    ways.setdefault(self._crossing(self._mask(n), self._mask(name)), []).append(n)
+                for n in ways.pop("refuse", []):
+                    self._refuse_masked(n, name)
+                for how, same in sorted(ways.items()):
+                    self._if_same(same, name, how)
+
+    def _crossing(self, want, have) -> str:
+        """How a name whose binding is masked by `stop_gradient` as `want`
+        says (True, False or None: either) follows an update that gave the
+        object a new value held by a name masked as `have`: "same" (`v =
+        name`), "mask" (`v = rt.stop_gradient(name)`) or "refuse" - an
+        update through a masked name changed a value that carries gradient,
+        and which of its elements it changed is not known."""
+        if want is not None and want == have:
+            return "same"
+        return "mask" if want is True and have is False else "refuse"
+
+    def _view_mask(self, view: str, part: Part):
+        """Whether the view `view` holds a masked value: bound by
+        `stop_gradient`, or read from a masked base."""
+        masks = [self._mask(view), self._mask(part.base), part.masked]
+        return None if None in masks else any(masks)
+
+    @staticmethod
+    def _masked_as(value, how: str):
+        return astutil.call(f"{RUNTIME}.stop_gradient", [value]) if how == "mask" else value
 
     def _maybe_one(self, group: set) -> set:
         """The names that may be one object with `group`, through chains of
@@ -145,13 +186,13 @@ class UpdateForms:
                         todo.append(n)
         return out
 
-    def _if_same(self, others: list, name: str) -> None:
-        """`if others[0] is name: others... = name`."""
+    def _if_same(self, others: list, name: str, how: str = "same") -> None:
+        """`if others[0] is name: others... = name` (masked as `how` says)."""
         same = self.namer.temp("same")
         self.emit(astutil.assign(same, astutil.compare(
             astutil.name(others[0]), gast.Is, astutil.name(name))))
-        body = self.capture(lambda: [self.emit(astutil.assign(o, astutil.name(name)))
-                                     for o in others])
+        body = self.capture(lambda: [self.emit(astutil.assign(
+            o, self._masked_as(astutil.name(name), how))) for o in others])
         guard = astutil.if_(astutil.name(same), body)
         self.emit(guard)
         self._leave_compound(guard)     # still only maybe aliases
@@ -177,8 +218,6 @@ class UpdateForms:
     def _refuse_shared(self, name: str, part: Part, how: str) -> None:
         """`rt.refuse_shared(name, base, ...)`: a located error at run time
         if `name` shares memory with `base` (it cannot be followed here)."""
-        loc = self.src.locate(self._stmt)
-        self.unbound.update({name, part.base} - self.params)    # maybe bound in a branch only
         base = f"`{part.base}`" if part.base in self.locals else "the array it was read from"
         what = f"`{name}`" if name in self.locals else \
             "an intermediate value (such as the sequence a loop iterates)"
@@ -187,9 +226,27 @@ class UpdateForms:
                    f"is (it was bound in an `if` or a loop above, or returned by a "
                    f"function, or what it was read with changed since)")
         hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
+        self._refusal(name, part.base, message, hint)
+
+    def _refuse_masked(self, name: str, other: str) -> None:
+        """A located error at run time if `name` shares memory with `other`
+        and one holds what `stop_gradient` returned: an in-place update
+        changed both, and which elements still carry gradient is not known."""
+        what = [f"`{n}`" if n in self.locals else "a value" for n in (name, other)]
+        message = (f"{what[0]} shares memory with {what[1]}, and one of them was "
+                   "returned by `stop_gradient(...)`: an in-place update changes "
+                   "both, so s2s_ad cannot tell which of their values carry a gradient")
+        hint = "copy the value stop_gradient masks (`stop_gradient(x.copy())`), " \
+               "or update a copy"
+        self._refusal(name, other, message, hint)
+
+    def _refusal(self, name: str, base: str, message: str, hint: str) -> None:
+        """`rt.refuse_shared(name, base, where)`."""
+        loc = self.src.locate(self._stmt)
+        self.unbound.update({name, base} - self.params)    # maybe bound in a branch only
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
-            astutil.name(name), astutil.name(part.base), astutil.const(where)])))
+            astutil.name(name), astutil.name(base), astutil.const(where)])))
 
     def _read_later(self, names: list) -> list:
         """Those of `names` the user's code reads after the statement being
@@ -207,6 +264,23 @@ class UpdateForms:
 def _slot(part: Part) -> tuple:
     """Where a part sits in its base: (base, how it is read from it)."""
     return part.base, part.kind, gast.dump(part.view)
+
+
+def _untouched(part: Part, group: set, written: dict) -> bool:
+    """Whether `part` is an item a display (or `append`) put into one of
+    `group`, in a slot no write reached: an update of a list, tuple or dict
+    replaces slots, or writes one through a view of it (`written`), and
+    never changes the objects in the others."""
+    if not part.item:
+        return False
+    return all(w.kind == "index" and _other_key(w.index, part.index)
+               for w in written.values() if w.base in group)
+
+
+def _other_key(a, b) -> bool:
+    """Whether the indices `a` and `b` are two different literals."""
+    return isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and \
+        type(a.value) is type(b.value) and a.value != b.value
 
 
 def _is_refusal(stmt) -> bool:
