@@ -380,6 +380,7 @@ class AliasForms:
         loop, what any of them held in some iteration.  They become
         maybe-aliases of each other and share their (uncertain) parts."""
         group = {name: {name} for name in rebound}
+        carried = _carried_names(loop)
         for stmt in scopes.assignments(loop.body):
             target, value = stmt.targets[0], stmt.value
             if isinstance(target, gast.Name) and isinstance(value, gast.Name) \
@@ -389,6 +390,10 @@ class AliasForms:
                     group[name] = merged
         for members in {id(g): g for g in group.values() if len(g) > 1}.values():
             shared = [p for name in members for p in self.parts.get(name, [])]
+            outside = {p.base for p in shared} | {
+                a for name in members for a in self.aliases.get(name, ())} - members
+            if members & carried:       # a value held around the loop
+                self._refuse_carried_updates(loop, members, sorted(outside))
             for name in members:
                 known = self.parts.setdefault(name, [])
                 known.extend(p for p in shared if p not in known)

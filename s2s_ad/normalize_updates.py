@@ -240,6 +240,29 @@ class UpdateForms:
                "or update a copy"
         self._refusal(name, other, message, hint)
 
+    def _refuse_carried_updates(self, loop, members: set, outside: list) -> None:
+        """Before each in-place update in `loop` of one of `members` - names
+        the body copies into one another, so that from the second iteration
+        on each may hold what another held in the one before - check at run
+        time that it shares no memory with `outside`, the objects they were
+        related to by the end of the body: the single pass of this analysis
+        saw the update before those relations."""
+        updates = [s for s in scopes.statements(loop.body)
+                   if s in self.shares and s.targets[0].id in members]
+        for update in updates:
+            name = update.targets[0].id
+            what = f"`{name}`" if name in self.locals else "a value"
+            saved, self._stmt = self._stmt, self.origin.get(update, update)
+            checks = self.capture(lambda: [self._refusal(
+                name, base, f"{what} is updated in place in this loop, where the names "
+                "copied into one another (`a, b = b, a`) may hold, from the second "
+                f"iteration on, what the others held in the one before: here, memory "
+                f"shared with {f'`{base}`' if base in self.locals else 'a value read before'}, "
+                "which s2s_ad does not follow around a loop",
+                f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
+            self._stmt = saved
+            _insert_before(loop, update, checks)
+
     def _refusal(self, name: str, base: str, message: str, hint: str) -> None:
         """`rt.refuse_shared(name, base, where)`."""
         loc = self.src.locate(self._stmt)
@@ -264,6 +287,18 @@ class UpdateForms:
 def _slot(part: Part) -> tuple:
     """Where a part sits in its base: (base, how it is read from it)."""
     return part.base, part.kind, gast.dump(part.view)
+
+
+def _insert_before(node, stmt, new: list) -> None:
+    """Insert `new` before `stmt`, in whichever block under `node` holds it."""
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None) or []
+        if stmt in block:
+            at = block.index(stmt)
+            block[at:at] = new
+            return
+        for child in block:
+            _insert_before(child, stmt, new)
 
 
 def _untouched(part: Part, group: set, written: dict) -> bool:
