@@ -307,7 +307,9 @@ class _Reverser(ForwardSweep, Boundary, Naming):
             if self.live <= head:
                 break
             head |= self.live
-            self.namer.restore(names)
+            # the next round regenerates the body's names; the adjoint
+            # names chosen stay chosen (`adj` hands them out again)
+            self.namer.restore(names | set(self.adj.values()))
         else:       # (reported as a located InternalError by the driver)
             raise RuntimeError("the live adjoints of a loop reached no fixpoint in 100 rounds")
         self._enclosing = outer
