@@ -16,7 +16,7 @@ import operator
 import gast
 
 from . import astutil, runtime, scopes
-from .errors import UnsupportedSyntaxError
+from .errors import InternalError, UnsupportedSyntaxError
 from .rules import registry
 from .ir import CALL, COPY, DYNAMIC, INPLACE, NUMPY, Prim, names_of
 
@@ -261,31 +261,61 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     """Parameters that an in-place update may reach (directly, through plain
     copies, or through items and views of them), each with the first
     statement that does: the derived function copies them so that the
-    caller's arrays are never mutated."""
-    alias = {p: p for p in params}
-    reached = {}
-    for stmt in scopes.statements(body):
-        prim = prims.get(stmt)
-        if prim is not None and prim.kind == CALL:     # a helper updating an argument
-            for param in sorted(prim.mutates | prim.augments):
-                for name in names_of(prim.binding.get(param)):
-                    if name in alias:
-                        reached.setdefault(alias[name], stmt)
-        for name in sorted(prim.writes if prim is not None else ()):   # ...called inside
-            if name in alias:                                       # a verbatim expression
-                reached.setdefault(alias[name], stmt)
-        if not isinstance(stmt, gast.Assign):
-            continue
-        target = stmt.targets[0].id
-        source = prim.operands[0] if prim.operands else None
-        if source in alias and (prim.kind == COPY or prim.key in _PARTS_OF):
-            alias[target] = alias[source]
-        elif prim.inplace and (written := {target} | shares.get(stmt, set())) & alias.keys():
-            for name in sorted(written & alias.keys()):     # (items and views too)
-                reached.setdefault(alias[name], stmt)
-        elif target in alias and target not in params:
-            del alias[target]
-    return dict(sorted(reached.items()))
+    caller's arrays are never mutated.  A may-alias analysis: a name maps
+    to the parameters it may share memory with.  A binding outside any
+    `if` or loop replaces what the name shared; one inside adds to it (the
+    other path, the next iteration); the pass repeats until nothing grows,
+    so a loop's later bindings reach its earlier statements."""
+    alias: dict = {p: {p} for p in params}
+    reached: dict = {}
+    flat = list(_flat(body))
+    for _ in range(len(params) * len(flat) + 2):    # each pass adds a (name, param)
+        before = _copy(alias)
+        for stmt, nested in flat:
+            _alias_step(stmt, alias, prims.get(stmt), shares, reached, nested, params)
+        if alias == before:
+            return dict(sorted(reached.items()))
+    raise InternalError("the parameter aliases reached no fixpoint")
+
+
+def _flat(body, nested: bool = False):
+    """(statement, whether it is inside a compound statement), in order."""
+    for stmt in body:
+        yield stmt, nested
+        for child in ("body", "orelse"):
+            yield from _flat(getattr(stmt, child, None) or [], True)
+
+
+def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bool,
+                params) -> None:
+    def reach(name):
+        for param in sorted(alias.get(name, ())):
+            reached.setdefault(param, stmt)
+    if prim is not None and prim.kind == CALL:      # a helper updating an argument
+        for param in sorted(prim.mutates | prim.augments):
+            for name in names_of(prim.binding.get(param)):
+                reach(name)
+    for name in sorted(prim.writes if prim is not None else ()):    # ...called inside
+        reach(name)                                                 # a verbatim expression
+    if not isinstance(stmt, gast.Assign):
+        return
+    target = stmt.targets[0].id
+    source = prim.operands[0] if prim.operands else None
+    if prim.inplace:
+        for name in sorted({target} | shares.get(stmt, set())):     # (items and views too)
+            reach(name)
+        return
+    shared = alias.get(source, set()) if prim.kind == COPY or prim.key in _PARTS_OF else set()
+    if nested:
+        alias.setdefault(target, set()).update(shared)
+    elif shared:
+        alias[target] = set(shared)
+    elif target not in params:      # (a parameter keeps its own)
+        alias.pop(target, None)     # a new object
+
+
+def _copy(alias: dict) -> dict:
+    return {name: set(params) for name, params in alias.items()}
 
 
 _PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
