@@ -25,7 +25,7 @@ import types
 import weakref
 from typing import Any, Callable, Tuple, Union
 
-from . import cache, codegen, dispatch, frontend, guards, pipeline, reverse
+from . import cache, codegen, diskcache, dispatch, frontend, guards, pipeline, recipes, reverse
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
                      UnsupportedSyntaxError, WrtError, caller_location, location_of)
 from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
@@ -39,28 +39,31 @@ Derived = Callable[..., Any]
 
 
 def grad(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0, has_aux: bool = False,
-         optimize: bool = True) -> Derived:
+         optimize: bool = True, disk_cache: bool = True) -> Derived:
     """The gradient of a scalar-valued `func` with respect to `wrt`.
 
     `wrt` is a parameter index or name, or a tuple of them (then the result
     is a tuple of gradients).  Each gradient has its argument's type, shape
     and dtype.  With `has_aux=True`, `func` returns `(value, aux)` and the
-    derived function returns `(gradients, aux)`.
+    derived function returns `(gradients, aux)`.  `disk_cache=False`: do
+    not read or write the on-disk cache of generated code (diskcache.py).
     """
-    return _transform(func, Options("grad", _hashable(wrt), has_aux, optimize))
+    return _transform(func, Options("grad", _hashable(wrt), has_aux, optimize, disk_cache))
 
 
 def value_and_grad(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
-                   has_aux: bool = False, optimize: bool = True) -> Derived:
+                   has_aux: bool = False, optimize: bool = True,
+                   disk_cache: bool = True) -> Derived:
     """Like `grad`, returning `(value, gradients)` from one primal evaluation.
 
     With `has_aux=True` it returns `((value, aux), gradients)`.
     """
-    return _transform(func, Options("value_and_grad", _hashable(wrt), has_aux, optimize))
+    return _transform(func, Options("value_and_grad", _hashable(wrt), has_aux, optimize,
+                                    disk_cache))
 
 
 def vjp(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
-        optimize: bool = True) -> Derived:
+        optimize: bool = True, disk_cache: bool = True) -> Derived:
     """Vector-Jacobian product: the derived function takes `func`'s arguments
     and then `seed`, the cotangent of the output (same shape as the output),
     and returns `seed`-weighted gradients shaped as `grad` returns them.
@@ -68,7 +71,7 @@ def vjp(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
     `seed` is positional after the parameters, or keyword-only when `func`
     has parameters with default values.
     """
-    return _transform(func, Options("vjp", _hashable(wrt), False, optimize))
+    return _transform(func, Options("vjp", _hashable(wrt), False, optimize, disk_cache))
 
 
 def source(derived: Callable[..., Any]) -> str:
@@ -139,26 +142,53 @@ def _rederive(func, options: Options, stale):
 
 
 def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
-    """(derived function or pair, its `stale()` check or None); `fr`: its
-    first half, when the work list has run it and compiled its callees'
-    pairs (`done`)."""
-    out = compile_adjoint(func, options) if fr is None else \
-        pipeline.back(fr, functools.partial(_pair_ref, fr, done))
-    imports, thunk = dict(out.imports), None
-    if out.guard is not None and out.guard.rederive:
-        thunk = imports[out.guard.rederive] = guards.Rederive.of(func, options, _rederive)
-    hidden = codegen.to_source(out.guard.checker) if out.guard is not None else ""
-    with pipeline.reported(func, out.text):
+    """(derived function or pair, its `stale()` check or None), from the
+    disk cache or compiled (and then written to it); `fr`: its first half,
+    when the work list has run it and compiled its callees' pairs (`done`)."""
+    context = _recipe_context(func, options)
+    art = diskcache.load(func, options, context) if fr is None else None
+    if art is None:
+        out = compile_adjoint(func, options) if fr is None else \
+            pipeline.back(fr, functools.partial(_pair_ref, fr, done))
+        hidden = codegen.to_source(out.guard.checker) if out.guard is not None else ""
+        art = diskcache.Artifact(out.text, hidden, out.imports, out.deps,
+                                 guards.first_expected(out.guard),
+                                 out.guard.rederive if out.guard is not None else None)
+        diskcache.store(func, options, art, context)
+    return _link(func, options, art)
+
+
+def _link(func, options: Options, art: diskcache.Artifact):
+    """Compile `art`'s text into live functions reading its imports."""
+    imports, thunk = dict(art.imports), None
+    if art.rederive:
+        thunk = imports[art.rederive] = guards.Rederive.of(func, options, _rederive)
+    with pipeline.reported(func, art.text):
         fns = codegen.compile_functions(
-            out.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,
-            _closure_cells(func), func, hidden)
-    stale = fns.pop() if hidden else None
-    guards.install(out.guard, fns[0], thunk)
+            art.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,
+            _closure_cells(func), func, art.hidden)
+    stale = fns.pop() if art.hidden else None
+    guards.install(art.was, fns[0], thunk)
     for fn in fns:
-        fn.__s2s_ad_primal__ = weakref.ref(func)     # weak: the cache is keyed on func
+        setattr(fn, guards.PRIMAL, weakref.ref(func))   # weak: the cache is keyed on func
+        setattr(fn, guards.OPTIONS, options)
         fn.__doc__ = f"{options.mode} of {func.__qualname__} generated by s2s_ad"
-        setattr(fn, guards.DEPS, out.deps)
+        setattr(fn, guards.DEPS, art.deps)
     return (tuple(fns) if options.mode == "pair" else fns[0]), stale
+
+
+def _recipe_context(func, options: Options) -> recipes.Context:
+    """How recipes of `func`'s artifact find callees' pairs (see recipes.py)."""
+    def derived(primal, fields):
+        return derive(primal, Options(*fields))
+    return recipes.Context(func, derived, _site_pairs(options))
+
+
+def _site_pairs(options: Options):
+    """A `dispatch.CallSite`'s way to the pair of the function it calls."""
+    def pair_of(func, variant, optimize=options.optimize, disk=options.disk):
+        return derive(func, Options("pair", variant, False, optimize, disk))
+    return pair_of
 
 
 def stages(func: Callable[..., Any], *, wrt: Wrt = 0, mode: str = "grad",
@@ -207,13 +237,20 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
 
 
 def _pair(variant: tuple, options: Options) -> Options:
-    return Options("pair", variant, False, options.optimize)
+    return Options("pair", variant, False, options.optimize, options.disk)
 
 
 def _pair_of(done: dict, callee, variant: tuple, options: Options):
-    """The compiled pair of `callee`, if compiled here or cached, else None."""
+    """The compiled pair of `callee`, if compiled here, cached, or on disk,
+    else None."""
     key = _pair(variant, options)
-    return done.get((callee, key)) or cache.lookup(callee, key, registry.version())
+    hit = done.get((callee, key)) or cache.lookup(callee, key, registry.version())
+    if hit is None:
+        art = diskcache.load(callee, key, _recipe_context(callee, key))
+        if art is not None:
+            hit = done[callee, key] = cache.get_or_build(
+                callee, key, registry.version(), lambda: _link(callee, key, art))
+    return hit
 
 
 def _is_self(task: pipeline.Front, callee, variant) -> bool:
@@ -236,10 +273,8 @@ def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
         return reverse.PairRef(None, None)     # the pair calls its own defs
     pair = _pair_of(done, callee, variant, task.options) if callee is not None else None
     if pair is None:
-        def pair_of(func, variant, optimize=task.options.optimize):
-            return derive(func, Options("pair", variant, False, optimize))
-        return reverse.PairRef(None, None, site=dispatch.CallSite(callee, variant, location,
-                                                                  pair_of))
+        return reverse.PairRef(None, None, site=dispatch.CallSite(
+            callee, variant, location, _site_pairs(task.options)))
     fwd, bwd = pair
     return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 

@@ -43,7 +43,7 @@ of the same object stands in for it) is left out, and so is one that does
 not equal itself when read again right after compilation (a property that
 makes a new object per read): it cannot be guarded, and must not force a
 compilation per call.  No dependency and no `Rederive` holds the primal
-strongly (`_Same` stands for it in its own dependencies, and `Rederive`
+strongly (`Same` stands for it in its own dependencies, and `Rederive`
 keeps the parts to rebuild it), so the cache's weak keys still let it go.
 """
 from __future__ import annotations
@@ -62,6 +62,8 @@ from .ir import CLOSURE, GLOBAL, Source
 from .rules import registry
 
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
+PRIMAL = "__s2s_ad_primal__"    # ...: a weak reference to their primal
+OPTIONS = "__s2s_ad_options__"  # ...: the request they were compiled for
 COMMENT = "derive again if a name resolved at compile time was rebound"
 
 _STALE = object()       # an expected object that no name denotes
@@ -91,12 +93,15 @@ class Dep:
             return False
 
 
-class _Same:
+class Same:
     """The function being compiled, in its own dependencies (it calls itself
     by name), held weakly: equal to the function while it is alive."""
 
     def __init__(self, func):
         self._ref = weakref.ref(func)
+
+    def function(self):
+        return self._ref()
 
     def __eq__(self, other):
         return other is not None and other is self._ref()
@@ -122,12 +127,12 @@ def own(src: Source) -> list[Dep]:
             module, attr = src.imported[head]
             path = ".".join(([attr] if attr else []) + path.split(".")[1:])
             scope, label = module, module
-            if _fixed(sys.modules.get(module)):
+            if fixed(sys.modules.get(module)):
                 continue
         path, obj = _up_to_fixed(scope, path, obj)
-        if _fixed(obj):
+        if fixed(obj):
             continue
-        deps.append(Dep(scope, path, _Same(obj) if obj is src.func else obj, label))
+        deps.append(Dep(scope, path, Same(obj) if obj is src.func else obj, label))
     return deps
 
 
@@ -137,12 +142,12 @@ def _up_to_fixed(scope, path: str, obj) -> tuple:
     parts = path.split(".")
     for i in range(1, len(parts)):
         value = runtime.bound(scope, ".".join(parts[:i]))
-        if _fixed(value):
+        if fixed(value):
             return ".".join(parts[:i]), value
     return path, obj
 
 
-def _fixed(module) -> bool:
+def fixed(module) -> bool:
     """A module of the standard library, an installed package or s2s_ad."""
     if not isinstance(module, types.ModuleType):
         return False
@@ -326,14 +331,20 @@ class Rederive:
         return f"<s2s_ad rederive of {self._parts[6]}>"
 
 
-def install(g: Guard | None, derived, thunk: Rederive | None) -> None:
+def first_expected(g: Guard | None) -> str | None:
+    """The name of the first expected object of a guarded derived function
+    (None for a pair, or a function with no guard)."""
+    return g.was[0] if g is not None and g.statements else None
+
+
+def install(was: str | None, derived, thunk: Rederive | None) -> None:
     """Point `thunk` at the compiled guarded function `derived`, whose
-    expected objects a rule registered later makes stale."""
-    if g is None or not g.statements:
+    expected objects (the first is named `was`) a rule registered later
+    makes stale."""
+    if was is None:
         return
     thunk.derived = weakref.ref(derived)
-    _expected_cells[derived] = derived.__closure__[
-        derived.__code__.co_freevars.index(g.was[0])]
+    _expected_cells[derived] = derived.__closure__[derived.__code__.co_freevars.index(was)]
 
 
 def _invalidate() -> None:

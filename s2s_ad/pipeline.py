@@ -39,6 +39,7 @@ class Options:
     wrt: object = 0
     has_aux: bool = False
     optimize: bool = True
+    disk: bool = True           # may use the on-disk cache (diskcache.py)
 
 
 @dataclass

@@ -17,6 +17,9 @@ def stop_gradient_like(obj) -> bool:
 # Registration happens on import; the order does not matter.
 from . import (elementwise, linalg, math, methods, operators, reductions,  # noqa: E402,F401
                scatter, shapes, signal, statistics, ufuncs)
+from .registry import seal  # noqa: E402
+
+seal()
 
 __all__ = ["Attr", "Method", "Rule", "adjoint", "display_name",
            "is_nondifferentiable", "lookup", "nondifferentiable",

@@ -18,6 +18,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+import gast
 import numpy as np
 
 from .. import templates
@@ -77,6 +78,50 @@ def version() -> int:
 def on_change(listener) -> None:
     """Call `listener()` after every registration."""
     _listeners.append(listener)
+
+
+_BUILTIN: list = []     # [rules, nondifferentiables] once s2s_ad's own are in
+_FINGERPRINT: list = [None, None]   # [version, fingerprint()]
+
+
+def seal() -> None:
+    """Remember s2s_ad's own registrations (the rules package calls this
+    once it has imported them): `fingerprint` describes what changed since."""
+    _BUILTIN[:] = [dict(_ADJOINTS), set(_NONDIFF)]
+
+
+def fingerprint() -> str | None:
+    """The registrations made since `seal`, as text for a cache key ("" for
+    none): each target by module and name, with its template's text; None
+    if a target has no such name (a lambda, an object)."""
+    if _FINGERPRINT[0] == version():
+        return _FINGERPRINT[1]
+    rules, nondiff = _BUILTIN or [{}, set()]
+    changed = [k for k, rule in _ADJOINTS.items() if rules.get(k) is not rule]
+    parts = []
+    for key in changed + [k for k in rules if k not in _ADJOINTS] + list(_NONDIFF ^ nondiff):
+        name = _stable_name(key)
+        if name is None:
+            parts = None
+            break
+        rule = _ADJOINTS.get(key)
+        parts.append(repr((name, key in _NONDIFF, rule and (
+            rule.shape, rule.template.result, str(rule.template.signature),
+            [gast.dump(stmt) for stmt in rule.template.body]))))
+    _FINGERPRINT[:] = [version(), None if parts is None else "\n".join(sorted(parts))]
+    return _FINGERPRINT[1]
+
+
+def _stable_name(key) -> str | None:
+    """`module.qualname` of a registered target, or the repr of a method,
+    attribute or display key; None for what has neither."""
+    if isinstance(key, (Method, Attr, Literal)):
+        return repr(key)
+    module, qualname = getattr(key, "__module__", None), getattr(key, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
+        return f"{module}.{qualname}"
+    name = getattr(key, "__name__", None)       # a ufunc
+    return f"numpy.{name}" if type(key).__name__ == "ufunc" and isinstance(name, str) else None
 
 
 def _changed() -> None:
