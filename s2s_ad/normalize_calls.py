@@ -17,6 +17,7 @@ import gast
 
 from . import astutil
 from .ir import RUNTIME, is_resolved
+from .rules import registry
 
 
 class CallForms:
@@ -30,8 +31,9 @@ class CallForms:
         callee = self.src.resolve(expr.func, self.locals)
         value = not is_resolved(callee) and \
             getattr(expr.func, "id", None) not in self.nested       # a function value
-        args = self._unstar(self.consumed_generators(expr, callee), value, callee)
-        keywords = self._unstar_keywords(expr.keywords, value, callee, len(args))
+        late = value or self._spread_late(callee)
+        args = self._unstar(self.consumed_generators(expr, callee), late, callee)
+        keywords = self._unstar_keywords(expr.keywords, late, callee, len(args))
         expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
@@ -40,11 +42,9 @@ class CallForms:
                 astutil.call(expr.func, expr.args, kept), expr))
             self._setitem(out.id, astutil.const(...), value)
             return astutil.name(out.id)
-        if sum(k.arg is None for k in expr.keywords) > (1 if value else 0):
-            self._unsupported(expr, "`**kwargs` in a call, of a dict whose keys are not "
-                              "known where the function is compiled (other than a function "
-                              "value's, or one filling a helper's parameters that have no "
-                              "default)")
+        if sum(k.arg is None for k in expr.keywords) > (1 if late else 0):
+            self._unsupported(expr, "several `**kwargs` in a call, of dicts whose keys are "
+                              "not known where the function is compiled")
         keywords = list(expr.keywords)
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))
@@ -71,10 +71,19 @@ class CallForms:
             str(getattr(callee, "__module__", "")).startswith("numpy") or \
             type(callee).__name__ == "ufunc"
 
-    def _unstar(self, args: list, function_value: bool, callee) -> list:
+    def _spread_late(self, callee) -> bool:
+        """Whether a call of `callee` may keep a last `*t` or a `**kw` of
+        unknown size, spread when the call runs (dispatch.py): a function of
+        the user's, or one with a rule; not what no gradient flows through."""
+        return is_resolved(callee) and callable(callee) and \
+            not registry.is_nondifferentiable(callee) and \
+            (isinstance(callee, types.FunctionType) or registry.lookup(callee) is not None)
+
+    def _unstar(self, args: list, late: bool, callee) -> list:
         """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`; the last
-        argument of a call of a function value stays `*t` (dispatch.py); the
-        last argument of a function of fixed arity is spread to fill it."""
+        argument of a function of fixed arity is spread to fill it (after
+        Python's count check); otherwise the last argument stays `*t`,
+        spread when the call runs (dispatch.py), where `late` allows it."""
         out = []
         for arg in args:
             if not isinstance(arg, gast.Starred):
@@ -84,14 +93,14 @@ class CallForms:
             elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
                 out.extend(astutil.subscript(astutil.name(arg.value.id), astutil.const(i))
                            for i in range(len(self.displays[arg.value.id])))
-            elif arg is args[-1] and function_value:
-                out.append(arg)         # a function value's: spread when the call runs
             elif arg is args[-1] and self._arity(callee, len(out)) is not None:
                 out.extend(self._spread(arg.value, self._arity(callee, len(out)), callee))
+            elif arg is args[-1] and late:
+                out.append(arg)         # spread when the call runs
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
                                   "length is not known where the function is compiled "
-                                  "(other than the last argument of a function value)")
+                                  "(other than the last argument)")
         return out
 
     @staticmethod
@@ -140,7 +149,7 @@ class CallForms:
             astutil.clone(seq), astutil.const(count), astutil.const(callee.__name__)])))
         return [astutil.subscript(astutil.clone(seq), astutil.const(i)) for i in range(count)]
 
-    def _unstar_keywords(self, keywords: list, function_value: bool, callee,
+    def _unstar_keywords(self, keywords: list, late: bool, callee,
                          given: int) -> list:
         """`f(**kw)` for a `kw` whose keys are known (a dict display, or a
         name bound once to one): `f(a=kw['a'], ...)`; for a function of the
@@ -149,7 +158,7 @@ class CallForms:
         out = []
         one = sum(kw.arg is None for kw in keywords) == 1
         names = self._keyword_params(callee, given, {kw.arg for kw in keywords}) \
-            if one and not function_value else None
+            if one else None
         for k in keywords:
             value = k.value
             if k.arg is not None:
@@ -163,7 +172,7 @@ class CallForms:
                            for key in self.keyed[value.id])
             elif names is not None:
                 out.extend(self._spread_keywords(value, names, callee))
-            else:   # a function value's, spread when the call runs; else refused below
+            else:   # spread when the call runs, where `late` allows; else refused above
                 out.append((None, value))
         return out
 

@@ -113,6 +113,8 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
             "s2s_ad does not differentiate through what a function value captures",
             src.locate(stmt), hint="pass those values to the function as arguments"))
     rule = registry.lookup(key)
+    if _spread_late(rhs) and (rule is not None or isinstance(key, types.FunctionType)):
+        return _dynamic_call(rhs, key, stmt, src)   # called through a wrapper (dispatch.py)
     if rule is None and isinstance(key, types.FunctionType):
         return _user_call(key, args, kwargs, rhs, stmt, src)
     if rule is None and _is_function_value(rhs, key):
@@ -155,6 +157,13 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
     surely, augmented = mutated_parameters(func)
     return Prim(CALL, func, binding=binding, operands=operands, mutates=surely,
                 augments=augmented)
+
+
+def _spread_late(rhs) -> bool:
+    """A call keeping `*t` or `**kw` of a size known only when it runs."""
+    return isinstance(rhs, gast.Call) and (
+        any(isinstance(a, gast.Starred) for a in rhs.args) or
+        any(k.arg is None for k in rhs.keywords))
 
 
 def _is_function_value(rhs, key) -> bool:

@@ -264,17 +264,21 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     caller's arrays are never mutated.  A may-alias analysis: a name maps
     to the parameters it may share memory with.  A binding outside any
     `if` or loop replaces what the name shared; one inside adds to it (the
-    other path, the next iteration); the pass repeats until nothing grows,
-    so a loop's later bindings reach its earlier statements."""
-    alias: dict = {p: {p} for p in params}
+    other path, the next iteration); with a loop, the pass repeats from what
+    the last one ended with until nothing grows, so a loop's later bindings
+    reach its earlier statements."""
+    start: dict = {p: {p} for p in params}
     reached: dict = {}
     flat = list(_flat(body))
+    looped = any(isinstance(stmt, (gast.For, gast.While)) for stmt, _ in flat)
     for _ in range(len(params) * len(flat) + 2):    # each pass adds a (name, param)
-        before = _copy(alias)
+        alias = _copy(start)
         for stmt, nested in flat:
             _alias_step(stmt, alias, prims.get(stmt), shares, reached, nested, params)
-        if alias == before:
+        grown = _join(start, alias)
+        if not looped or grown == start:
             return dict(sorted(reached.items()))
+        start = grown                   # what the next iteration may start from
     raise InternalError("the parameter aliases reached no fixpoint")
 
 
@@ -316,6 +320,10 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
 
 def _copy(alias: dict) -> dict:
     return {name: set(params) for name, params in alias.items()}
+
+
+def _join(a: dict, b: dict) -> dict:
+    return {name: a.get(name, set()) | b.get(name, set()) for name in a.keys() | b.keys()}
 
 
 _PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),

@@ -78,9 +78,11 @@ def kwargs_unknown(x, options):
     return scaled(x, **options)
 
 
-def test_kwargs_of_unknown_keys_is_a_located_error():
-    with pytest.raises(ad.UnsupportedSyntaxError) as info:
-        ad.grad(kwargs_unknown)(0.3, {"w": 2.0})
+def test_kwargs_of_unknown_keys_are_spread_when_the_call_runs():
+    check_grad(kwargs_unknown, [0.3, {"w": 2.0}], wrt=(0, 1))
+    check_grad(kwargs_unknown, [0.3, {}])
+    with pytest.raises(ad.S2SADError, match="unexpected keyword") as info:
+        ad.grad(kwargs_unknown)(0.3, {"nope": 2.0})
     assert "scaled(x, **options)" in info.value.location.source_line
 
 

@@ -890,6 +890,14 @@ def calls_varargs(a, b):
     return varargs_helper(a, b, a * b)
 
 
+SUM_OPTS = {"axis": 0, "keepdims": True}
+
+
+def sums_with_options(x):
+    """`**options` of keys not known where the function is compiled."""
+    return np.sum(np.sum(x ** 2, **SUM_OPTS) * x)
+
+
 def partial_target(w, X, y):
     return np.sum((X @ w - y) ** 2)
 
@@ -1051,6 +1059,7 @@ CASES = [
     ("take_along_axis_ce", take_along_ce, lambda: [randn(5, 3), np.array([0, 2, 1, 1, 0])], 0),
     ("svd_qr_pinv", svd_qr_pinv, lambda: [randn(4, 3)], 0),
     ("varargs_callee", calls_varargs, lambda: [randn(3), randn(3)], (0, 1)),
+    ("kwargs_into_numpy", sums_with_options, lambda: [randn(2, 3)], 0),
     ("functools_partial", partial_loss, lambda: [randn(3)], 0),
     ("jacobi_full_slice_update", jacobi_energy, lambda: [randn(5), _spd(5)], (0, 1)),
     ("wave_leapfrog_views_and_swap", wave_leapfrog,
@@ -1233,11 +1242,6 @@ def err_del(x):
     return z
 
 
-SUM_OPTS = {"axis": 0, "keepdims": True}
-
-
-def err_kwargs_call(x):
-    return np.sum(np.sum(x ** 2, **SUM_OPTS))
 
 
 class Model:
@@ -1274,8 +1278,6 @@ ERROR_CASES = [
      ad.UnsupportedSyntaxError, err_nonlocal, "nonlocal total", "nonlocal"),
     ("del", lambda: ad.grad(err_del)(np.ones(3)),
      ad.UnsupportedSyntaxError, err_del, "del y", "del"),
-    ("kwargs_call", lambda: ad.grad(err_kwargs_call)(np.ones((2, 3))),
-     ad.UnsupportedSyntaxError, err_kwargs_call, "**SUM_OPTS", "**"),
     ("attr_assign", lambda: ad.grad(err_attr_assign)(1.0),
      ad.S2SADError, err_attr_assign, "m.w[0] = x", "attribute"),
     ("no_rule_polyfit", lambda: ad.grad(err_no_rule_unknown_numpy)(np.arange(3.0)),

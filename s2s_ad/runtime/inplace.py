@@ -161,7 +161,12 @@ def zero_into(g, index):
 def add_into(d, index, g, like):
     """`d + unindex(g, like, index)`, adding `g` into the slots `index` of `d`
     itself when `d` is an array of `like`'s shape that can hold the sum.
-    Generated code calls it only on an adjoint it owns (ownership.py)."""
+    Generated code calls it only on an adjoint it owns (ownership.py).  The
+    adjoint of a list, tuple or dict gets `g` in its slot, the others kept
+    (not a new container of zeros per read: reading `zs[-1]` in a loop)."""
+    if _own_slot(d, index, like):
+        d[index] = d[index] + g
+        return d
     if not (_writable(d) and d.shape == np.shape(like)
             and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
         return d + unindex(g, like, index)
@@ -170,6 +175,19 @@ def add_into(d, index, g, like):
     else:
         d[index] += g
     return d
+
+
+def _own_slot(d, index, like) -> bool:
+    """Whether `index` is one slot of the container adjoint `d` of `like`."""
+    if type(d) is Seq and isinstance(like, (list, tuple)) and len(d) == len(like):
+        return isinstance(index, (int, np.integer)) and not isinstance(index, bool) \
+            and -len(d) <= index < len(d)
+    if type(d) is Tree and isinstance(like, dict):
+        try:
+            return index in d and index in like and len(d) == len(like)
+        except TypeError:               # an unhashable index
+            return False
+    return False
 
 
 def _writable(a) -> bool:
