@@ -236,6 +236,7 @@ class Prim:
     mutates: frozenset = frozenset()     # CALL: parameters the callee updates in place
     augments: frozenset = frozenset()    # CALL: parameters it updates with `p += v` only
     writes: frozenset = frozenset()      # CONST: locals a helper called inside may update
+    pure: bool = False                   # DYNAMIC: a known callee updating no argument
 
     @property
     def inplace(self) -> bool:

@@ -46,6 +46,7 @@ from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME, Normalized, Source, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
+from .normalize_compound import CompoundForms
 from .normalize_blocks import BlockForms
 from .normalize_calls import CallForms
 from .normalize_comprehensions import ComprehensionForms
@@ -84,7 +85,7 @@ def normalize(src: Source) -> Normalized:
 
 
 class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, CallForms,
-                  InPlaceForms, AliasForms, UpdateForms, ScopeForms):
+                  InPlaceForms, AliasForms, CompoundForms, UpdateForms, ScopeForms):
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}

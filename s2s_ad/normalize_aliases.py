@@ -31,6 +31,7 @@ from .errors import UnsupportedSyntaxError
 from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
 
+_COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
                    numpy.asarray: "reshape", numpy.transpose: "T",
@@ -105,6 +106,12 @@ class AliasForms:
             view.reread = target in self.locals or not isinstance(value, gast.Subscript)
             view.masked = value is not stmt.value
             self.parts.setdefault(target, []).append(view)
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            index = astutil.index_value(value.slice)
+            for held, part in self._views_of({value.value.id}):   # `v = xs[i]` may be
+                if part.item and held != target and _may_be_slot(index, part.index):
+                    self.maybe_aliases.setdefault(target, set()).add(held)
+                    self.maybe_aliases.setdefault(held, set()).add(target)
         for arg in self._helper_arguments(value):   # a helper may return a view of it
             self.parts.setdefault(target, []).append(
                 Part(arg, "index", astutil.clone(value), certain=False))
@@ -117,13 +124,19 @@ class AliasForms:
         """Track the names that may hold a list or tuple the function built
         (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
         repeats it: `z`'s items are its operands' (a repeated one's, each
-        other's), which no relation follows; `joined` keeps the operands,
-        for the check an in-place update of an item makes (normalize_inplace)."""
+        other's), which no relation follows; a shallow copy (`list(a)`,
+        `tuple((x, y))`, `sorted(a)`, `dict(d)`) holds the items of what it
+        copies, or the rows of an array.  `joined` keeps what the items are
+        shared with, for the check an in-place update of an item makes
+        (normalize_inplace, normalize_updates)."""
         operands = _join_operands(value)
-        built = isinstance(value, (gast.List, gast.Tuple)) or isinstance(value, gast.Call) and \
-            any(self.src.resolve(value.func, self.locals) is f for f in (list, tuple, sorted))
+        copied = self._copied(value)
+        built = isinstance(value, (gast.List, gast.Tuple)) or copied is not None
         in_place = _updates_in_place(value, target)
-        if operands and any(o in self.sequences for o in operands):
+        if copied:
+            self.sequences.add(target)
+            self.joined[target] = copied - {target}
+        elif operands and any(o in self.sequences for o in operands):
             self.sequences.add(target)
             kept = self.joined.get(target, set()) if in_place else set()
             self.joined[target] = kept | {o for o in operands if o != target and self._is_local(o)}
@@ -133,6 +146,19 @@ class AliasForms:
         elif not in_place:
             self.sequences.discard(target)
             self.joined.pop(target, None)
+
+    def _copied(self, value) -> set | None:
+        """For `list(a)`, `tuple(a)`, `sorted(a)`, `dict(a)` (or of a display
+        `(x, y)`): the local names whose items (or rows) it holds; None for
+        any other value."""
+        if not (isinstance(value, gast.Call) and any(
+                self.src.resolve(value.func, self.locals) is f for f in _COPIES)):
+            return None
+        if len(value.args) != 1:
+            return set()
+        arg = value.args[0]
+        names = arg.elts if isinstance(arg, (gast.List, gast.Tuple)) else [arg]
+        return {n.id for n in names if isinstance(n, gast.Name) and self._is_local(n.id)}
 
     def _same_object(self, value):
         """`value`, or for `stop_gradient(e)` the `e` it returns itself (the
@@ -219,6 +245,7 @@ class AliasForms:
             if upward:
                 todo.extend(self.maybe_aliases.get(n, ()))
                 todo.extend(p.base for p in self.parts.get(n, []))
+                todo.extend(self.joined.get(n, ()))     # holds their items
         return out
 
     def _is_local(self, name: str) -> bool:
@@ -293,114 +320,6 @@ class AliasForms:
         return [(view, part) for view, parts in sorted(self.parts.items())
                 for part in parts if part.base in names]
 
-    def _relations(self) -> tuple:
-        """A copy of the alias and part relations (for the other branch)."""
-        groups, aliases = {}, {}
-        for name, group in self.aliases.items():
-            aliases[name] = groups.setdefault(id(group), set(group))
-        maybe = {name: set(others) for name, others in self.maybe_aliases.items()}
-        parts = {name: [dataclasses.replace(p, view=astutil.clone(p.view)) for p in ps]
-                 for name, ps in self.parts.items()}
-        return aliases, maybe, parts
-
-    def _branches(self, body_fn, orelse_fn):
-        """Normalize both branches of an `if` from the relations before it,
-        and join them: what either branch relates holds after, uncertainly."""
-        before = self._relations()
-        body = body_fn()
-        after_body = self._relations()
-        self.aliases, self.maybe_aliases, self.parts = before
-        orelse = orelse_fn()
-        aliases, maybe, parts = after_body
-        for name, others in maybe.items():
-            self.maybe_aliases.setdefault(name, set()).update(others)
-        for name, group in aliases.items():
-            if self.aliases.get(name) != group:
-                for other in group - {name}:
-                    self.maybe_aliases.setdefault(name, set()).add(other)
-                    self.maybe_aliases.setdefault(other, set()).add(name)
-        for name, ps in parts.items():
-            known = self.parts.setdefault(name, [])
-            known.extend(p for p in ps if p not in known)
-        return body, orelse
-
-    def _enter_compound(self, stmt) -> dict:
-        """At the start of a compound statement: the relations of the names
-        it rebinds become uncertain (a loop's next iteration); returns them,
-        for `_leave_compound`."""
-        self._leave_compound(stmt)
-        return {name: list(self.parts.get(name, [])) for name in _rebound_names(stmt)}
-
-    def _check_carried(self, loop) -> None:
-        """Refuse an in-place update, in a loop body, of a name the body
-        rebinds later to a view or alias of another value (`prev *= 2;
-        prev = row`): from the second iteration on the update writes what
-        the previous one bound, which the single pass of this analysis does
-        not follow.  Called after the body, before its relations are joined."""
-        carried = _carried_names(loop)
-        for stmt in scopes.statements(loop.body):
-            updated = _augmented(stmt) | _written_through(stmt)
-            for name in sorted(updated & carried):
-                if self.parts.get(name) or len(self.aliases.get(name, ())) > 1:
-                    raise UnsupportedSyntaxError(
-                        f"`{name}` is updated in place in this loop and rebound later in "
-                        "it to a view or alias of another value, so from the second "
-                        "iteration on the update writes that value; s2s_ad does not "
-                        "follow a relation around a loop", self.src.locate(stmt),
-                        hint=f"copy where `{name}` is rebound (`{name} = ....copy()`), "
-                             "or update the value it is bound to directly")
-
-    def _leave_compound(self, stmt, before: dict | None = None, emitted=None) -> None:
-        """Relations of names a compound statement rebinds (in the user's
-        code, or in `emitted`, its A-normal form) are uncertain after it;
-        `before` (from `_enter_compound`) holds those they had on entry,
-        which hold on the paths that did not rebind them."""
-        rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
-        for name, parts in (before or {}).items():
-            known = self.parts.setdefault(name, [])
-            known.extend(p for p in parts if p not in known)
-        for name in rebound:
-            group = self.aliases.pop(name, None)
-            if group is not None:
-                group.discard(name)
-                for other in group:
-                    self.maybe_aliases.setdefault(name, set()).add(other)
-                    self.maybe_aliases.setdefault(other, set()).add(name)
-            for part in self.parts.get(name, []):
-                part.certain = False
-        for _, part in self._views_of(rebound):
-            part.certain = False
-        if emitted is not None and isinstance(stmt, (gast.For, gast.While)):
-            self._check_carried(stmt)
-            self._carry_around(emitted, rebound)
-
-    def _carry_around(self, loop, rebound: set) -> None:
-        """A loop's next iteration reads what this one bound: names the body
-        copies into one another (`a, b = b, a`) may each hold, after the
-        loop, what any of them held in some iteration.  They become
-        maybe-aliases of each other and share their (uncertain) parts."""
-        group = {name: {name} for name in rebound}
-        carried = _carried_names(loop)
-        for stmt in scopes.assignments(loop.body):
-            target, value = stmt.targets[0], stmt.value
-            if isinstance(target, gast.Name) and isinstance(value, gast.Name) \
-                    and {target.id, value.id} <= rebound and group[target.id] is not group[value.id]:
-                merged = group[target.id] | group[value.id]
-                for name in merged:
-                    group[name] = merged
-        for members in {id(g): g for g in group.values() if len(g) > 1}.values():
-            shared = [p for name in members for p in self.parts.get(name, [])]
-            outside = {p.base for p in shared} | {
-                a for name in members for a in self.aliases.get(name, ())} - members
-            if members & carried:       # a value held around the loop
-                self._refuse_carried_updates(loop, members, sorted(outside))
-            for name in members:
-                known = self.parts.setdefault(name, [])
-                known.extend(p for p in shared if p not in known)
-                self.maybe_aliases.setdefault(name, set()).update(members - {name})
-            for part in shared:
-                part.certain = False
-
 
 def _items(value) -> list:
     """(key, item) of a tuple, list or dict display (dict keys: literals)."""
@@ -412,66 +331,14 @@ def _items(value) -> list:
     return []
 
 
-def _carried_names(loop) -> set:
-    """Names the body of `loop` may read before it rebinds them: each
-    iteration's value of such a name is the previous iteration's.  Paths
-    through ifs are followed; a name is bound after an `if` only if both
-    branches bind it, and never by a nested loop (it may not run)."""
-    bound = set()
-    if isinstance(loop, gast.For):
-        bound |= {n.id for n in astutil.walk(loop.target) if isinstance(n, gast.Name)}
-    carried: set = set()
-    _reads_before_binding(loop.body, bound, carried)
-    return carried & _rebound_names(loop)
-
-
-def _reads_before_binding(body: list, bound: set, carried: set) -> set:
-    """Add to `carried` the names `body` reads while not in `bound`; return
-    the names bound after it on every path."""
-    bound = set(bound)
-    for stmt in body:
-        if isinstance(stmt, gast.If):
-            carried |= set(scopes.load_names(stmt.test)) - bound
-            bound |= _reads_before_binding(stmt.body, bound, carried) & \
-                _reads_before_binding(stmt.orelse, bound, carried)
-        elif isinstance(stmt, (gast.For, gast.While)):
-            header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-            carried |= set(scopes.load_names(header)) - bound
-            inner = bound | (scopes.all_names(stmt.target) if isinstance(stmt, gast.For) else set())
-            _reads_before_binding(stmt.body + stmt.orelse, inner, carried)
-        else:
-            carried |= (set(scopes.load_names(stmt)) | _augmented(stmt)) - bound
-            bound |= _rebound_names(stmt)
-    return bound
-
-
-def _augmented(stmt) -> set:
-    """Names `stmt` updates with `op=` (`x += v`, `x[i] += v`)."""
-    return {n.id for node in astutil.walk(stmt) if isinstance(node, gast.AugAssign)
-            for n in astutil.walk(node.target) if isinstance(n, gast.Name)}
-
-
-def _written_through(stmt) -> set:
-    """Names `stmt` writes into by subscript (`x[i] = v`)."""
-    return {node.value.id for node in astutil.walk(stmt)
-            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
-            and isinstance(node.value, gast.Name)}
-
-
-def _rebound_names(stmt) -> set:
-    """Names a statement binds to new objects (an augmented assignment keeps
-    an array: it is an in-place update, tracked where it happens)."""
-    names = set()
-    for node in astutil.walk(stmt):
-        if isinstance(node, gast.Assign):
-            targets = node.targets
-        elif isinstance(node, (gast.AnnAssign, gast.For, gast.NamedExpr)):
-            targets = [node.target]
-        else:
-            continue
-        names |= {n.id for t in targets for n in astutil.walk(t)
-                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return names
+def _may_be_slot(read, held) -> bool:
+    """Whether the index `read` may name the slot of the item at `held`
+    other than as the same literal (which the part relation follows): any
+    index that is not a literal, or `-1` for `0` (a list's length changes)."""
+    if not (isinstance(read, gast.Constant) and isinstance(held, gast.Constant)):
+        return True
+    a, b = read.value, held.value
+    return type(a) is int and type(b) is int and (a < 0) != (b < 0)
 
 
 def _join_operands(value) -> list:

@@ -31,7 +31,9 @@ class CallForms:
         callee = self.src.resolve(expr.func, self.locals)
         value = not is_resolved(callee) and \
             getattr(expr.func, "id", None) not in self.nested       # a function value
-        late = value or self._spread_late(callee)
+        nested = self.nested.get(getattr(expr.func, "id", None))
+        late = value or self._spread_late(callee) or nested is not None and not any(
+            position is not None for _, _, position, _ in nested.defaults)   # (filled here)
         args = self._unstar(self.consumed_generators(expr, callee), late, callee)
         keywords = self._unstar_keywords(expr.keywords, late, callee, len(args))
         expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
@@ -43,8 +45,10 @@ class CallForms:
             self._setitem(out.id, astutil.const(...), value)
             return astutil.name(out.id)
         if sum(k.arg is None for k in expr.keywords) > (1 if late else 0):
-            self._unsupported(expr, "several `**kwargs` in a call, of dicts whose keys are "
-                              "not known where the function is compiled")
+            self._unsupported(expr, ("several `**kwargs` in a call" if late else
+                                     "`**kwargs` in a call of a nested function with defaults")
+                              + ", of dicts whose keys are not known where the function "
+                              "is compiled")
         keywords = list(expr.keywords)
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))
@@ -100,7 +104,8 @@ class CallForms:
             else:
                 self._unsupported(arg, "`*args` in a call, from a sequence whose "
                                   "length is not known where the function is compiled "
-                                  "(other than the last argument)")
+                                  + ("(other than the last argument)" if late else
+                                     "(into a nested function with defaults)"))
         return out
 
     @staticmethod

@@ -81,6 +81,10 @@ class UpdateForms:
                     self._refuse_masked(part.base, member)
                     continue
                 written[_slot(part)] = part
+                for other in sorted(self.joined.get(part.base, ())):    # a shallow copy's
+                    self._refuse_shared(name, Part(other, "reshape", astutil.name(other)),
+                                        f"is updated in place, an item `{part.base}` shares "
+                                        "with it,")
                 self._guarded(name, part, self._write_back(name, part))   # name: the new value
                 if part.base not in seen:
                     seen.add(part.base)

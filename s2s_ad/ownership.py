@@ -23,8 +23,9 @@ time, from the code alone:
 Ownership is a forward must-analysis on the one walker (`dataflow.Walk`),
 intersected where control flow joins.  Invariant: an array updated in place
 is referenced by no value but the name being updated, so the update changes
-nothing any other code reads.  Numbers, lists and dicts are never mutated
-(the runtime helpers update only arrays in place).
+nothing any other code reads.  Numbers are never mutated; the adjoint of a
+list or dict (`Seq`, `Tree`) only has one slot replaced (`rt.add_into`),
+the arrays it holds are never written.
 """
 from __future__ import annotations
 

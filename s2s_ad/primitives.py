@@ -114,7 +114,9 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
             src.locate(stmt), hint="pass those values to the function as arguments"))
     rule = registry.lookup(key)
     if _spread_late(rhs) and (rule is not None or isinstance(key, types.FunctionType)):
-        return _dynamic_call(rhs, key, stmt, src)   # called through a wrapper (dispatch.py)
+        prim = _dynamic_call(rhs, key, stmt, src)   # called through a wrapper (dispatch.py)
+        prim.pure = rule is not None or not any(mutated_parameters(key))
+        return prim
     if rule is None and isinstance(key, types.FunctionType):
         return _user_call(key, args, kwargs, rhs, stmt, src)
     if rule is None and _is_function_value(rhs, key):

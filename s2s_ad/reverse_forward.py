@@ -64,6 +64,7 @@ class ForwardSweep:
                 "call declared non-differentiable); its gradient would miss the update",
                 self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
         if prim is not None and prim.kind == DYNAMIC and stmt not in self.facts.active \
+                and not prim.pure \
                 and {n for node in prim.binding.values() for n in names_of(node)} & varied:
             raise UnsupportedSyntaxError(        # (an active call's pair checks it)
                 f"`{astutil.unparse(stmt.value.func)}` is a function value whose result is "

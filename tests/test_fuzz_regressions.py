@@ -915,3 +915,94 @@ def test_an_update_reaching_a_row_bound_later_in_the_loop_is_refused_unmutated()
     with pytest.raises(ad.UnsupportedSyntaxError, match="second iteration"):
         ad.grad(rebinds_a_parameter_late_in_a_loop, wrt=(0, 1))(a, np.array([-0.38, -1.6, 0.1]))
     assert all(np.array_equal(r, k) for r, k in zip(a, kept))
+
+
+def doubles_an_item_of_a_copied_list(x):
+    x = x.copy()
+    xs = [x]
+    ys = list(xs)               # a new list holding the same array
+    ys[0] *= 2.0
+    return np.sum(x * x)
+
+
+def doubles_an_item_of_a_list_of_a_display(x):
+    x = x.copy()
+    ys = list((x, x))
+    ys[0] *= 2.0
+    return np.sum(x * x)
+
+
+def doubles_what_a_copied_tuple_holds(x):
+    x = x.copy()
+    ys = tuple([x])
+    t = ys[0]
+    t *= 2.0
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("f", [doubles_an_item_of_a_copied_list,
+                               doubles_an_item_of_a_list_of_a_display,
+                               doubles_what_a_copied_tuple_holds])
+def test_an_update_of_an_item_a_shallow_copy_shares_is_refused(f):
+    # list(xs), list((x, y)), tuple([x]) hold the same arrays: doubling
+    # one doubled x, which the gradient missed (half of it, silently)
+    with pytest.raises(ad.UnsupportedSyntaxError, match="shares|holds too") as info:
+        ad.grad(f)(np.array([0.3, -0.5]))
+    assert "*= 2.0" in info.value.location.source_line
+
+
+def scales_its_second_argument(z, b):
+    b *= z
+    return 1.0
+
+
+def spreads_a_list_into_a_mutating_helper(h, v):
+    # fuzz seed 35: `*list((h,))` passes h itself, which the helper scales
+    # in place; the derived function did not see it (a wrong value)
+    q = scales_its_second_argument(h, *list((h,)))
+    return np.sum(h * v) + q
+
+
+def test_a_helper_updating_an_argument_spread_from_a_list_is_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter b in place"):
+        ad.value_and_grad(spreads_a_list_into_a_mutating_helper, wrt=(0, 1))(
+            np.array([0.3, -0.5]), np.array([1.0, 2.0]))
+
+
+def pops_an_item_then_updates_it(a, b):
+    # fuzz seed 367: `step` is the list's last item, which is `b`; the
+    # update of b did not reach it (a list read by `[-1]` may be any item)
+    score = [b]
+    step = score.pop()
+    b[:, 0] += b[2]
+    state = step
+    return np.mean(state)
+
+
+def test_an_item_read_by_another_index_follows_an_update():
+    b = np.array([[0.6, -0.4, 2.5], [0.17, 0.88, -2.9], [0.13, -0.02, 0.65]])
+    check_grad(pops_an_item_then_updates_it, [0.0, b], wrt=1)
+
+
+def star_into_a_nested_function(x, w):
+    def scaled(a, b=2.0):
+        return a * b * w
+    return np.sum(scaled(*list((x,)))) + np.sum(scaled(x, *list((0.5,))))
+
+
+def test_star_args_into_a_nested_function():
+    check_grad(star_into_a_nested_function, [np.array([0.3, -0.4]), 1.5])
+
+
+def star_into_a_nested_function_with_defaults(w):
+    # fuzz seed 33: the lifted call filled `beta` by keyword next to a
+    # `*list(...)` that filled it too: TypeError in the generated code
+    def s(b, beta=1.0):
+        return b * beta * w
+    return np.sum(s(*list((1.0, 2.0))))
+
+
+def test_star_args_into_a_nested_function_with_defaults_is_a_located_error():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="nested function with defaults") as info:
+        ad.grad(star_into_a_nested_function_with_defaults)(np.ones(2))
+    assert "s(*list((1.0, 2.0)))" in info.value.location.source_line

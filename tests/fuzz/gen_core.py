@@ -34,7 +34,7 @@ FEATURES = (
     "if", "condexpr", "for", "while", "jumps", "helpers", "closures",
     "stop_gradient", "lists", "dicts", "tuples", "inplace", "views", "names",
     "walrus", "pytree", "value_and_grad", "has_aux", "vjp", "wrt", "comprehensions",
-    "with",
+    "with", "starargs",
 )
 
 # Builtins a function may rebind as a parameter or a local.

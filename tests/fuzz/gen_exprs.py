@@ -328,7 +328,25 @@ def call_args(g: Gen, sc: Scope, sig, depth: int) -> str:
         value = expr(g, sc, k, depth)
         parts.append(f"{name}={value}" if keyword or g.chance(0.3) else value)
         keyword = keyword or parts[-1].startswith(f"{name}=")
+    if g.on("starargs") and g.chance(0.3):
+        parts = _starred(g, parts)
     return ", ".join(parts)
+
+
+def _starred(g: Gen, parts: list) -> list:
+    """The trailing positional arguments as `*list((...))` and the keyword
+    ones as `**dict(...)`: sizes known only when the call runs."""
+    positional = [p for p in parts if not re.match(r"[A-Za-z_]\w*=(?!=)", p)]
+    keywords = parts[len(positional):]
+    cut = g.rng.randrange(len(positional) + 1) if positional else 0
+    out = positional[:cut]
+    if positional[cut:]:
+        out.append(f"*list(({', '.join(positional[cut:])},))")
+    if keywords and g.chance(0.6):
+        out.append(f"**dict({', '.join(keywords)})")
+    else:
+        out += keywords
+    return out
 
 
 def container_read(g: Gen, sc: Scope, kind: str):
