@@ -985,9 +985,9 @@ def test_an_item_read_by_another_index_follows_an_update():
 
 
 def star_into_a_nested_function(x, w):
-    def scaled(a, b=2.0):
+    def scaled(a, b):
         return a * b * w
-    return np.sum(scaled(*list((x,)))) + np.sum(scaled(x, *list((0.5,))))
+    return np.sum(scaled(*list((x, 2.0)))) + np.sum(scaled(x, *list((0.5,))))
 
 
 def test_star_args_into_a_nested_function():
