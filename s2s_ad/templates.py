@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import textwrap
+import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -72,6 +73,16 @@ class Template:
     @property
     def params(self) -> list[str]:
         return list(self.signature.parameters)
+
+
+def header(fn):
+    """What `check_signature` reads of a rule function, without parsing it:
+    its `name` and its `signature` without the result parameter."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if not params:
+        raise RuleError(f"rule {fn.__name__!r} needs a first parameter naming the result")
+    return types.SimpleNamespace(name=fn.__name__, signature=sig.replace(parameters=params[1:]))
 
 
 def parse(fn) -> Template:

@@ -14,6 +14,7 @@ registered, so a malformed rule fails at import, not in a user's gradient.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
@@ -55,10 +56,15 @@ class Rule:
     `shape` is ELEMENTWISE (the broadcast of the operands' shapes; operand
     adjoints are summed back to each operand's shape), SCALAR (always a
     scalar), REDUCTION (a scalar when `axis` is None and `keepdims` false)
-    or None (unknown).
+    or None (unknown).  The template is parsed from `fn` when first used:
+    s2s_ad's own ~220 rules would cost a third of a second at import.
     """
-    template: templates.Template
+    fn: Callable
     shape: str | None = None
+
+    @functools.cached_property
+    def template(self) -> templates.Template:
+        return templates.parse(self.fn)
 
     @property
     def elementwise(self) -> bool:
@@ -155,10 +161,13 @@ def adjoint(*targets: Any, shape: str | None = None) -> Callable[[F], F]:
         raise RuleError("adjoint(...) needs at least one target function")
 
     def register(fn):
-        tpl = templates.parse(fn)
+        rule = Rule(fn, shape)
+        if _BUILTIN:                    # the user's: a malformed template fails here
+            rule.template               # noqa: B018
+        header = templates.header(fn)
         for target in targets:
-            check_signature(target, tpl)
-            _ADJOINTS[_key(target)] = Rule(tpl, shape)
+            check_signature(target, header)
+            _ADJOINTS[_key(target)] = rule
             _NONDIFF.discard(_key(target))
         _changed()
         return fn
@@ -243,7 +252,7 @@ def display_name(target) -> str:
 _METHOD_OPERANDS = {"reduce": 1, "accumulate": 1, "outer": 2, "reduceat": 2, "at": 2}
 
 
-def check_signature(target, tpl: templates.Template) -> None:
+def check_signature(target, tpl) -> None:
     """Reject a template whose parameters do not fit the target's."""
     params = list(tpl.signature.parameters.values())
     where = f"rule {tpl.name!r} for {display_name(target)}"
