@@ -62,7 +62,7 @@ class CompoundForms:
         self._leave_compound(stmt)
         return {name: list(self.parts.get(name, [])) for name in _rebound_names(stmt)}
 
-    def _check_carried(self, loop) -> None:
+    def _check_carried(self, loop, rebound: set) -> None:
         """Refuse an in-place update, in a loop body, of a name the body
         rebinds later to a view or alias of another value (`prev *= 2;
         prev = row`): from the second iteration on the update writes what
@@ -72,7 +72,9 @@ class CompoundForms:
         for stmt in scopes.statements(loop.body):
             updated = _augmented(stmt) | _written_through(stmt)
             for name in sorted(updated & carried):
-                if self.parts.get(name) or len(self.aliases.get(name, ())) > 1:
+                others = set(self.aliases.get(name, ())) | self.maybe_aliases.get(name, set())
+                if self.parts.get(name) or others - rebound - {name}:   # (names the loop
+                    # rebinds too are copied into one another: see `_carry_around`)
                     raise UnsupportedSyntaxError(
                         f"`{name}` is updated in place in this loop and rebound later in "
                         "it to a view or alias of another value, so from the second "
@@ -87,6 +89,9 @@ class CompoundForms:
         `before` (from `_enter_compound`) holds those they had on entry,
         which hold on the paths that did not rebind them."""
         rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
+        looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
+        if looped:
+            self._check_carried(stmt, rebound)  # (the body's relations, before the joins)
         for name, parts in (before or {}).items():
             known = self.parts.setdefault(name, [])
             known.extend(p for p in parts if p not in known)
@@ -101,8 +106,7 @@ class CompoundForms:
                 part.certain = False
         for _, part in self._views_of(rebound):
             part.certain = False
-        if emitted is not None and isinstance(stmt, (gast.For, gast.While)):
-            self._check_carried(stmt)
+        if looped:
             self._carry_around(emitted, rebound)
 
     def _carry_around(self, loop, rebound: set) -> None:

@@ -1006,3 +1006,22 @@ def test_star_args_into_a_nested_function_with_defaults_is_a_located_error():
     with pytest.raises(ad.UnsupportedSyntaxError, match="nested function with defaults") as info:
         ad.grad(star_into_a_nested_function_with_defaults)(np.ones(2))
     assert "s(*list((1.0, 2.0)))" in info.value.location.source_line
+
+
+def doubles_w_then_rebinds_it(W):
+    # fuzz seed 2072: from the second iteration on, `W /= 0.5` doubles q;
+    # the check ran after the loop's relations were joined and saw nothing
+    q = W * 1.0
+    for _ in range(4):
+        W /= 0.5
+        if W[0] > 100.0:
+            pass
+        else:
+            W = q
+    return q @ q
+
+
+def test_an_update_of_a_name_rebound_later_in_the_loop_to_another_array_is_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="rebound later in it") as info:
+        ad.grad(doubles_w_then_rebinds_it)(np.array([-0.83, -0.5, -1.17, -1.03]))
+    assert info.value.location.line == doubles_w_then_rebinds_it.__code__.co_firstlineno + 5
