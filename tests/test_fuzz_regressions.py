@@ -1025,3 +1025,19 @@ def test_an_update_of_a_name_rebound_later_in_the_loop_to_another_array_is_refus
     with pytest.raises(ad.UnsupportedSyntaxError, match="rebound later in it") as info:
         ad.grad(doubles_w_then_rebinds_it)(np.array([-0.83, -0.5, -1.17, -1.03]))
     assert info.value.location.line == doubles_w_then_rebinds_it.__code__.co_firstlineno + 5
+
+
+def updates_an_array_a_list_holds_twice(x):
+    # fuzz seed 4387: `total` sits in both slots; the write-back into one
+    # slot and the re-read of the other lost half the gradient
+    total = x
+    for beta in [total, total]:
+        beta[1:] = np.sum(total)
+    return np.mean(total)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known, not fixed yet: one array in two slots of a list a loop "
+                          "iterates, updated through the loop variable (fuzz seed 4387)")
+def test_an_update_of_an_array_a_list_holds_twice():
+    check_grad(updates_an_array_a_list_holds_twice, [np.array([0.75, 0.57, -0.98])])
