@@ -145,8 +145,8 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
     """(derived function or pair, its `stale()` check or None), from the
     disk cache or compiled (and then written to it); `fr`: its first half,
     when the work list has run it and compiled its callees' pairs (`done`)."""
-    context = _recipe_context(func, options)
-    art = diskcache.load(func, options, context) if fr is None else None
+    context, where = _recipe_context(func, options), diskcache.entry(func, options)
+    art = diskcache.load(where, context) if fr is None else None
     if art is None:
         out = compile_adjoint(func, options) if fr is None else \
             pipeline.back(fr, functools.partial(_pair_ref, fr, done))
@@ -154,7 +154,7 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
         art = diskcache.Artifact(out.text, hidden, out.imports, out.deps,
                                  guards.first_expected(out.guard),
                                  out.guard.rederive if out.guard is not None else None)
-        diskcache.store(func, options, art, context)
+        diskcache.store(where, art, context)
     return _link(func, options, art)
 
 
@@ -246,7 +246,7 @@ def _pair_of(done: dict, callee, variant: tuple, options: Options):
     key = _pair(variant, options)
     hit = done.get((callee, key)) or cache.lookup(callee, key, registry.version())
     if hit is None:
-        art = diskcache.load(callee, key, _recipe_context(callee, key))
+        art = diskcache.load(diskcache.entry(callee, key), _recipe_context(callee, key))
         if art is not None:
             hit = done[callee, key] = cache.get_or_build(
                 callee, key, registry.version(), lambda: _link(callee, key, art))

@@ -76,10 +76,9 @@ def directory() -> str | None:
     return os.path.join(base, "s2s_ad")
 
 
-def load(func, options, context: recipes.Context) -> Artifact | None:
-    """The cached artifact of `func` for `options`, resolved in this
-    process, or None (a miss)."""
-    where = _entry(func, options)
+def load(where, context: recipes.Context) -> Artifact | None:
+    """The artifact at `where` (`entry`), resolved in this process, or None
+    (a miss)."""
     if where is None:
         return None
     path, secret = where
@@ -101,17 +100,16 @@ def load(func, options, context: recipes.Context) -> Artifact | None:
                     entry["rederive"])
 
 
-def store(func, options, art: Artifact, context: recipes.Context) -> bool:
-    """Write `art` for `func` and `options`; False if it cannot be (an
-    object without a recipe, no usable directory)."""
+def store(where, art: Artifact, context: recipes.Context) -> bool:
+    """Write `art` at `where` (`entry`); False if it cannot be (an object
+    without a recipe, no usable directory)."""
+    if where is None:
+        return False
     try:
         imports = {name: recipes.encode(obj, context) for name, obj in art.imports.items()
                    if name != art.rederive}
         deps = [recipes.encode_dep(d, context) for d in art.deps]
     except recipes.Miss:
-        return False
-    where = _entry(func, options)
-    if where is None:
         return False
     path, secret = where
     body = json.dumps({"text": art.text, "hidden": art.hidden, "imports": imports,
@@ -127,8 +125,9 @@ def store(func, options, art: Artifact, context: recipes.Context) -> bool:
     return True
 
 
-def _entry(func, options) -> tuple[str, bytes] | None:
-    """(the file of `func`'s entry, the directory's HMAC key), or None."""
+def entry(func, options) -> tuple[str, bytes] | None:
+    """Where the entry of `func` for `options` lives: (its file, the
+    directory's HMAC key), or None when the disk cache is off for it."""
     rules = registry.fingerprint()
     if getattr(options, "disk", True) is False or rules is None:
         return None

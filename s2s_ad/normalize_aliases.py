@@ -331,14 +331,23 @@ def _items(value) -> list:
     return []
 
 
+def distinct_slots(a, b) -> bool:
+    """Whether the indices `a` and `b` surely name two slots: two different
+    literals of one type, not an index from the end and one from the start
+    (`-1` may be `0`: a list's length changes)."""
+    if not (isinstance(a, gast.Constant) and isinstance(b, gast.Constant)) or \
+            type(a.value) is not type(b.value):
+        return False
+    x, y = a.value, b.value
+    return x != y and not (type(x) is int and (x < 0) != (y < 0))
+
+
 def _may_be_slot(read, held) -> bool:
     """Whether the index `read` may name the slot of the item at `held`
-    other than as the same literal (which the part relation follows): any
-    index that is not a literal, or `-1` for `0` (a list's length changes)."""
-    if not (isinstance(read, gast.Constant) and isinstance(held, gast.Constant)):
-        return True
-    a, b = read.value, held.value
-    return type(a) is int and type(b) is int and (a < 0) != (b < 0)
+    other than as the same literal (which the part relation follows)."""
+    same = isinstance(read, gast.Constant) and isinstance(held, gast.Constant) and \
+        type(read.value) is type(held.value) and read.value == held.value
+    return not same and not distinct_slots(read, held)
 
 
 def _join_operands(value) -> list:

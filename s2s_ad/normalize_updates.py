@@ -30,7 +30,7 @@ import gast
 
 from . import astutil, scopes
 from .ir import RUNTIME
-from .normalize_aliases import Part
+from .normalize_aliases import Part, distinct_slots
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 
@@ -312,14 +312,8 @@ def _untouched(part: Part, group: set, written: dict) -> bool:
     never changes the objects in the others."""
     if not part.item:
         return False
-    return all(w.kind == "index" and _other_key(w.index, part.index)
+    return all(w.kind == "index" and distinct_slots(w.index, part.index)
                for w in written.values() if w.base in group)
-
-
-def _other_key(a, b) -> bool:
-    """Whether the indices `a` and `b` are two different literals."""
-    return isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and \
-        type(a.value) is type(b.value) and a.value != b.value
 
 
 def _is_refusal(stmt) -> bool:

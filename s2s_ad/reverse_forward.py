@@ -270,25 +270,18 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     reach its earlier statements."""
     start: dict = {p: {p} for p in params}
     reached: dict = {}
-    flat = list(_flat(body))
-    looped = any(isinstance(stmt, (gast.For, gast.While)) for stmt, _ in flat)
+    top, flat = set(body), list(scopes.statements(body))
+    looped = any(isinstance(stmt, (gast.For, gast.While)) for stmt in flat)
     for _ in range(len(params) * len(flat) + 2):    # each pass adds a (name, param)
         alias = _copy(start)
-        for stmt, nested in flat:
-            _alias_step(stmt, alias, prims.get(stmt), shares, reached, nested, params)
+        for stmt in flat:
+            _alias_step(stmt, alias, prims.get(stmt), shares, reached, stmt not in top,
+                        params)
         grown = _join(start, alias)
         if not looped or grown == start:
             return dict(sorted(reached.items()))
         start = grown                   # what the next iteration may start from
     raise InternalError("the parameter aliases reached no fixpoint")
-
-
-def _flat(body, nested: bool = False):
-    """(statement, whether it is inside a compound statement), in order."""
-    for stmt in body:
-        yield stmt, nested
-        for child in ("body", "orelse"):
-            yield from _flat(getattr(stmt, child, None) or [], True)
 
 
 def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bool,

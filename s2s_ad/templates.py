@@ -92,15 +92,11 @@ def parse(fn) -> Template:
     except (OSError, TypeError) as exc:
         raise RuleError(f"cannot read the source of rule {fn.__name__!r}: {exc}") from None
     fdef = gast.parse(text).body[0]
-    sig = inspect.signature(fn)
-    names = list(sig.parameters)
-    if not names:
-        raise RuleError(f"rule {fn.__name__!r} needs a first parameter naming the result")
-    result = names[0]
-    params = [p for p in sig.parameters.values()][1:]
+    head = header(fn)
+    result = next(iter(inspect.signature(fn).parameters))
     body = [s for s in fdef.body if not _is_docstring(s)]
-    reads = _scan(body, set(names))
-    return Template(fn.__name__, result, sig.replace(parameters=params),
+    reads = _scan(body, {result, *head.signature.parameters})
+    return Template(fn.__name__, result, head.signature,
                     tuple(body), fn.__globals__,
                     tuple(sorted((p, frozenset(n)) for p, n in reads.items())),
                     tuple(sorted(_locals(body))), _spreads(body))

@@ -11,6 +11,8 @@ its receiver: one template can then serve the method of every ufunc.
 
 Invariant: a rule is validated against its target's signature when it is
 registered, so a malformed rule fails at import, not in a user's gradient.
+A user's template is parsed there too; s2s_ad's own are parsed when first
+used (`Rule.template`), and a test parses every one.
 """
 from __future__ import annotations
 
