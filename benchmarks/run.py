@@ -40,6 +40,9 @@ import sys
 # One BLAS thread: must be set before NumPy is first imported.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
+# "first grad+call" measures compilation: the on-disk cache would turn it into
+# a load (benchmarks/first_call.py measures that).
+os.environ["S2S_AD_CACHE_DIR"] = ""
 if "numpy" in sys.modules:          # pragma: no cover - only when imported late
     print("warning: NumPy was imported before run.py set the BLAS thread count",
           file=sys.stderr)
