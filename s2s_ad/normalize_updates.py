@@ -85,7 +85,7 @@ class UpdateForms:
                     self._refuse_shared(name, Part(other, "reshape", astutil.name(other)),
                                         f"is updated in place, an item `{part.base}` shares "
                                         "with it,")
-                self._guarded(name, part, self._write_back(name, part))   # name: the new value
+                self._guarded(name, part, lambda slots: self._write_back(name, part, slots))
                 if part.base not in seen:
                     seen.add(part.base)
                     reached |= self._propagate(part.base, True, seen, written=written)
@@ -121,7 +121,7 @@ class UpdateForms:
                 continue
             reread = astutil.assign(view, self._masked_as(astutil.clone(fresh.view), how))
             self.rereads.add(reread)    # the same object: its relations stay
-            self._guarded(view, fresh, reread)
+            self._guarded(view, fresh, lambda slots: reread)
             reached |= self._propagate(view, True, seen, part, written)
         return reached
 
@@ -202,20 +202,23 @@ class UpdateForms:
         self._leave_compound(guard)     # still only maybe aliases
 
     def _guarded(self, view: str, part: Part, stmt) -> None:
-        """`if rt.shares(view, base[, index]): stmt`."""
+        """`if slots := rt.shares(view, base[, index]): stmt(slots)`."""
         args = [astutil.name(view), astutil.name(part.base)]
         if part.kind == "index":
             args.append(part.index)
         self.unbound.update({view, part.base} - self.params)    # maybe bound in a branch only
-        test = self.namer.temp("shares")
+        test = self.namer.temp("slots" if part.kind == "index" else "shares")
         self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.shares", args)))
-        self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt))))
+        self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt(test)))))
 
     @staticmethod
-    def _write_back(view: str, part: Part) -> gast.stmt:
+    def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
+        """`base = rt.sync_*(base[, slots], view)`: `view`, holding the new
+        value, written into `base` - into every slot that holds the object
+        (`rt.Slots`, found by the guard `slots`)."""
         args = [astutil.name(part.base)]
         if part.kind == "index":
-            args.append(part.index)
+            args.append(astutil.name(slots))
         return astutil.assign(part.base, astutil.call(
             f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
 

@@ -1036,8 +1036,21 @@ def updates_an_array_a_list_holds_twice(x):
     return np.mean(total)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known, not fixed yet: one array in two slots of a list a loop "
-                          "iterates, updated through the loop variable (fuzz seed 4387)")
 def test_an_update_of_an_array_a_list_holds_twice():
     check_grad(updates_an_array_a_list_holds_twice, [np.array([0.75, 0.57, -0.98])])
+
+
+def updates_through_both_slots_of_an_aliased_list(x):
+    # the same mechanism without a display the loop iterates: `ys` is `xs`,
+    # and each slot's update also changes the other (lost before: 0.92 vs 0.72)
+    w = x + 0.0
+    xs = [w, w]
+    ys = xs
+    for j in range(2):
+        t = ys[j]
+        t[1:] = t[1:] * np.sum(t)
+    return np.sum(xs[0]) + np.sum(ys[1] ** 2)
+
+
+def test_an_update_through_one_slot_reaches_the_other_slot_holding_the_array():
+    check_grad(updates_through_both_slots_of_an_aliased_list, [np.array([0.3, -0.2, 0.5])])

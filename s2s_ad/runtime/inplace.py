@@ -28,22 +28,36 @@ def setitem(x, index, value):
     return x
 
 
+class Slots(tuple):
+    """Where an updated object sits in its base, as `shares(view, base,
+    index)` found it: every slot of a list, tuple or dict that holds the
+    object (`[a, a]` holds it twice: an update through one slot changes the
+    other), or the one index of an array view.  The write-back of the
+    update (`sync_index(base, slots, view)`) writes all of them, so the
+    reverse sweep hands each slot's gradient to the update (`written`,
+    `zero_at`).  Empty, and false, when the relation no longer holds."""
+
+
 def shares(view, base, index=None):
     """Whether `view` is still a part of `base`: it shares memory with the
     array `base`, or it is the item `base[index]` of a list, tuple or dict
     (or the same view of the same memory: a view re-read after an update is
-    a new object)."""
+    a new object).  With an `index`, the `Slots` that hold it."""
     if isinstance(base, np.ndarray):
-        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+        shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
+        return shared if index is None else Slots((index,) if shared else ())
     if index is None:                   # `indexable(seq)` of a list is the list
         return view is base
     if not isinstance(base, (list, tuple, dict)):
-        return False
+        return Slots()
     try:
         item = base[index]
     except (IndexError, KeyError, TypeError):
-        return False
-    return item is view or _same_view(item, view)
+        return Slots()
+    if not (item is view or _same_view(item, view)):
+        return Slots()
+    keys = base.keys() if isinstance(base, dict) else range(len(base))
+    return Slots(k for k in keys if base[k] is item or _same_view(base[k], item))
 
 
 def _same_view(a, b) -> bool:
@@ -131,6 +145,10 @@ SCATTERS = {np.add: scatter_add, np.subtract: scatter_subtract,
 def zero_at(g, index):
     """A copy of the adjoint `g` with zeros at `index` (the slots that a
     `x[index] = v` overwrote carry no gradient back to the old `x`)."""
+    if type(index) is Slots:
+        for slot in index:
+            g = zero_at(g, slot)
+        return g
     if isinstance(g, (list, tuple)):
         out = Seq(g)
         if isinstance(index, slice):
@@ -152,6 +170,10 @@ def zero_into(g, index):
     """`zero_at(g, index)`, writing the zeros into `g` itself when it is an
     array.  Generated code calls it only on an adjoint it owns: one no other
     value references (decided at compile time, ownership.py)."""
+    if type(index) is Slots:
+        for slot in index:
+            g = zero_into(g, slot)
+        return g
     if not _writable(g):
         return zero_at(g, index)
     g[index] = 0
@@ -339,7 +361,10 @@ def mutated(target, _):
 def written(g, index):
     """`g[index]`, where a slot that `x[index] = v` writes several times
     (repeated integer indices) keeps only its last write, as NumPy does:
-    the other writes get no gradient."""
+    the other writes get no gradient.  `Slots` written together sum."""
+    if type(index) is Slots:
+        parts = [written(g, slot) for slot in index]
+        return sum(parts[1:], parts[0])
     part = g[index] if isinstance(g, (np.ndarray, list, tuple, dict)) else np.asarray(g)[index]
     if not _repeats_possible(index):
         return np.copy(part) if isinstance(part, np.ndarray) else part
