@@ -53,6 +53,13 @@ class Part:
     def index(self):
         return astutil.index_value(self.view.slice) if self.kind == "index" else None
 
+    @property
+    def key(self) -> tuple:
+        """What the part says, for telling two copies of it apart from two
+        parts (its `view` is a node: copies are other objects)."""
+        return (self.base, self.kind, gast.dump(self.view), self.certain, self.reread,
+                self.item, self.masked)
+
     def rebase(self, base: str) -> None:
         for node in astutil.walk(self.view):
             if isinstance(node, gast.Name) and node.id == self.base:
@@ -78,6 +85,7 @@ class AliasForms:
                 self.loose.add(target)  # ...and `r *= c` a float: still one object?
             self._shares_items(target, value)
             return                      # the object, and its relations, stay
+        self._keep_old(target, stmt)
         self._rebind(target, stmt)
         self._shares_items(target, value)
         self._note_mask(target, stmt.value)
@@ -255,6 +263,18 @@ class AliasForms:
             self.user_names = scopes.all_names(self.src.tree)
         return name in self.locals or name not in self.user_names and \
             name not in self.src.lifted
+
+    def _keep_old(self, name: str, stmt) -> None:
+        """Before `stmt` rebinds `name` while views of its object live on
+        (`res = y.T; y = 0.5`) and no other name holds it: bind a temporary
+        to it (`_y1 = y`, the heir of `_rebind`), so that an update through
+        one view still reaches the others through their common base."""
+        if self.aliases.get(name, {name}) - {name} or self._maybe_one({name}) \
+                or not self._views_of({name}) or name not in self.locals:
+            return              # (a name that may be another is left uncertain)
+        self._out.remove(stmt)
+        self.emit(astutil.assign(self.namer.temp(name), astutil.name(name)))
+        self._out.append(stmt)
 
     def _rebind(self, name: str, stmt) -> None:
         """`name` now holds a new object (bound by `stmt`): its relations end.

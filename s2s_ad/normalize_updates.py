@@ -11,7 +11,9 @@ of a 1-d array is a scalar) is never mistaken for a view:
   maybe-aliases and for names updated by `op=`, which rebinds a number);
 - for each `b` that `n` is a part of: `b = rt.sync_index(b, i, n)` (or
   `sync_transposed`, `sync_reshaped`): a no-op at run time and, for the
-  analyses, the write of `n` into `b`; then `b`'s own relations, recursively;
+  analyses, the write of `n` into `b` - into every slot of a list, tuple
+  or dict that holds the object at run time (`rt.slots`), whatever index
+  it was read with; then `b`'s own relations, recursively;
 - for each part `v` of `n`: `v = n[i]` again (the view now reads new values).
 
 Where an update would have to go through an uncertain relation - writing
@@ -60,7 +62,10 @@ class UpdateForms:
         re-read from the object and then written back into the container,
         never re-read from the container's stale item.  `written` holds the
         slots written so far: a view held in several slots is re-read from
-        the one written, and written back into the others."""
+        the one written.  A write-back reaches every slot of a container
+        that holds the object (`rt.slots`), so a view re-read from a base is
+        never written back into it (its other relations to that base may be
+        stale: `zs[-1]` after an `append`)."""
         written = {} if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
@@ -72,7 +77,7 @@ class UpdateForms:
         for member in sorted(group):
             for part in list(self.parts.get(member, [])):
                 if part.base in group or _slot(part) in written or \
-                        source is not None and _slot(part) == _slot(source):
+                        source is not None and part.base == source.base:
                     continue
                 if not part.certain:
                     self._refuse_shared(member, part, "is written through")
@@ -85,7 +90,8 @@ class UpdateForms:
                     self._refuse_shared(name, Part(other, "reshape", astutil.name(other)),
                                         f"is updated in place, an item `{part.base}` shares "
                                         "with it,")
-                self._guarded(name, part, lambda slots: self._write_back(name, part, slots))
+                self._guarded(name, part, lambda slots: self._write_back(name, part, slots),
+                              "slots" if part.kind == "index" else "shares")
                 if part.base not in seen:
                     seen.add(part.base)
                     reached |= self._propagate(part.base, True, seen, written=written)
@@ -201,14 +207,14 @@ class UpdateForms:
         self.emit(guard)
         self._leave_compound(guard)     # still only maybe aliases
 
-    def _guarded(self, view: str, part: Part, stmt) -> None:
-        """`if slots := rt.shares(view, base[, index]): stmt(slots)`."""
+    def _guarded(self, view: str, part: Part, stmt, helper: str = "shares") -> None:
+        """`if test := rt.<helper>(view, base[, index]): stmt(test)`."""
         args = [astutil.name(view), astutil.name(part.base)]
         if part.kind == "index":
             args.append(part.index)
         self.unbound.update({view, part.base} - self.params)    # maybe bound in a branch only
-        test = self.namer.temp("slots" if part.kind == "index" else "shares")
-        self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.shares", args)))
+        test = self.namer.temp(helper)
+        self.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.{helper}", args)))
         self.emit(astutil.if_(astutil.name(test), self.capture(lambda: self.emit(stmt(test)))))
 
     @staticmethod

@@ -1054,3 +1054,33 @@ def updates_through_both_slots_of_an_aliased_list(x):
 
 def test_an_update_through_one_slot_reaches_the_other_slot_holding_the_array():
     check_grad(updates_through_both_slots_of_an_aliased_list, [np.array([0.3, -0.2, 0.5])])
+
+
+def updates_the_old_last_item_after_an_append(x):
+    # `last` was `zs[-1]`; after the append it is `zs[-2]`, and the update
+    # through it was written back into `zs[-1]` (the guard failed: no write
+    # at all) - a silently wrong gradient (6.79 vs 5.54)
+    zs = [x * 1.0]
+    last = zs[-1]
+    zs.append(x * 2.0)
+    last[0] = 5.0
+    return np.sum(np.array(zs) ** 2)
+
+
+def test_an_update_through_an_item_read_before_an_append_reaches_its_slot():
+    check_grad(updates_the_old_last_item_after_an_append, [np.array([0.3, 0.4, 0.9])])
+
+
+def updates_a_view_after_its_base_is_rebound(y):
+    # fuzz seed 13309: once `y` names a float, `res` (y.T) and `adj` (y[0])
+    # still share the old array; the update through `res` changes `adj`,
+    # which was not followed (the check compared with the new `y`)
+    res = y.T
+    y, adj = (0.67, y[0])
+    tmp = adj * 2.0
+    res[2, :] -= tmp
+    return np.sum(adj * res[:, 1]) * y
+
+
+def test_an_update_through_a_view_reaches_its_siblings_after_the_base_is_rebound():
+    check_grad(updates_a_view_after_its_base_is_rebound, [np.arange(16.0).reshape(4, 4) / 10])

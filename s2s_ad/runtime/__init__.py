@@ -74,7 +74,7 @@ from .special import digamma
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, refuse_shared, restore,
                       scatter_add, scatter_divide, scatter_maximum, scatter_minimum,
-                      scatter_multiply, scatter_subtract, setitem, shares, snapshot,
+                      scatter_multiply, scatter_subtract, setitem, shares, slots, snapshot,
                       sync_index, sync_reshaped, sync_transposed, unpop, written,
                       zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at

@@ -4,7 +4,7 @@ helpers that keep aliases and views of an updated array true.
 `setitem`, `append`, `pop` and `scatter_*` (`np.add.at` & co.) update their
 first argument in place and return it (generated code prints the user's
 statement); `snapshot` / `restore` save and put back what one destroys;
-`shares`, `sync_*` and `refuse_shared` serve the alias analysis
+`shares`, `slots`, `sync_*` and `refuse_shared` serve the alias analysis
 (normalize_aliases.py); `copy` and `keep` copy what the caller gave or
 receives.  `zero_at`, `unpop`, `item_or_zeros`, `head` and `written` are the matching
 adjoint helpers; `written` and `zero_at` return copies, so that the
@@ -28,36 +28,42 @@ def setitem(x, index, value):
     return x
 
 
-class Slots(tuple):
-    """Where an updated object sits in its base, as `shares(view, base,
-    index)` found it: every slot of a list, tuple or dict that holds the
-    object (`[a, a]` holds it twice: an update through one slot changes the
-    other), or the one index of an array view.  The write-back of the
-    update (`sync_index(base, slots, view)`) writes all of them, so the
-    reverse sweep hands each slot's gradient to the update (`written`,
-    `zero_at`).  Empty, and false, when the relation no longer holds."""
-
-
 def shares(view, base, index=None):
     """Whether `view` is still a part of `base`: it shares memory with the
     array `base`, or it is the item `base[index]` of a list, tuple or dict
     (or the same view of the same memory: a view re-read after an update is
-    a new object).  With an `index`, the `Slots` that hold it."""
+    a new object)."""
     if isinstance(base, np.ndarray):
-        shared = isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-        return shared if index is None else Slots((index,) if shared else ())
+        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
     if index is None:                   # `indexable(seq)` of a list is the list
         return view is base
     if not isinstance(base, (list, tuple, dict)):
-        return Slots()
+        return False
     try:
         item = base[index]
     except (IndexError, KeyError, TypeError):
-        return Slots()
-    if not (item is view or _same_view(item, view)):
+        return False
+    return item is view or _same_view(item, view)
+
+
+class Slots(tuple):
+    """Where an updated object sits in its base, found by `slots`."""
+
+
+def slots(view, base, index):
+    """Where the write-back of an update through `view` writes into `base`:
+    the array view's `index` if it shares memory with the array `base`;
+    every slot of a list, tuple or dict that holds the object (`[a, a]`
+    holds it twice, and an update changes both; after an `append`, `zs[-1]`
+    is no longer the item read by it), whatever `index` it was read with.
+    The reverse sweep hands each slot's gradient to the update (`written`,
+    `zero_at`).  Empty, and false, when `view` is no part of `base`."""
+    if isinstance(base, np.ndarray):
+        return Slots((index,) if shares(view, base) else ())
+    if not isinstance(base, (list, tuple, dict)):
         return Slots()
     keys = base.keys() if isinstance(base, dict) else range(len(base))
-    return Slots(k for k in keys if base[k] is item or _same_view(base[k], item))
+    return Slots(k for k in keys if base[k] is view or _same_view(base[k], view))
 
 
 def _same_view(a, b) -> bool:
@@ -332,10 +338,11 @@ def unpop(g, items, index):
 
 
 def item_or_zeros(g, position, item):
-    """Item `position` of a list's adjoint `g`, or zeros if `g` ends before."""
+    """Item `position` of a list's adjoint `g`, or zeros if `g` ends before
+    (a copy of an array's row: `g` may be updated in place after)."""
     if isinstance(g, (list, tuple)) or isinstance(g, np.ndarray) and g.ndim:
         if position < len(g):       # (items of a list may differ in shape)
-            return g[position]
+            return np.copy(g[position]) if isinstance(g, np.ndarray) else g[position]
     return zeros_like(item)
 
 
