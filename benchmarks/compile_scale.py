@@ -11,7 +11,9 @@ temporary directory and imported (s2s_ad reads source with `inspect`):
 
 - straight: one function of n assignments, each reading the two before;
 - nested:   n nested `for` loops around one accumulation;
-- helpers:  a chain of n distinct helpers, each calling the next.
+- helpers:  a chain of n distinct helpers, each calling the next;
+- branches: n conditional expressions in a row, with a view alive across
+  them (once 2^n: each branch join copied the view's relations).
 
 For each size it times `s2s_ad.source(s2s_ad.grad(f))` (transform, optimize,
 codegen and compile of everything the gradient needs, callees included) on
@@ -55,6 +57,13 @@ def nested(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def branches(n: int) -> str:
+    lines = ["import numpy as np", "", "def f(x):", "    v = x[1:]", "    s = x[0]"]
+    lines += ["    s = s * 1.1 if s > 0.0 else s * 0.9"] * n
+    lines.append("    return s + np.sum(v)")
+    return "\n".join(lines) + "\n"
+
+
 def helpers(n: int) -> str:
     lines = ["import numpy as np", ""]
     for i in range(n):
@@ -70,8 +79,9 @@ FAMILIES = {
     "straight": (straight, [100, 300, 1000, 3000], [100, 300], 1.0, 100.0),
     "nested": (nested, [2, 4, 8, 12], [2, 4, 6], 1.0, 100.0),
     "helpers": (helpers, [10, 30, 100, 300], [10, 30], None, None),
+    "branches": (branches, [10, 30, 100, 300], [10, 30], None, None),
 }
-TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300}
+TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300}
 
 
 def _load(text: str, tag: str):

@@ -39,6 +39,8 @@ carries that statement's line and column.
 """
 from __future__ import annotations
 
+import collections
+
 import gast
 
 from . import astutil, naming, scopes
@@ -115,6 +117,9 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
                             for n in scopes.stored_names(node)}
+        self.store_counts = collections.Counter(    # name -> stores in the user's code
+            n.id for n in astutil.walk(src.tree)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
         self._stmt = None
@@ -155,7 +160,7 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
             self._bind(stmt)
             self.displays.pop(target, None)
             self.keyed.pop(target, None)
-            once = self.depth == 0 and scopes.store_count(self.src.tree, target) == 1
+            once = self.depth == 0 and self.store_counts[target] == 1
             if isinstance(stmt.value, (gast.Tuple, gast.List)) and once:
                 self.displays[target] = stmt.value.elts
             elif isinstance(stmt.value, gast.Dict) and once and all(

@@ -52,7 +52,11 @@ class CompoundForms:
                     self.maybe_aliases.setdefault(other, set()).add(name)
         for name, ps in parts.items():
             known = self.parts.setdefault(name, [])
-            known.extend(p for p in ps if p not in known)
+            keys = {p.key for p in known}
+            for p in ps:
+                if p.key not in keys:       # (a copy of a part from before the `if`)
+                    keys.add(p.key)
+                    known.append(p)
         return body, orelse
 
     def _enter_compound(self, stmt) -> dict:

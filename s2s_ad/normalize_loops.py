@@ -37,7 +37,7 @@ class LoopForms:
         if element is None:
             self._check_loop_target(stmt.target)
             user = stmt.target.id
-            if user in self.params or scopes.store_count(self.src.tree, user) > 1:
+            if user in self.params or self.store_counts[user] > 1:
                 # a name bound elsewhere too: counting with a fresh index makes
                 # `user = index` an ordinary assignment (recorded, killing)
                 index = self.namer.fresh(user)

@@ -55,7 +55,7 @@ class ScopeForms:
         for name in lifted.free:
             if name not in self.locals:
                 continue
-            count = scopes.store_count(self.src.tree, name)
+            count = self.store_counts[name]
             if count > 1 or name in self.loop_stored or count == 1 and name in self.params:
                 user = self.renamed.get(name, name)
                 raise UnsupportedSyntaxError(

@@ -64,12 +64,6 @@ def all_names(node) -> set[str]:
     return {sub.id for sub in walk(node) if isinstance(sub, gast.Name)}
 
 
-def store_count(node, name: str) -> int:
-    """How many times `node` stores to `name`."""
-    return sum(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == name
-               for n in walk(node))
-
-
 def stored_names(node) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}

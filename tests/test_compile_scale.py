@@ -1,6 +1,7 @@
 """Programs at sizes where the compiler used to fail: long helper chains
-(once a RecursionError past 96 levels) and deep loop nests (once 2^depth
-compile time).  Correctness only: costs are measured in
+(once a RecursionError past 96 levels), deep loop nests (once 2^depth
+compile time) and branches in a row with a view alive (once 2^n: SciPy's
+`logsumexp` took 207 s to be refused).  Correctness only: costs are measured in
 benchmarks/compile_scale.py, never timed here."""
 import importlib.util
 import pathlib
@@ -44,3 +45,9 @@ def test_deep_loop_nests_differentiate(tmp_path, depth):
 def test_a_long_straight_line_function_differentiates(tmp_path):
     f = _module_function(compile_scale.straight(400), tmp_path, "straight400")
     check_grad(f, [np.float64(0.3)])
+
+
+def test_many_branches_with_a_view_alive_differentiate(tmp_path):
+    f = _module_function(compile_scale.branches(60), tmp_path, "branches60")
+    check_grad(f, [np.array([0.3, -0.2, 0.5])])
+    check_grad(f, [np.array([-0.3, -0.2, 0.5])])
