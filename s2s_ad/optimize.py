@@ -193,6 +193,7 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     params |= _read_before_bound(fdef, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
+    operands = _operand_names(fdef)
     for stmt, owner in list(astutil.flat(fdef.body)):
         if not _is_simple_assign(stmt):
             continue
@@ -205,11 +206,23 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
             value = values.get(value.id, value)     # follow a chain of copies
         elif not astutil.is_number(value):
             continue
+        if astutil.is_number(value) and target in operands:
+            continue
         values[target] = value
         owner.remove(stmt)
     if values:
         _replace_loads(fdef, values)
     return bool(values)
+
+
+def _operand_names(fdef) -> set[str]:
+    """Names read as what is indexed, called or asked for an attribute: a
+    number put there would print `1.0[0]` (code after a run-time check that
+    raises, e.g. the seed of a non-scalar output, still compiles quietly)."""
+    return {node.value.id if not isinstance(node, gast.Call) else node.func.id
+            for node in astutil.walk(fdef)
+            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.value, gast.Name)
+            or isinstance(node, gast.Call) and isinstance(node.func, gast.Name)}
 
 
 def _read_before_bound(fdef, counts: dict) -> set[str]:

@@ -10,9 +10,10 @@ compiler created every adjoint, so ownership is decided here, at compile
 time, from the code alone:
 
 - a name becomes *owned* when bound to a fresh value: the result of
-  arithmetic, of a call that builds a new array (`FRESH`), or of a call
-  that returns its first argument or a new array (`PASSING`) on a fresh
-  value;
+  arithmetic, of a call that builds a new array or list adjoint (`FRESH`),
+  or of a call that returns its first argument or a new one built from it
+  (`PASSING`) on a fresh value or on an owned name read nowhere else in
+  the statement (`d = rt.head(d, i)`);
 - it stays owned while it is read only where no reference to it survives
   the statement: as an operand of arithmetic or of a comparison, or as an
   argument of a call that copies what it reads (`COPYING`);
@@ -37,10 +38,11 @@ import numpy as np
 from . import astutil, runtime, scopes
 from .dataflow import State, Walk
 
-FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at,
+FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at, runtime.unstack,
                    np.zeros, np.zeros_like, np.ones_like, np.full_like, np.full})
-PASSING = frozenset({runtime.unbroadcast, runtime.expand})
-COPYING = frozenset({runtime.unindex, runtime.zero_at, runtime.written})
+PASSING = frozenset({runtime.unbroadcast, runtime.expand, runtime.head})
+COPYING = frozenset({runtime.unindex, runtime.zero_at, runtime.written,
+                     runtime.item_or_zeros})
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Compare)
 
 
@@ -72,24 +74,26 @@ class _Owner:
             len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
         if target:
             self.before[stmt] = target in owned
+        fresh = target is not None and self._fresh(stmt.value, owned)
         owned = owned - self._kept(stmt) - scopes.bound_names(stmt)
-        if target and self._fresh(stmt.value):
-            owned = owned | {target}
-        return owned
+        return owned | {target} if fresh else owned
 
     def loop_entry(self, loop, owned: State) -> State:
         if isinstance(loop, gast.While):
             return owned - self._kept(loop.test)
         return owned - self._kept(loop.iter) - scopes.bound_names(loop.target)
 
-    def _fresh(self, value) -> bool:
+    def _fresh(self, value, owned: State) -> bool:
         if isinstance(value, _ARITHMETIC):
             return True
         if not isinstance(value, gast.Call):
             return False
         callee = self.resolve(value)
-        if _member(callee, PASSING):
-            return bool(value.args) and self._fresh(value.args[0])
+        if _member(callee, PASSING) and value.args:
+            first, rest = value.args[0], value.args[1:] + [k.value for k in value.keywords]
+            if isinstance(first, gast.Name):
+                return first.id in owned and not any(_reads(r, first.id) for r in rest)
+            return self._fresh(first, owned)
         return _member(callee, FRESH)
 
     def _kept(self, node) -> set:
