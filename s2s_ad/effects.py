@@ -6,9 +6,11 @@ a local bound to `p` or to a view of it) or by augmenting them (`p += v`,
 in place only when `p` is an array, list or dict).  Callers use it to
 refuse calls whose update they could see (reverse_forward.py), to copy
 their own parameters, and to notice updates hidden inside `stop_gradient`.
+`returns_fresh(f)` says whether every value `f` returns is a new object,
+so that a caller need not take its result for a view of an argument.
 
 Invariant: syntactic and conservative; a function without source mutates
-nothing it can tell of.
+nothing it can tell of, and returns nothing known to be fresh.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import textwrap
 import types
 
 import gast
+import numpy as np
 
 from . import astutil, scopes
 from .frontend import is_library, source_lines
@@ -56,13 +59,20 @@ def _passed_on(func, calls, depth: int) -> frozenset:
 
 
 @functools.lru_cache(maxsize=512)
-def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
+def _parsed(code):
+    """The function definition `code` was compiled from, or None."""
     try:
         tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
     except (OSError, TypeError, SyntaxError):
-        return frozenset(), frozenset(), ()
+        return None
     fdef = tree.body[0]
-    if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
+    return fdef if isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)) else None
+
+
+@functools.lru_cache(maxsize=512)
+def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
+    fdef = _parsed(code)
+    if fdef is None:
         return frozenset(), frozenset(), ()
     params = {a.id for a in scopes.params(fdef.args)}
     copies = _copies(fdef, params)
@@ -140,3 +150,112 @@ def _root(node):
     while isinstance(node, (gast.Subscript, gast.Attribute)):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+# NumPy functions that always return a new array (never a view of an argument)
+_FRESH_CALLS = frozenset({np.array, np.stack, np.concatenate, np.vstack, np.hstack,
+                          np.dot, np.matmul, np.outer, np.sum, np.prod, np.mean,
+                          np.cumsum, np.cumprod, np.zeros, np.ones, np.full, np.copy,
+                          np.zeros_like, np.ones_like, np.full_like, np.linspace})
+_NEVER_SEQUENCE = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
+
+
+def returns_fresh(func) -> bool:
+    """Whether every value the user function `func` returns is a new object
+    that shares no memory with its arguments (`return z + dt * k`, not
+    `return z`, `z[1:]` or `xs + ys`), read from its source: a caller need
+    not treat the result as a view of what it passed.  False when unsure."""
+    code = getattr(func, "__code__", None)
+    if code is None or is_library(func):
+        return False
+    return _returns_fresh(code, func.__globals__)
+
+
+def _returns_fresh(code, globals_: dict) -> bool:
+    fdef = _parsed(code)
+    if fdef is None or any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Lambda,
+                                          gast.FunctionDef)) and n is not fdef
+                           for n in astutil.walk(fdef)):
+        return False            # (a generator, or returns of nested functions)
+    returns = [n for n in astutil.walk(fdef) if isinstance(n, gast.Return)]
+    fresh = _Fresh(fdef, globals_)
+    return bool(returns) and all(r.value is not None and fresh(r.value) for r in returns)
+
+
+class _Fresh:
+    """`fresh(expr)`: `expr` surely makes a new object, or a number."""
+
+    def __init__(self, fdef, globals_: dict):
+        self.globals = globals_
+        self.bound: dict = {}           # local -> every value assigned to it (None: otherwise)
+        simple = {id(node.targets[0]): node.value for node in astutil.walk(fdef)
+                  if isinstance(node, gast.Assign) and len(node.targets) == 1
+                  and isinstance(node.targets[0], gast.Name)}
+        for node in astutil.walk(fdef):
+            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                values = self.bound.setdefault(node.id, [])
+                if values is not None and id(node) in simple:
+                    values.append(simple[id(node)])
+                else:           # a parameter, loop variable, `+=`, walrus, ...
+                    self.bound[node.id] = None
+        self.visiting: set = set()
+
+    def __call__(self, expr) -> bool:
+        if isinstance(expr, gast.Constant):
+            return True
+        if isinstance(expr, (gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(expr, gast.BinOp):
+            return isinstance(expr.op, _NEVER_SEQUENCE) or \
+                self.numeric(expr.left) or self.numeric(expr.right)
+        if isinstance(expr, (gast.Tuple, gast.List)):
+            return all(self(e) for e in expr.elts)
+        if isinstance(expr, gast.IfExp):
+            return self(expr.body) and self(expr.orelse)
+        if isinstance(expr, gast.Call):
+            return self.fresh_call(expr)
+        if isinstance(expr, gast.Name):
+            values = self.bound.get(expr.id)
+            if not values or expr.id in self.visiting:
+                return False
+            self.visiting.add(expr.id)
+            try:
+                return all(self(v) for v in values)
+            finally:
+                self.visiting.discard(expr.id)
+        return False
+
+    def numeric(self, expr) -> bool:
+        """`expr` is never a list or tuple (so `+` and `*` with it make a
+        new array or number): a float, or what arithmetic or a ufunc makes."""
+        if isinstance(expr, gast.Constant):
+            return isinstance(expr.value, (float, complex))
+        if isinstance(expr, gast.BinOp):
+            return isinstance(expr.op, _NEVER_SEQUENCE) or \
+                self.numeric(expr.left) or self.numeric(expr.right)
+        if isinstance(expr, gast.UnaryOp):
+            return not isinstance(expr.op, gast.Not)
+        return isinstance(expr, gast.Call) and isinstance(self.resolve(expr.func), np.ufunc)
+
+    def fresh_call(self, call) -> bool:
+        func = self.resolve(call.func)
+        if isinstance(func, np.ufunc):
+            return not any(k.arg == "out" for k in call.keywords)
+        try:
+            known = func in _FRESH_CALLS
+        except TypeError:
+            return False
+        return known and not any(k.arg in ("out", "copy") for k in call.keywords)
+
+    def resolve(self, node):
+        """The global object a dotted name (`np.sin`) names, or None."""
+        parts = []
+        while isinstance(node, gast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id in self.bound:
+            return None             # (a local name: not the global)
+        obj = self.globals.get(node.id)
+        for attr in reversed(parts):
+            obj = getattr(obj, attr, None)
+        return obj

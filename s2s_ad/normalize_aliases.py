@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gast
 import numpy
 
-from . import astutil, runtime, scopes
+from . import astutil, effects, runtime, scopes
 from .errors import UnsupportedSyntaxError
 from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
@@ -120,7 +120,7 @@ class AliasForms:
                 if part.item and held != target and _may_be_slot(index, part.index):
                     self.maybe_aliases.setdefault(target, set()).add(held)
                     self.maybe_aliases.setdefault(held, set()).add(target)
-        for arg in self._helper_arguments(value):   # a helper may return a view of it
+        for arg in self._viewed_arguments(value):   # a helper may return a view of it
             self.parts.setdefault(target, []).append(
                 Part(arg, "index", astutil.clone(value), certain=False))
         for key, elt in _items(value):
@@ -230,6 +230,14 @@ class AliasForms:
             return []
         args = [*value.args, *(k.value for k in value.keywords)]
         return sorted({a.id for a in args if isinstance(a, gast.Name) and self._is_local(a.id)})
+
+    def _viewed_arguments(self, value) -> list:
+        """The arguments of a helper called by `value` whose memory its
+        result may share: none if every value it returns is new."""
+        args = self._helper_arguments(value)
+        if args and effects.returns_fresh(self.src.resolve(value.func, self.locals)):
+            return []
+        return args
 
     def _passed(self, stmt) -> None:
         """For a call of a helper (which may update an argument in place):

@@ -126,7 +126,7 @@ class InPlaceForms:
         self.emit(stmt)
         for _, part in self._views_of({items}):
             part.certain = False        # its items moved: which index is which?
-        self._updated(stmt, items, always=True)
+        self._updated(stmt, items, always=True, moves_items=True)
         return astutil.name(value)
 
     def _sort_in_place(self, name: str, keywords) -> None:
@@ -151,7 +151,7 @@ class InPlaceForms:
         stmt = astutil.assign(items, astutil.call(
             f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)]))
         self.emit(stmt)
-        self._updated(stmt, items, always=True)
+        self._updated(stmt, items, always=True, moves_items=True)
         if isinstance(item, gast.Name) and item.id != items and self._is_local(item.id):
             # the item is a part of the list, as an item of a display is
             self.parts.setdefault(item.id, []).append(Part(items, "index", astutil.subscript(

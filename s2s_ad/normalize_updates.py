@@ -42,13 +42,16 @@ class UpdateForms:
     `locals`, `params`, `_stmt`, `_out`, `loops` and the relations of
     `AliasForms`; fills `shares`, `rereads` and `unbound`."""
 
-    def _updated(self, stmt, name: str, always: bool) -> None:
+    def _updated(self, stmt, name: str, always: bool, moves_items: bool = False) -> None:
         """Emit what keeps related names true after the in-place update
         `stmt` of `name`; record the names whose memory it may write.  (A
         write through a relation that cannot be followed is checked before
-        the update, so a refused call changes nothing.)"""
+        the update, so a refused call changes nothing.)  An update that
+        only `moves_items` of a list (`append`, `pop`) changes no item: the
+        names bound to its items are not read again."""
         at = len(self._out) - 1
-        self.shares[stmt] = frozenset(self._propagate(name, always, {name}))
+        written = {} if not moves_items else None
+        self.shares[stmt] = frozenset(self._propagate(name, always, {name}, written=written))
         checks = [s for s in self._out[at + 1:] if _is_refusal(s)]
         if checks:
             self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
@@ -66,11 +69,12 @@ class UpdateForms:
         that holds the object (`rt.slots`), so a view re-read from a base is
         never written back into it (its other relations to that base may be
         stale: `zs[-1]` after an `append`)."""
+        items_kept = written is None
         written = {} if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them
         own = {view for view, part in self._views_of(group)
-               if not _untouched(part, group, written)} - seen
+               if not _untouched(part, group, written, items_kept)} - seen
         seen |= own                     # claimed: re-read below, from `name`
         self._realias(name, always)
         reached = set(group) | self._maybe_one(group)
@@ -99,7 +103,7 @@ class UpdateForms:
         maybe = self._maybe_one(group) - seen
         for view, part in self._views_of(group) + [   # and views of what may be it:
                 (v, dataclasses.replace(p, certain=False)) for v, p in self._views_of(maybe)]:
-            if _untouched(part, group, written):
+            if _untouched(part, group, written, items_kept):
                 continue
             if (view in own or view not in seen) and \
                     (view not in views or _slot(part) in written):
@@ -314,11 +318,14 @@ def _insert_before(node, stmt, new: list) -> None:
             _insert_before(child, stmt, new)
 
 
-def _untouched(part: Part, group: set, written: dict) -> bool:
+def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) -> bool:
     """Whether `part` is an item a display (or `append`) put into one of
     `group`, in a slot no write reached: an update of a list, tuple or dict
     replaces slots, or writes one through a view of it (`written`), and
-    never changes the objects in the others."""
+    never changes the objects in the others; or any item of a list whose
+    update only moved its items (`items_kept`)."""
+    if items_kept and part.kind == "index" and part.base in group:
+        return True
     if not part.item:
         return False
     return all(w.kind == "index" and distinct_slots(w.index, part.index)
