@@ -27,7 +27,7 @@ from typing import Any, Callable, Tuple, Union
 
 from . import cache, codegen, diskcache, dispatch, frontend, guards, pipeline, recipes, reverse
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
-                     UnsupportedSyntaxError, WrtError, caller_location, location_of)
+                     WrtError, caller_location, location_of)
 from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
 from .rules import registry
 

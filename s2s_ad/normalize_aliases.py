@@ -27,7 +27,6 @@ import gast
 import numpy
 
 from . import astutil, effects, runtime, scopes
-from .errors import UnsupportedSyntaxError
 from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
 

@@ -90,13 +90,11 @@ class CallForms:
         spread when the call runs (dispatch.py), where `late` allows it."""
         out = []
         for arg in args:
+            items = self._known_items(arg.value) if isinstance(arg, gast.Starred) else None
             if not isinstance(arg, gast.Starred):
                 out.append(arg)
-            elif isinstance(arg.value, (gast.Tuple, gast.List)):
-                out.extend(arg.value.elts)
-            elif isinstance(arg.value, gast.Name) and arg.value.id in self.displays:
-                out.extend(astutil.subscript(astutil.name(arg.value.id), astutil.const(i))
-                           for i in range(len(self.displays[arg.value.id])))
+            elif items is not None:
+                out.extend(items)
             elif arg is args[-1] and self._arity(callee, len(out)) is not None:
                 out.extend(self._spread(arg.value, self._arity(callee, len(out)), callee))
             elif arg is args[-1] and late:
@@ -107,6 +105,21 @@ class CallForms:
                                   + ("(other than the last argument)" if late else
                                      "(into a nested function with defaults)"))
         return out
+
+    def _known_items(self, value) -> list | None:
+        """The items of `value` if their number is known here: a display, a
+        name bound once to one, or `list(...)` / `tuple(...)` of either."""
+        if isinstance(value, (gast.Tuple, gast.List)) and \
+                not any(isinstance(e, gast.Starred) for e in value.elts):
+            return list(value.elts)
+        if isinstance(value, gast.Name) and value.id in self.displays:
+            return [astutil.subscript(astutil.name(value.id), astutil.const(i))
+                    for i in range(len(self.displays[value.id]))]
+        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+                and self.src.resolve(value.func, self.locals) in (list, tuple) \
+                and not isinstance(value.args[0], gast.Starred):
+            return self._known_items(value.args[0])
+        return None
 
     @staticmethod
     def _keyword_params(callee, given: int, written: set) -> list | None:

@@ -13,7 +13,7 @@ import importlib
 
 import gast
 
-from . import astutil, lift, scopes
+from . import astutil, lift
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME
 

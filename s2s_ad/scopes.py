@@ -69,6 +69,21 @@ def stored_names(node) -> set[str]:
             and isinstance(n.ctx, gast.Store)}
 
 
+def store_counts(node) -> dict[str, int]:
+    """name -> how many times `node` stores to it."""
+    counts: dict[str, int] = {}
+    for sub in walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+            counts[sub.id] = counts.get(sub.id, 0) + 1
+    return counts
+
+
+def is_simple_assign(stmt) -> bool:
+    """`name = value`: one target, a plain name."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name)
+
+
 def bound_names(node) -> set[str]:
     """Names `node` (with what is nested in it) binds or deletes."""
     return {n.id for n in walk(node) if isinstance(n, gast.Name)

@@ -996,16 +996,28 @@ def test_star_args_into_a_nested_function():
 
 def star_into_a_nested_function_with_defaults(w):
     # fuzz seed 33: the lifted call filled `beta` by keyword next to a
-    # `*list(...)` that filled it too: TypeError in the generated code
+    # `*list(...)` that filled it too: TypeError in the generated code (the
+    # items of `list(display)` are known: spread where the call is written)
     def s(b, beta=1.0):
         return b * beta * w
-    return np.sum(s(*list((1.0, 2.0))))
+    return np.sum(s(*list((1.0, 2.0)))) + np.sum(s(*tuple([w[0]])))
 
 
-def test_star_args_into_a_nested_function_with_defaults_is_a_located_error():
+def star_of_unknown_length_into_a_nested_function_with_defaults(w):
+    def s(b, beta=1.0):
+        return b * beta * w
+    return np.sum(s(*list(w[:1])))
+
+
+def test_star_args_into_a_nested_function_with_defaults():
+    check_grad(star_into_a_nested_function_with_defaults, [np.array([0.6, -1.1])])
+
+
+def test_star_args_of_unknown_length_into_a_nested_function_with_defaults_is_located():
+    f = star_of_unknown_length_into_a_nested_function_with_defaults
     with pytest.raises(ad.UnsupportedSyntaxError, match="nested function with defaults") as info:
-        ad.grad(star_into_a_nested_function_with_defaults)(np.ones(2))
-    assert "s(*list((1.0, 2.0)))" in info.value.location.source_line
+        ad.grad(f)(np.ones(2))
+    assert "s(*list(w[:1]))" in info.value.location.source_line
 
 
 def doubles_w_then_rebinds_it(W):

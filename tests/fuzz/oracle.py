@@ -18,6 +18,11 @@ import numpy as np
 H1, H2 = 1e-5, 1e-6          # two steps: their estimates must agree
 RTOL, ATOL = 1e-4, 1e-6      # finite differences against s2s_ad
 VALUE_RTOL, VALUE_ATOL = 1e-9, 1e-12   # values: the same computation
+# Beyond this output magnitude, differences cannot check a gradient: a term
+# bounded in value (`cos(v)` of a `v` grown by repeated squaring to 1e40)
+# runs through many periods within one step, and its derivative, however
+# large, is invisible to them (fuzz seed 5331).
+TOO_LARGE = 1e12
 
 
 def tree_map(fn, tree, *rest):

@@ -1,0 +1,156 @@
+"""Dead code and empty blocks.
+
+- `dead_code`: assignments whose target is never read, when the right-hand
+  side is pure (no call, or a call into NumPy, math or the runtime); then
+  ifs and loops left with no code and nothing to evaluate.
+- `empty_blocks`: `Block`s (a `# grad of:` comment and its code) left
+  with no code.
+- `tidy_blocks` (run on every generated function, optimized or not, as
+  the last step before printing): no block is left empty.  An `if` whose
+  body has no code is inverted (`if not t: <else>`) or, with neither branch
+  left, dropped (its test kept as a statement if it has effects); a loop
+  whose body has no code gets `pass`; a block with no code goes.
+
+Invariants: only what cannot be observed is removed.  After `tidy_blocks`
+every block holds at least one statement that is no empty `Block`, so the
+printed code always compiles.
+"""
+from __future__ import annotations
+
+import gast
+
+from . import astutil, scopes
+from .dataflow import State, Walk
+
+
+# -- dead code ---------------------------------------------------------------
+def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
+    """Remove pure assignments whose target is not live, then the ifs and
+    loops left with no code and nothing to evaluate.  Liveness is a backward
+    walk on the one walker (`dataflow.Walk`, loops to a fixpoint); a dead
+    assignment reads nothing, so a chain of them goes in one pass."""
+    pure = Purity(is_pure_call)
+    dead: dict = {}                 # assignment -> dead (its last visit decides)
+    heads: dict = {}                # for loop -> names live at its head
+
+    def transfer(stmt, live):
+        if scopes.is_simple_assign(stmt):
+            target = stmt.targets[0].id
+            dead[stmt] = target not in live and pure(stmt.value)
+            return live if dead[stmt] else (live - {target}) | set(scopes.load_names(stmt.value))
+        if isinstance(stmt, gast.For):
+            heads[stmt] = live
+            return (live - {stmt.target.id}) | set(scopes.load_names(stmt.iter))
+        reads = set(scopes.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
+                                       else stmt))
+        if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
+            reads |= scopes.all_names(stmt.target)
+        return live | reads
+
+    def loop_entry(loop, live):     # the header is read on every iteration
+        return live | set(scopes.load_names(loop.iter if isinstance(loop, gast.For)
+                                             else loop.test))
+    Walk(transfer, State.union, backward=True, loop_entry=loop_entry).run(fdef.body, State())
+    return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)
+
+
+def _remove(fdef, doomed: set, pure, heads: dict) -> bool:
+    """Remove the statements `doomed`, then ifs and for loops left empty
+    whose test or sequence has no effect (a loop whose target is read after
+    it stays; a while loop always stays: it might not end)."""
+    removed = False
+
+    def block(body: list) -> list:
+        nonlocal removed
+        out = []
+        for stmt in body:
+            if stmt in doomed:
+                removed = True
+                continue
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    setattr(stmt, child, block(getattr(stmt, child)))
+            if _empty_control(stmt, pure, heads):
+                removed = True
+                continue
+            out.append(stmt)
+        return out
+    fdef.body = block(fdef.body)
+    return removed
+
+
+def _empty_control(stmt, pure, heads: dict) -> bool:
+    if isinstance(stmt, gast.If):
+        return not stmt.body and not stmt.orelse and pure(stmt.test)
+    if isinstance(stmt, gast.For):
+        return not stmt.body and not stmt.orelse and pure(stmt.iter) \
+            and stmt.target.id not in heads.get(stmt, ())
+    return False
+
+
+class Purity:
+    def __init__(self, is_pure_call):
+        self.is_pure_call = is_pure_call
+
+    def __call__(self, expr) -> bool:
+        for node in astutil.walk(expr):
+            if isinstance(node, gast.Call) and not self.is_pure_call(node):
+                return False
+            if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
+                return False
+        return True
+
+
+# -- empty blocks ------------------------------------------------------------
+def empty_blocks(fdef: gast.FunctionDef) -> None:
+    """Drop the `Block`s that hold no code (their comment would stand alone)."""
+    def block(body: list) -> list:
+        out = []
+        for stmt in body:
+            for child in ("body", "orelse"):
+                if isinstance(getattr(stmt, child, None), list):
+                    setattr(stmt, child, block(getattr(stmt, child)))
+            if not isinstance(stmt, astutil.Block) or _has_code(stmt.body):
+                out.append(stmt)
+        return out
+    fdef.body = block(fdef.body)
+
+
+# -- no empty blocks ---------------------------------------------------------
+def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
+    """Leave no block without code: see the module docstring."""
+    pure = Purity(is_pure_call)
+
+    def block(body: list) -> list:
+        out = []
+        for stmt in body:
+            out.extend(tidy(stmt))
+        return out
+
+    def tidy(stmt) -> list:
+        if isinstance(stmt, astutil.Block):
+            stmt.body = block(stmt.body)
+            return [stmt] if _has_code(stmt.body) else []
+        if isinstance(stmt, gast.If):
+            stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
+            if not _has_code(stmt.orelse):
+                stmt.orelse = []
+            if _has_code(stmt.body):
+                return [stmt]
+            if stmt.orelse:         # `if t: <nothing> else: B` -> `if not t: B`
+                return [astutil.if_(astutil.not_(stmt.test), stmt.orelse)]
+            return [] if pure(stmt.test) else [astutil.expr_stmt(stmt.test)]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
+            if not _has_code(stmt.orelse):
+                stmt.orelse = []
+            if not _has_code(stmt.body):
+                stmt.body = stmt.body + [astutil.pass_()]
+        return [stmt]
+    fdef.body = block(fdef.body)
+    if not _has_code(fdef.body):
+        fdef.body.append(astutil.pass_())
+
+
+def _has_code(body: list) -> bool:
+    return any(not isinstance(s, astutil.Block) or _has_code(s.body) for s in body)

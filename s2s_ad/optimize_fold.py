@@ -1,0 +1,148 @@
+"""Folding: arithmetic on numeric literals, the identities `e * 1`, `1 * e`,
+`e / 1`, `e ** 1`, `--e`, `e * -1`, and `a + -b` -> `a - b`.
+
+An identity is not applied where it would make a right-hand side a bare
+parameter or an array updated in place, or bind a name updated in place to
+another (`prev = row * 1.0` stays: `prev *= 2` must not write into `row`),
+so neither an adjoint nor the primal gains an alias (`alias_unsafe`).
+Invariant: the folded code computes the same values.
+"""
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from . import astutil, scopes
+
+_FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
+             gast.Mult: operator.mul, gast.Div: operator.truediv,
+             gast.Pow: operator.pow}
+
+
+def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
+    folder = _Folder(unsafe)
+    for stmt in scopes.statements(fdef.body):
+        # a target updated in place must not become another name's alias
+        bound_unsafe = isinstance(stmt, gast.Assign) and \
+            bool(scopes.stored_names(stmt) & unsafe)
+        for field in ("value", "test", "iter"):
+            child = getattr(stmt, field, None)
+            if isinstance(child, gast.expr):
+                setattr(stmt, field, folder.top(child, bound_unsafe))
+    return folder.changed
+
+
+def alias_unsafe(fdef) -> set[str]:
+    """Names an adjoint must not alias: the caller's arguments (a returned
+    gradient could be one) and arrays updated in place, with their copies."""
+    args = fdef.args
+    unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
+    for node in astutil.walk(fdef):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            unsafe.add(node.target.id)
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and isinstance(node.value, gast.Name):
+            unsafe.add(node.value.id)
+    local = unsafe | {n.id for n in astutil.walk(fdef)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    linked: dict = {}               # `y = x`, `y = x[i]`: y and x may share memory
+    for n in astutil.walk(fdef):
+        if isinstance(n, gast.Assign) and scopes.is_simple_assign(n):
+            source = _may_view(n.value)
+            if source in local:
+                linked.setdefault(n.targets[0].id, []).append(source)
+                linked.setdefault(source, []).append(n.targets[0].id)
+    todo = list(unsafe)
+    while todo:
+        for other in linked.get(todo.pop(), ()):
+            if other not in unsafe:
+                unsafe.add(other)
+                todo.append(other)
+    return unsafe
+
+
+def _may_view(value) -> str | None:
+    """The name whose memory `value` may share: `x`, `x[i]`, `x.T`,
+    `x.reshape(...)`, `np.asarray(x)`, `rt.indexable(x)`."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, (gast.Subscript, gast.Attribute)) and isinstance(value.value, gast.Name):
+        return value.value.id
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            return func.value.id                # a method of a local (or a module)
+        if value.args and isinstance(value.args[0], gast.Name):
+            return value.args[0].id             # a function that may return a view
+    return None
+
+
+class _Folder(gast.NodeTransformer):
+    changed = False
+    roots: set = set()
+    bound_unsafe = False
+
+    def __init__(self, unsafe: set[str]):
+        self.unsafe = unsafe
+
+    def top(self, expr, bound_unsafe: bool = False):
+        # the value assigned, or what `rt.unbroadcast` may return as it is
+        self.bound_unsafe = bound_unsafe
+        self.roots = {expr}
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
+                and expr.func.attr == "unbroadcast" and expr.args:
+            self.roots.add(expr.args[0])
+        return self.visit(expr)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub):
+            inner = node.operand
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                self.changed = True
+                return inner.operand
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, type(node.op)
+        if astutil.is_number(left) and astutil.is_number(right) and op in _FOLDABLE:
+            try:
+                value = _FOLDABLE[op](astutil.literal_value(left),
+                                      astutil.literal_value(right))
+            except (ArithmeticError, ValueError, OverflowError):
+                return node
+            if isinstance(value, (int, float)) and abs(value) < 1e15:
+                self.changed = True
+                return astutil.const(value)
+            return node
+        if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(right, gast.UnaryOp) \
+                and isinstance(right.op, gast.USub):
+            self.changed = True     # a + -b  ->  a - b
+            return astutil.binop(left, gast.Sub if op is gast.Add else gast.Add, right.operand)
+        if op in (gast.Mult, gast.Div) and isinstance(left, gast.UnaryOp) \
+                and isinstance(left.op, gast.USub):
+            self.changed = True     # (-a) * b  ->  -(a * b), for `c + -(...)`
+            return astutil.neg(astutil.binop(left.operand, node.op, right))
+        one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
+        if one or (_is_one(left) and op is gast.Mult):
+            kept = left if one else right
+            if node in self.roots and isinstance(kept, gast.Name) and \
+                    (kept.id in self.unsafe or self.bound_unsafe):
+                return node         # keep a fresh value rather than an alias
+            self.changed = True
+            return kept
+        if _is_minus_one(right) and op is gast.Mult:
+            self.changed = True
+            return astutil.neg(left)
+        return node
+
+
+def _is_one(node) -> bool:
+    return astutil.is_number(node) and astutil.literal_value(node) == 1 and \
+        not isinstance(astutil.literal_value(node), bool)
+
+
+def _is_minus_one(node) -> bool:
+    return astutil.is_number(node) and astutil.literal_value(node) == -1
