@@ -21,6 +21,8 @@ from ..errors import UnsupportedValueError
 from .origins import origin
 
 _ndarray = np.ndarray
+_FLOATS = (float, np.float64)
+_FLOAT64 = np.dtype(np.float64)
 
 
 def unbroadcast(g, like, full=None):
@@ -33,8 +35,13 @@ def unbroadcast(g, like, full=None):
     may not, the caller passes `full`, a value with the broadcast result's
     shape, and `g` is spread over it first.
     """
-    if type(like) is float and full is None:                # scalar code
-        return g if type(g) is float else _scalar_sum(g)
+    if full is None:
+        kind = type(like)
+        if kind is float:                                   # scalar code
+            return g if type(g) is float else _scalar_sum(g)
+        if kind is np.float64 and type(g) in _FLOATS or \
+                kind is _ndarray and type(g) is _ndarray and g.shape == like.shape:
+            return g                                        # (the common cases, fast)
     shape, gshape = _shape(like), _shape(g)
     if full is not None and gshape != _shape(full):
         if _shape(full) == shape:
@@ -165,9 +172,26 @@ def unindex(g, like, index):
         out = Tree((k, zeros_like(v)) for k, v in like.items())
         out[index] = out[index] + g
         return out
+    if type(like) is _ndarray and type(index) is int and type(g) in _FLOATS \
+            and like.dtype == _FLOAT64 and like.ndim:
+        out = np.zeros(like.shape)      # (one element of a float array: scalar code)
+        out[index] = g
+        return out
     out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
-    np.add.at(out, index, g)
+    if repeats_possible(index):
+        np.add.at(out, index, g)        # repeated indices accumulate
+    else:
+        out[index] += g
     return out if out.shape else out[()]
+
+
+def repeats_possible(index) -> bool:
+    """Whether `index` may name one slot several times (integer arrays)."""
+    if type(index) is int:
+        return False
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu"
+               for p in parts)
 
 
 class Seq(list):

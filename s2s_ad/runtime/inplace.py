@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Location, UnsupportedSyntaxError
-from .core import Seq, Tree, _rows, unindex, zeros_like
+from .core import _FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, unindex, zeros_like
 
 
 def setitem(x, index, value):
@@ -192,13 +192,18 @@ def add_into(d, index, g, like):
     Generated code calls it only on an adjoint it owns (ownership.py).  The
     adjoint of a list, tuple or dict gets `g` in its slot, the others kept
     (not a new container of zeros per read: reading `zs[-1]` in a loop)."""
+    if type(d) is np.ndarray and type(index) is int and type(like) is np.ndarray \
+            and type(g) in _FLOATS and d.dtype == _FLOAT64 and d.shape == like.shape \
+            and d.flags.writeable:
+        d[index] += g                   # (one element of a float array: scalar code)
+        return d
     if _own_slot(d, index, like):
         d[index] = d[index] + g
         return d
     if not (_writable(d) and d.shape == np.shape(like)
             and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
         return d + unindex(g, like, index)
-    if _repeats_possible(index):
+    if repeats_possible(index):
         np.add.at(d, index, g)          # repeated indices accumulate
     else:
         d[index] += g
@@ -373,7 +378,7 @@ def written(g, index):
         parts = [written(g, slot) for slot in index]
         return sum(parts[1:], parts[0])
     part = g[index] if isinstance(g, (np.ndarray, list, tuple, dict)) else np.asarray(g)[index]
-    if not _repeats_possible(index):
+    if not repeats_possible(index):
         return np.copy(part) if isinstance(part, np.ndarray) else part
     slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
     order = np.ravel(slots)
@@ -383,10 +388,6 @@ def written(g, index):
     return np.where(last.reshape(np.shape(slots)), part, 0)
 
 
-def _repeats_possible(index) -> bool:
-    parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu"
-               for p in parts)
 
 
 # Helpers that write into an argument (the primal's in-place updates and
