@@ -179,20 +179,38 @@ class CallForms:
             if one else None
         for k in keywords:
             value = k.value
+            known = self._known_keys(value) if k.arg is None else None
             if k.arg is not None:
                 out.append((k.arg, value))
-            elif isinstance(value, gast.Dict) and all(
-                    isinstance(key, gast.Constant) and isinstance(key.value, str)
-                    for key in value.keys):
-                out.extend((key.value, v) for key, v in zip(value.keys, value.values))
-            elif isinstance(value, gast.Name) and value.id in self.keyed:
-                out.extend((key, astutil.subscript(astutil.name(value.id), astutil.const(key)))
-                           for key in self.keyed[value.id])
+            elif known is not None:
+                out.extend(known)
             elif names is not None:
                 out.extend(self._spread_keywords(value, names, callee))
             else:   # spread when the call runs, where `late` allows; else refused above
                 out.append((None, value))
+        given = [key for key, _ in out if key is not None]
+        twice = sorted({key for key in given if given.count(key) > 1})
+        if twice:
+            self._unsupported(keywords[0].value, f"a call that gives the keyword argument "
+                              f"`{twice[0]}` twice (Python raises TypeError)")
         return out
+
+    def _known_keys(self, value) -> list | None:
+        """(key, value) of a dict whose str keys are known here: a display, a
+        name bound once to one, or `dict(a=..., ...)` / `dict(display)`."""
+        if isinstance(value, gast.Dict) and all(
+                isinstance(key, gast.Constant) and isinstance(key.value, str)
+                for key in value.keys):
+            return [(key.value, v) for key, v in zip(value.keys, value.values)]
+        if isinstance(value, gast.Name) and value.id in self.keyed:
+            return [(key, astutil.subscript(astutil.name(value.id), astutil.const(key)))
+                    for key in self.keyed[value.id]]
+        if isinstance(value, gast.Call) and self.src.resolve(value.func, self.locals) is dict:
+            if not value.args and all(k.arg is not None for k in value.keywords):
+                return [(k.arg, k.value) for k in value.keywords]
+            if len(value.args) == 1 and not value.keywords:
+                return self._known_keys(value.args[0])
+        return None
 
     def _argument(self, expr):
         """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`),

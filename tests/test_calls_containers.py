@@ -1104,6 +1104,32 @@ def test_kwargs_of_unknown_keys_into_a_helper_with_defaults():
     check_grad(kwargs_into_a_helper, [0.5])
 
 
+def _scaled(a, b=1.0):
+    return a * b
+
+
+def kwargs_from_dict_calls(x):
+    def nested(a, b=1.0):
+        return a * b * x
+    return nested(**dict(a=x, b=x)) + _scaled(**dict({"a": x}), b=2.0)
+
+
+def keyword_given_twice(x):
+    return _scaled(**dict(a=x), a=2.0)
+
+
+def test_kwargs_from_dict_of_known_keys():
+    # `dict(a=...)` and `dict(display)` have keys known where the call is
+    # written: spread there (also into a nested function with defaults)
+    check_grad(kwargs_from_dict_calls, [0.7])
+
+
+def test_a_keyword_given_twice_is_a_located_error():
+    err = _raised(keyword_given_twice, 0.5)
+    _assert_located(err, HERE, line_of(keyword_given_twice, "return _scaled"))
+    assert "`a` twice" in err.message
+
+
 def test_error_in_callee_points_into_the_callee():
     err = _raised(err_callee_with_try, 0.5)
     _assert_located(err, hc.__file__, line_of(hc.with_try, "try:"))
