@@ -13,7 +13,7 @@ import importlib
 
 import gast
 
-from . import astutil, lift
+from . import astutil, lift, scopes
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME
 
@@ -44,10 +44,11 @@ class ScopeForms:
     def _function_value(self, ref: gast.Name) -> gast.expr:
         """A nested function used as a value, not called here: its lifted
         function, with the enclosing values it reads bound (`rt.bind`).
-        Python reads those when the function runs, so each must keep one
-        value: a parameter never reassigned, or a local bound once, outside
-        any loop.  The lifted function has no defaults (they are passed at
-        each call it makes here): one with defaults is refused."""
+        Python reads those when the function runs, so each must keep the
+        value it has here: a name bound nowhere after this statement (nor in
+        it, nor in a loop around it).  The lifted function has no defaults
+        (they are passed at each call it makes here): one with defaults is
+        refused."""
         lifted = self.nested[ref.id]
         shown = "a lambda" if ref.id == "lambda" else f"the nested function `{ref.id}`"
         if lifted.defaults:
@@ -55,18 +56,29 @@ class ScopeForms:
         for name in lifted.free:
             if name not in self.locals:
                 continue
-            count = self.store_counts[name]
-            if count > 1 or name in self.loop_stored or count == 1 and name in self.params:
+            if self._bound_later(name):
                 user = self.renamed.get(name, name)
                 raise UnsupportedSyntaxError(
                     f"{shown} is used as a value and reads `{user}`, which is assigned "
-                    "more than once; Python reads it when the function runs, which "
-                    "s2s_ad does not follow", self.src.locate(ref),
+                    "again after it is made (or in a loop around it); Python reads it "
+                    "when the function runs, which s2s_ad does not follow",
+                    self.src.locate(ref),
                     hint=f"pass `{user}` as an argument of the function instead")
         if not lifted.free:
             return astutil.name(lifted.name)
         return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name)],
                             [(n, astutil.name(n)) for n in lifted.free])
+
+    def _bound_later(self, name: str) -> bool:
+        """Whether the user's code may bind `name` after the statement being
+        normalized starts: a store in it or after it, or in a loop around it."""
+        if name in self.renamed:        # a comprehension's variable: a loop's
+            return name in self.loop_stored
+        here = (self._stmt.lineno, self._stmt.col_offset)
+        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+               and (n.lineno, n.col_offset) >= here for n in astutil.walk(self.src.tree)):
+            return True
+        return any(name in scopes.stored_names(loop) for loop in self.loops)
 
     def _defaults(self, args) -> dict:
         """A nested function's defaults, evaluated here, where it is defined,

@@ -429,3 +429,52 @@ def test_kwargs_gradient_is_a_dict_and_missing_keys_raise_as_python_does():
         ad.grad(into_a_helper)(np.ones(2), {"w": 1.0})
     with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
         ad.grad(into_a_helper)(np.ones(2), {"w": 1.0, "b": 0.0, "c": 1.0})
+
+
+def _apply(fn, x):
+    return fn(x) + fn(2.0 * x)
+
+
+def reads_a_parameter_rebound_before(x, b):
+    b = b * b
+    b = b + 1.0
+    return _apply(lambda u: u * b, x)
+
+
+def reads_a_name_rebound_after(x, b):
+    fs = [lambda u: u * b]
+    b = b * 3.0
+    return _apply(fs[0], x)             # Python reads the new `b`
+
+
+def names_a_lambda_then_rebinds(x, b):
+    f = lambda u: u * b
+    b = b * 3.0
+    return _apply(f, x)                 # made where it is passed: the new `b`
+
+
+def reads_a_name_the_loop_rebinds(x, b):
+    s = 0.0
+    for _ in range(2):
+        s = s + _apply(lambda u: u * b, x)
+        b = b * 3.0
+    return s
+
+
+def reads_the_name_its_statement_binds(x, b):
+    b = _apply(lambda u: u * b, x)
+    return b
+
+
+def test_a_function_value_reads_names_bound_before_it_is_made():
+    # Python reads `b` when the lambda runs: bound for the last time
+    # before it is made, that is the value it has there
+    for f in (reads_a_parameter_rebound_before, names_a_lambda_then_rebinds):
+        check_grad(f, [0.7, 1.3])
+
+
+@pytest.mark.parametrize("f", [reads_a_name_rebound_after, reads_a_name_the_loop_rebinds,
+                               reads_the_name_its_statement_binds], ids=lambda f: f.__name__)
+def test_a_function_value_reading_a_name_bound_again_later_is_refused(f):
+    with pytest.raises(ad.UnsupportedSyntaxError, match="reads `b`, which is assigned again"):
+        ad.grad(f)(0.7, 1.3)
