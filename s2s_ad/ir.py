@@ -9,6 +9,8 @@ stage can be read, printed (`s2s-ad dump --stage`) and replaced alone:
   s2s_ad's own modules (`RUNTIME`, `OPERATORS`, `NUMPY`, and `BUILTINS`
   from naming.py), which no user code can mention;
 - `Source`: a function's parsed source and the scope its names resolve in;
+- `is_opaque`: the expressions nothing in which is differentiated, which
+  normalization keeps verbatim and the primitives take for constants;
 - `Normalized`: the A-normal-form function and its alias tables;
 - `Prim`: what one ANF assignment computes (its kind, `COPY` ... `CALL`);
 - `Facts`: the analyses' results;
@@ -36,6 +38,7 @@ from . import astutil, runtime, scopes
 from .astutil import Block, Split
 from .errors import Location, S2SADError
 from .naming import BUILTINS, Namer
+from .rules import registry, stop_gradient_like
 
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
            "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
@@ -139,6 +142,27 @@ class Source:
         if where is not None and callable(obj) and head in self.user_names:
             self.resolved.setdefault((where, head, path), obj)
         return obj
+
+
+# expressions kept verbatim: nothing in them is differentiated
+OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
+
+
+def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
+    """Whether `expr` is kept verbatim because nothing in it is differentiated."""
+    if isinstance(expr, OPAQUE):
+        return True
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
+        return True
+    if isinstance(expr, gast.Call):
+        callee = src.resolve(expr.func, locals_)
+        if is_resolved(callee):
+            return stop_gradient_like(callee) or registry.is_nondifferentiable(callee)
+        return isinstance(expr.func, gast.Attribute) and \
+            registry.is_nondifferentiable(registry.Method(expr.func.attr))
+    if isinstance(expr, gast.Attribute):
+        return registry.is_nondifferentiable(registry.Attr(expr.attr))
+    return False
 
 
 def is_resolved(obj) -> bool:

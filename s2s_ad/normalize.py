@@ -45,7 +45,7 @@ import gast
 
 from . import astutil, naming, scopes
 from .errors import UnsupportedSyntaxError
-from .ir import RUNTIME, Normalized, Source, is_resolved
+from .ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from .naming import Namer
 from .normalize_aliases import AliasForms
 from .normalize_compound import CompoundForms
@@ -57,26 +57,14 @@ from .normalize_exprs import ControlExprForms, binds
 from .normalize_inplace import InPlaceForms
 from .normalize_loops import LoopForms
 from .normalize_scope import ScopeForms
-from .rules import registry, stop_gradient_like
 
-_OPAQUE = (gast.Compare, gast.BoolOp, gast.JoinedStr)
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
-
-
-def local_names(fdef: gast.FunctionDef) -> set[str]:
-    """Parameters and every name the function body stores to (a
-    comprehension's variables are its own: not the function's)."""
-    out = {a.id for a in scopes.params(fdef.args)} | scopes.scoped_names(fdef.body)[0]
-    for node in astutil.walk(fdef):
-        if isinstance(node, gast.FunctionDef) and node is not fdef:
-            out.add(node.name)          # a nested def shadows what it names
-    return out
 
 
 def normalize(src: Source) -> Normalized:
     """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
     fdef = src.tree
-    locals_ = local_names(fdef)
+    locals_ = scopes.local_names(fdef)
     namer = Namer(scopes.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = _Normalizer(src, locals_, namer)
@@ -388,23 +376,6 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
-
-
-def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
-    """Whether `expr` is kept verbatim because nothing in it is differentiated."""
-    if isinstance(expr, _OPAQUE):
-        return True
-    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
-        return True
-    if isinstance(expr, gast.Call):
-        callee = src.resolve(expr.func, locals_)
-        if is_resolved(callee):
-            return stop_gradient_like(callee) or registry.is_nondifferentiable(callee)
-        return isinstance(expr.func, gast.Attribute) and \
-            registry.is_nondifferentiable(registry.Method(expr.func.attr))
-    if isinstance(expr, gast.Attribute):
-        return registry.is_nondifferentiable(registry.Attr(expr.attr))
-    return False
 
 
 def _stem(expr) -> str:

@@ -26,8 +26,7 @@ from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
                  SEQUENCE_OPERATORS, UNKNOWN, Normalized, Prim, Source, Star, StarStar,
-                 is_resolved, member, names_of)
-from .normalize import is_opaque
+                 is_opaque, is_resolved, member, names_of)
 from .effects import mutated_parameters
 from .rules import registry
 

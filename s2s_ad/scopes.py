@@ -60,6 +60,16 @@ def _scoped(node, hidden: frozenset, stores: set, loads: list) -> None:
                     _scoped(item, hidden, stores, loads)
 
 
+def local_names(fdef: gast.FunctionDef) -> set[str]:
+    """Parameters and every name the function body stores to (a
+    comprehension's variables are its own: not the function's)."""
+    out = {a.id for a in params(fdef.args)} | scoped_names(fdef.body)[0]
+    for node in walk(fdef):
+        if isinstance(node, gast.FunctionDef) and node is not fdef:
+            out.add(node.name)          # a nested def shadows what it names
+    return out
+
+
 def all_names(node) -> set[str]:
     return {sub.id for sub in walk(node) if isinstance(sub, gast.Name)}
 
