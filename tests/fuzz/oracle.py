@@ -115,6 +115,16 @@ class FrozenStopGradient:
         return out
 
 
+def _check_no_kink(central: list, gaps: list) -> None:
+    """Raise NotSmooth at a kink: the one-sided slopes differ by a gap that
+    does not shrink with the step (for a smooth function it shrinks like
+    h f''), e.g. `np.maximum(stop_gradient(s), s)`, a tie at every point,
+    where the gradient's split and the differences' one-sided step differ."""
+    scale = max(abs(c) for c in central) + ATOL
+    if gaps[0] > 1e-3 * scale and gaps[-1] > 0.5 * gaps[0]:
+        raise NotSmooth("a kink: the one-sided slopes differ")
+
+
 def finite_difference(f, args, idx, dirs, steps, project) -> list:
     """For each h in `steps`: (project(f(a + h v)) - project(f(a - h v))) / 2h,
     moving the arguments at positions `idx` along `dirs`; stop_gradient
@@ -124,8 +134,8 @@ def finite_difference(f, args, idx, dirs, steps, project) -> list:
     if real is not None:
         f.__globals__["ad"] = frozen
     try:
-        call_primal(f, args)                  # record the stop_gradient values
-        out = []
+        base = project(call_primal(f, args))  # (and record the stop_gradient values)
+        out, gaps = [], []
         for h in steps:
             plus, minus = list(args), list(args)
             for i, v in zip(idx, dirs):
@@ -133,6 +143,8 @@ def finite_difference(f, args, idx, dirs, steps, project) -> list:
                 minus[i] = tree_map(lambda a, d: _shift(a, d, -h), args[i], v)
             values = [project(frozen.replay(f, plus)), project(frozen.replay(f, minus))]
             out.append((values[0] - values[1]) / (2 * h))
+            gaps.append(abs((values[0] - base) - (base - values[1])) / h)
+        _check_no_kink(out, gaps)
         return out
     finally:
         if real is not None:
