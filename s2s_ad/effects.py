@@ -152,11 +152,14 @@ def _root(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-# NumPy functions that always return a new array (never a view of an argument)
-_FRESH_CALLS = frozenset({np.array, np.stack, np.concatenate, np.vstack, np.hstack,
-                          np.dot, np.matmul, np.outer, np.sum, np.prod, np.mean,
-                          np.cumsum, np.cumprod, np.zeros, np.ones, np.full, np.copy,
-                          np.zeros_like, np.ones_like, np.full_like, np.linspace})
+# NumPy functions that return a new array (never a view of an argument),
+# with how many positional arguments they take before `out` (which they
+# would return): a call with more may return what it was given
+_FRESH_CALLS = {np.array: 2, np.stack: 2, np.concatenate: 2, np.vstack: 1, np.hstack: 1,
+                np.dot: 2, np.outer: 2, np.sum: 3, np.prod: 3, np.mean: 3,
+                np.cumsum: 3, np.cumprod: 3, np.zeros: 3, np.ones: 3, np.full: 4,
+                np.copy: 3, np.zeros_like: 4, np.ones_like: 4, np.full_like: 5,
+                np.linspace: 7}
 _NEVER_SEQUENCE = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
 
 
@@ -238,14 +241,19 @@ class _Fresh:
         return isinstance(expr, gast.Call) and isinstance(self.resolve(expr.func), np.ufunc)
 
     def fresh_call(self, call) -> bool:
+        """A ufunc, or a NumPy function that makes a new array, called with
+        no `out` (by keyword or position) and no `copy=`."""
         func = self.resolve(call.func)
-        if isinstance(func, np.ufunc):
-            return not any(k.arg == "out" for k in call.keywords)
-        try:
-            known = func in _FRESH_CALLS
-        except TypeError:
+        if any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg in (None, "out", "copy") for k in call.keywords):
             return False
-        return known and not any(k.arg in ("out", "copy") for k in call.keywords)
+        if isinstance(func, np.ufunc):
+            return len(call.args) <= func.nin
+        try:
+            most = _FRESH_CALLS.get(func)
+        except TypeError:               # unhashable
+            return False
+        return most is not None and len(call.args) <= most
 
     def resolve(self, node):
         """The global object a dotted name (`np.sin`) names, or None."""

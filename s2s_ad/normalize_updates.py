@@ -50,14 +50,14 @@ class UpdateForms:
         only `moves_items` of a list (`append`, `pop`) changes no item: the
         names bound to its items are not read again."""
         at = len(self._out) - 1
-        written = {} if not moves_items else None
-        self.shares[stmt] = frozenset(self._propagate(name, always, {name}, written=written))
+        self.shares[stmt] = frozenset(self._propagate(name, always, {name},
+                                                      items_kept=moves_items))
         checks = [s for s in self._out[at + 1:] if _is_refusal(s)]
         if checks:
             self._out[at:] = checks + [s for s in self._out[at:] if not _is_refusal(s)]
 
     def _propagate(self, name: str, always: bool, seen: set, source=None,
-                   written=None) -> set:
+                   written=None, items_kept: bool = False) -> set:
         """Emit the write-backs and re-reads after `name` got new values
         (re-read through the part `source`); returns the names reached.  The
         views of a changed object are all claimed before any is followed, so
@@ -68,8 +68,8 @@ class UpdateForms:
         the one written.  A write-back reaches every slot of a container
         that holds the object (`rt.slots`), so a view re-read from a base is
         never written back into it (its other relations to that base may be
-        stale: `zs[-1]` after an `append`)."""
-        items_kept = written is None
+        stale: `zs[-1]` after an `append`).  `items_kept`: the update of
+        `name` changed no item (an `append`), whose names are not re-read."""
         written = {} if written is None else written
         group = self.aliases.get(name, {name})
         seen |= group                   # one object: nothing to write back between them

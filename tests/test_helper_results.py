@@ -87,6 +87,18 @@ def negated(x):
     return -x
 
 
+def sine_into(x, out):
+    return np.sin(x, out)           # a ufunc's positional `out`: returned
+
+
+def dot_into(x, out):
+    return np.dot(x, x, out)
+
+
+def summed_along(x):
+    return np.sum(x, 0)
+
+
 def rows(x):
     yield x[0]
 
@@ -101,6 +113,7 @@ def no_return(x):
     (reshaped, False), (as_array, False), (copied, True), (a_pair, True),
     (in_a_list, False), (either, False), (walrus, False), (transposed_scaled, True),
     (transposed, False), (negated, True), (rows, False), (no_return, False),
+    (sine_into, False), (dot_into, False), (summed_along, True),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_which_results_are_new_objects(f, fresh):
     assert effects.returns_fresh(f) is fresh

@@ -70,3 +70,27 @@ def test_reduce_adjoint_refuses_a_reduce_that_is_not_the_fold():
     assert np.isclose(rt.reduce_adjoint(np.power, 1.0, x, fold(x)) @ u, slope, rtol=1e-6)
     with pytest.raises(UnsupportedValueError, match="np.power.accumulate"):
         rt.reduce_adjoint(np.power, 1.0, x, x[0] ** x[-1])
+
+
+def test_slots_are_every_slot_holding_the_object():
+    a, b = np.ones(2), np.zeros(2)
+    assert rt.slots(a, [a, b, a], 0) == (0, 2)
+    assert rt.slots(a, (b, a), -1) == (1,)
+    assert rt.slots(a, {"p": a, "q": b, "r": a}, "p") == ("p", "r")
+    assert rt.slots(a, [b, b], 0) == ()                 # no longer there: nothing
+    assert rt.slots(a, [b, a], 0) == (1,)               # found where it now sits
+    view = np.arange(4.0)[1:]
+    again = view.base[1:]                               # a re-read: same memory
+    assert rt.slots(again, [view, b, view], 0) == (0, 2)
+    base = np.arange(6.0)
+    assert rt.slots(base[2:], base, slice(2, None)) == (slice(2, None),)
+    assert rt.slots(np.ones(3), base, 0) == ()
+
+
+def test_written_and_zero_at_sum_and_clear_every_slot():
+    g = rt.Seq([np.array([1.0]), np.array([2.0]), np.array([4.0])])
+    slots = rt.slots(g[0], [g[0], g[1], g[0]], 0)       # (any list holding it)
+    assert rt.written([np.array([1.0]), np.array([2.0]), np.array([4.0])],
+                      rt.inplace.Slots((0, 2))) == np.array([5.0])
+    cleared = rt.zero_at(g, rt.inplace.Slots((0, 2)))
+    assert [float(c[0]) for c in cleared] == [0.0, 2.0, 0.0] and slots == (0, 2)

@@ -62,8 +62,15 @@ def slots(view, base, index):
         return Slots((index,) if shares(view, base) else ())
     if not isinstance(base, (list, tuple, dict)):
         return Slots()
-    keys = base.keys() if isinstance(base, dict) else range(len(base))
-    return Slots(k for k in keys if base[k] is view or _same_view(base[k], view))
+    if shares(view, base, index):       # (a view re-read since: the same memory)
+        view = base[index]
+    keys = list(base.keys()) if isinstance(base, dict) else None
+    ids = list(map(id, base.values() if keys is not None else base))    # (C speed)
+    target = id(view)
+    if ids.count(target) == 1 and keys is None:
+        return Slots((ids.index(target),))
+    at = [k for k, i in enumerate(ids) if i == target]
+    return Slots(at if keys is None else (keys[k] for k in at))
 
 
 def _same_view(a, b) -> bool:
