@@ -65,6 +65,12 @@ class BlockForms:
             self._unsupported(stmt, f"{astutil.describe(jump)} out of a try statement's body "
                               "(the derived function follows the path on which the body "
                               "raises nothing, to its end)")
+        jump = scopes.jump_out(stmt.finalbody) or \
+            (scopes.jump_out(stmt.orelse) if stmt.finalbody else None)
+        if jump is not None:
+            self._unsupported(jump, f"{astutil.describe(jump)} in a `finally` block, or out "
+                              "of an `else` block before one (the `finally` block runs "
+                              "after it, and its own `return` wins)")
         loc = self.src.locate(stmt)
         where = astutil.const((loc.filename, loc.line, loc.col, loc.source_line))
         guard = astutil.with_(astutil.call(f"{RUNTIME}.no_exception", [where]), None, stmt.body)

@@ -200,3 +200,51 @@ def test_a_return_out_of_a_try_body_is_a_located_error():
     with pytest.raises(UnsupportedSyntaxError, match="return out of a try statement") as info:
         ad.grad(returns_from_try)(POS)
     assert info.value.location.line == returns_from_try.__code__.co_firstlineno + 1
+
+
+def returns_from_finally(x, theta):
+    # fuzz seed 7337: the `else` block's return was taken, but Python runs
+    # the `finally` block after it and returns theta (a wrong value and
+    # gradient)
+    try:
+        y = np.sum(x)
+    except ValueError:
+        y = 0.0
+    else:
+        return y
+    finally:
+        return theta
+
+
+def returns_from_else_before_finally(x):
+    s = 0.0
+    try:
+        s = np.sum(x)
+    except ValueError:
+        pass
+    else:
+        return s
+    finally:
+        s = s * 2.0             # runs after the return, on a value already returned
+
+
+def returns_from_else_without_finally(x):
+    try:
+        s = np.sum(np.log(x))
+    except FloatingPointError:
+        return 0.0
+    else:
+        return s * 2.0
+
+
+@pytest.mark.parametrize("f, line", [(returns_from_finally, 11),
+                                     (returns_from_else_before_finally, 7)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_return_that_a_finally_block_follows_is_a_located_error(f, line):
+    with pytest.raises(UnsupportedSyntaxError, match="`finally` block") as info:
+        ad.grad(f)(POS, 0.5) if f is returns_from_finally else ad.grad(f)(POS)
+    assert info.value.location.line == f.__code__.co_firstlineno + line
+
+
+def test_a_return_from_else_without_finally_differentiates():
+    check_grad(returns_from_else_without_finally, [POS])
