@@ -1096,3 +1096,23 @@ def updates_a_view_after_its_base_is_rebound(y):
 
 def test_an_update_through_a_view_reaches_its_siblings_after_the_base_is_rebound():
     check_grad(updates_a_view_after_its_base_is_rebound, [np.arange(16.0).reshape(4, 4) / 10])
+
+
+def a_comprehension_over_a_list_the_loop_appends_to(h, w):
+    # fuzz seed 20193 (also on c0a5835): the reverse sweep recounts the
+    # comprehension's trip count from `trips`, which later appends made
+    # longer, and pops the tape out of step (the recorded sequence is the
+    # same list object)
+    trips = [0.1, 0.2]
+    for _ in range(2):
+        trips.append(3.0)
+        saved = [1.0 if h[0] > 1.14 else 1.0 for out in trips for beta in range(2)]
+    return np.sum(w) * 1.0
+
+
+@pytest.mark.xfail(strict=True, raises=(TypeError, IndexError),
+                   reason="known, not fixed yet: a comprehension over a list that a later "
+                          "iteration appends to (fuzz seed 20193)")
+def test_a_comprehension_over_a_list_the_loop_appends_to():
+    check_grad(a_comprehension_over_a_list_the_loop_appends_to, [np.ones(2), np.ones(3)],
+               wrt=1)
