@@ -395,8 +395,6 @@ def written(g, index):
     return np.where(last.reshape(np.shape(slots)), part, 0)
 
 
-
-
 # Helpers that write into an argument (the primal's in-place updates and
 # their undoing): a call of one is never dead code.
 MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
