@@ -25,6 +25,7 @@ import inspect
 import linecache
 import os
 import re
+import sys
 import sysconfig
 import textwrap
 import types
@@ -65,6 +66,18 @@ def is_library(func) -> bool:
     """Defined in an installed package or the standard library, not in the
     user's own code: its internals are no place to send the user."""
     return os.path.abspath(func.__code__.co_filename).startswith(INSTALLED)
+
+
+def from_library(obj) -> bool:
+    """A function, class or callable of Python's or an installed package's
+    (NumPy's too), not the user's: by its code, else by its module's file."""
+    if getattr(obj, "__code__", None) is not None:
+        return is_library(obj)
+    if obj is None or is_callable_object(obj):
+        return False
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    path = getattr(module, "__file__", None)
+    return module is not None and (path is None or os.path.abspath(path).startswith(INSTALLED))
 
 
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, frontend, scopes
 from .ir import RUNTIME
+
+# methods that may change the length of the list or dict they are called on
+_RESIZERS = {"append", "extend", "insert", "pop", "remove", "clear", "popitem",
+             "update", "setdefault"}
 
 
 class LoopForms:
@@ -26,7 +30,8 @@ class LoopForms:
         before = self._enter_compound(stmt)
         if self._unroll(stmt):
             return
-        header, element = self._iteration(stmt.iter)
+        header, element, counted = self._iteration(stmt.iter)
+        guard = self._resize_guard(stmt, counted)
         if scopes.stored_names(stmt) & set(scopes.load_names(header.iter)):
             t = self.namer.temp("range")
             self.emit(astutil.assign(t, header.iter))
@@ -46,7 +51,7 @@ class LoopForms:
             else:
                 header.target = astutil.name(user, store=True)
         self.loops.append(astutil.module([stmt, *body]))   # (reads each time)
-        header.body = body + self.block(stmt.body)
+        header.body = body + self.block(stmt.body) + guard
         self.loops.pop()
         header.orelse = self.block(stmt.orelse)
         self.emit(header)
@@ -75,20 +80,62 @@ class LoopForms:
         return True
 
     def _iteration(self, iterable):
-        """(a `for` header over a range, a function making the element read,
-        or None when the loop target is the range's own counter)."""
+        """(a `for` header over a range, a function making the element read or
+        None when the loop target is the range's own counter, and for a loop
+        over a sequence (its length expression, the name recording it)).
+        The length is recorded before the loop: the reverse sweep counts the
+        same iterations even if the sequence grows or shrinks later."""
         callee = self._callee(iterable)
         if callee is range:
             rng = astutil.call(astutil.builtin("range"), [self.atom(a) for a in iterable.args])
-            return astutil.for_("_", rng, []), None
+            return astutil.for_("_", rng, []), None, None
         index = self.namer.fresh("k")
-        if callee is reversed and len(iterable.args) == 1:
-            length, element = self._view(iterable.args[0])
-            last = self.atom(astutil.binop(length, gast.Sub, astutil.const(1)))
-            rng = astutil.call(astutil.builtin("range"), [last, astutil.const(-1), astutil.const(-1)])
-            return astutil.for_(index, rng, []), element
-        length, element = self._view(iterable)
-        return astutil.for_(index, astutil.call(astutil.builtin("range"), [length]), []), element
+        backward = callee is reversed and len(iterable.args) == 1
+        length, element = self._view(iterable.args[0] if backward else iterable)
+        count = self.namer.temp("n")
+        self.emit(astutil.assign(count, length))
+        if backward:
+            last = self.atom(astutil.binop(astutil.name(count), gast.Sub, astutil.const(1)))
+            bounds = [last, astutil.const(-1), astutil.const(-1)]
+        else:
+            bounds = [astutil.name(count)]
+        rng = astutil.call(astutil.builtin("range"), bounds)
+        return astutil.for_(index, rng, []), element, (length, count)
+
+    def _resize_guard(self, stmt, counted) -> list:
+        """`rt.same_length(len(seq), n, where)` at the end of the body of a
+        loop over a sequence that the body may make longer or shorter:
+        Python's iterator would see the change, the index loop counts the
+        items there were when it started (a located error if they differ)."""
+        if counted is None or not self._may_resize(stmt.body):
+            return []
+        length, count = counted
+        loc = self.src.locate(stmt)
+        where = (loc.filename, loc.line, loc.col, loc.source_line)
+        return [astutil.expr_stmt(astutil.call(f"{RUNTIME}.same_length", [
+            astutil.clone(length), astutil.name(count), astutil.const(where)]))]
+
+    def _may_resize(self, body) -> bool:
+        """Whether `body` may change the length of a list or dict: a method
+        that can (on a name of the user's), `del`, an augmented or slice
+        assignment, or a call of a function that is not a library's."""
+        for node in (n for s in body for n in astutil.walk(s)):
+            if isinstance(node, (gast.Delete, gast.AugAssign)):
+                return True
+            if isinstance(node, gast.Assign) and any(
+                    isinstance(t, gast.Subscript) and isinstance(t.slice, gast.Slice)
+                    for t in node.targets):
+                return True
+            if isinstance(node, gast.Call):
+                func = node.func
+                if isinstance(func, gast.Attribute) and func.attr in _RESIZERS:
+                    if getattr(func.value, "id", None) not in self.namer.temps:
+                        return True             # (not a comprehension's own list)
+                    continue
+                callee = self.src.resolve(node.func, self.locals)
+                if (node.args or node.keywords) and not frontend.from_library(callee):
+                    return True
+        return False
 
     def _callee(self, expr):
         if isinstance(expr, gast.Call) and not expr.keywords:

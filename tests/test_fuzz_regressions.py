@@ -1099,10 +1099,9 @@ def test_an_update_through_a_view_reaches_its_siblings_after_the_base_is_rebound
 
 
 def a_comprehension_over_a_list_the_loop_appends_to(h, w):
-    # fuzz seed 20193 (also on c0a5835): the reverse sweep recounts the
-    # comprehension's trip count from `trips`, which later appends made
-    # longer, and pops the tape out of step (the recorded sequence is the
-    # same list object)
+    # fuzz seed 20193: the reverse sweep recounted the comprehension's trip
+    # count from `trips`, which later appends had made longer, and popped
+    # the tape out of step (a crash); the count is now recorded
     trips = [0.1, 0.2]
     for _ in range(2):
         trips.append(3.0)
@@ -1110,9 +1109,6 @@ def a_comprehension_over_a_list_the_loop_appends_to(h, w):
     return np.sum(w) * 1.0
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, IndexError),
-                   reason="known, not fixed yet: a comprehension over a list that a later "
-                          "iteration appends to (fuzz seed 20193)")
 def test_a_comprehension_over_a_list_the_loop_appends_to():
     check_grad(a_comprehension_over_a_list_the_loop_appends_to, [np.ones(2), np.ones(3)],
                wrt=1)

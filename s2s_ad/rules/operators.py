@@ -145,5 +145,5 @@ def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(rt.enter, rt.exit, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.check_unpack, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.enter, rt.exit, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.check_unpack, rt.same_length, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

@@ -47,7 +47,8 @@ import sys
 
 import numpy as np
 
-from ..errors import InputTypeError, NonScalarOutputError, SeedError, UnsupportedValueError
+from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
+                      UnsupportedSyntaxError, UnsupportedValueError)
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
@@ -128,6 +129,20 @@ def check_keywords(items, names: tuple, fname: str) -> None:
     missing = [n for n in names if n not in items]
     if missing:
         raise TypeError(f"{fname}() missing a required argument: {missing[0]!r}")
+
+
+def same_length(length: int, count: int, where) -> None:
+    """The located error for a loop whose body changed the length of the
+    sequence it iterates (`where` = file, line, column, source line):
+    Python's iterator would see the change, the generated loop counts the
+    items there were when it started."""
+    if length != count:
+        raise UnsupportedSyntaxError(
+            f"the body of this loop changed the length of the sequence it iterates "
+            f"({count} items when the loop started, {length} now); s2s_ad counts "
+            "the items once, where Python's iterator would see the change",
+            Location(*where), hint="iterate over a copy (`for x in list(xs):`), or "
+            "loop with `while` over an index")
 
 
 _GONE = object()        # what `bound` gives for a name that no longer resolves
