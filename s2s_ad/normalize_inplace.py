@@ -14,7 +14,7 @@ import gast
 import numpy
 
 from . import astutil, runtime
-from .ir import NUMPY, OPERATORS, RUNTIME
+from .ir import OPERATORS, RUNTIME
 from .normalize_aliases import Part
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
@@ -61,6 +61,8 @@ class InPlaceForms:
         method = func.attr if isinstance(func, gast.Attribute) else None
         receiver = func.value.id if method and isinstance(func.value, gast.Name) \
             and func.value.id in self.locals else None
+        if method in ("sort", "fill") and _is_view(func.value):
+            receiver = self._view_base(func.value).id   # `y[::-1].sort()`, `y.T.fill(v)`
         callee = self.src.resolve(func, self.locals)
         first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
             and call.args[0].id in self.locals else None
@@ -71,7 +73,7 @@ class InPlaceForms:
         elif receiver and method == "fill" and len(call.args) == 1 and not call.keywords:
             self._setitem(receiver, astutil.const(...), self.atom(call.args[0]))
         elif receiver and method == "sort" and not call.args and \
-                all(k.arg == "axis" for k in call.keywords):
+                all(k.arg in ("axis", "key", "reverse") for k in call.keywords):
             self._sort_in_place(receiver, call.keywords)
         elif first and callee is numpy.copyto and len(call.args) == 2 and not call.keywords:
             self._setitem(first, astutil.const(...), self.atom(call.args[1]))
@@ -130,17 +132,11 @@ class InPlaceForms:
         return astutil.name(value)
 
     def _sort_in_place(self, name: str, keywords) -> None:
-        """`y.sort(axis=a)`: `y[...] = np.sort(y, axis=a)`."""
+        """`y.sort(...)` of an array or a list: `y[:] = sort_like(y, ...)`."""
         kws = [(k.arg, self.atom(k.value)) for k in keywords]
-        value = self.atom(astutil.call(f"{self._numpy_name()}.sort", [astutil.name(name)], kws))
-        self._setitem(name, astutil.const(...), value)
-
-    def _numpy_name(self) -> str:
-        """The user's name for NumPy (`np`), for code normalization writes."""
-        for name in ("np", "numpy"):
-            if self.src.globals.get(name) is numpy and name not in self.locals:
-                return name
-        return NUMPY
+        value = self.atom(astutil.call(f"{RUNTIME}.sort_like", [astutil.name(name)], kws))
+        self._setitem(name, astutil.call(astutil.builtin("slice"), [astutil.const(None)]),
+                      value)
 
     def _append(self, items: str, value) -> None:
         """`items.append(v)` in place, recording where the item lands:
@@ -202,6 +198,12 @@ def _is_ufunc_at(callee) -> bool:
     """Whether `callee` is a ufunc's `.at` method (`np.add.at`)."""
     return isinstance(getattr(callee, "__self__", None), numpy.ufunc) and \
         getattr(callee, "__name__", None) == "at"
+
+
+def _is_view(expr) -> bool:
+    """`x[...]` or `x.T`: an expression that may be a view of a local."""
+    return isinstance(expr, gast.Subscript) or \
+        isinstance(expr, gast.Attribute) and expr.attr == "T"
 
 
 def _scatter(callee):

@@ -20,6 +20,7 @@ import operator
 import types
 
 import gast
+import numpy as np
 
 from . import astutil, runtime, scopes, templates
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
@@ -286,6 +287,8 @@ def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
             or is_library(src.func):     # a library's own spelling is not the user's
         written = None
     canonical = registry.display_name(key) if key is not None else None
+    if isinstance(key, (registry.Method, registry.Attr)) and not hasattr(np.ndarray, key.name):
+        canonical = None                # (`d.popitem()` of a dict: not an array's)
     shown = written or canonical or astutil.unparse(func)
     what = shown if canonical in (None, shown) else f"{shown} ({canonical})"
     # what to register: the object as the user names it (`x.foo()`: as s2s_ad does)

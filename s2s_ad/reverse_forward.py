@@ -64,14 +64,8 @@ class ForwardSweep:
                 "call declared non-differentiable); its gradient would miss the update",
                 self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
         if prim is not None and prim.kind == DYNAMIC and stmt not in self.facts.active \
-                and not prim.pure \
-                and {n for node in prim.binding.values() for n in names_of(node)} & varied:
-            raise UnsupportedSyntaxError(        # (an active call's pair checks it)
-                f"`{astutil.unparse(stmt.value.func)}` is a function value whose result is "
-                "not differentiated, called with an argument that carries a gradient; "
-                "s2s_ad cannot see whether it updates that argument in place",
-                self.src.locate(stmt), hint="pass a copy, or wrap the call in "
-                "stop_gradient(...)")
+                and not prim.pure:
+            self._check_dynamic_call(stmt, prim, varied)
         if prim is None or prim.kind != CALL:
             return []
         # an undifferentiated call given a varied argument may write it into
@@ -98,6 +92,30 @@ class ForwardSweep:
             checks += [astutil.expr_stmt(astutil.call(f"{self._rt}.copy", [
                 astutil.name(n), astutil.const(where)])) for n in names]
         return checks
+
+    def _check_dynamic_call(self, stmt, prim, varied) -> None:
+        """A call resolved only at run time whose result is not
+        differentiated (an active call's pair checks itself) must not be
+        able to update a value that carries a gradient: an argument, or the
+        object whose method it is (`xs.reverse()`)."""
+        func = stmt.value.func
+        receiver = func.value.id if isinstance(func, gast.Attribute) and \
+            isinstance(func.value, gast.Name) else None
+        if receiver in varied:
+            what, name = (f"`{receiver}`", receiver) if receiver in self.src.user_names \
+                else ("the value whose method it is", "xs")
+            raise UnsupportedSyntaxError(
+                f"the method `{func.attr}` may update {what} in place, which carries "
+                "a gradient, and s2s_ad has no derivative for it", self.src.locate(stmt),
+                hint=f"bind a new value instead (e.g. `{name} = {name}[::-1]`, "
+                     f"`{name} = sorted({name})`, `{name} = []`)")
+        if {n for node in prim.binding.values() for n in names_of(node)} & varied:
+            raise UnsupportedSyntaxError(
+                f"`{astutil.unparse(func)}` is a function value whose result is "
+                "not differentiated, called with an argument that carries a gradient; "
+                "s2s_ad cannot see whether it updates that argument in place",
+                self.src.locate(stmt), hint="pass a copy, or wrap the call in "
+                "stop_gradient(...)")
 
     def _forward_assign(self, stmt) -> list:
         """The statement itself, or for an active call of a user function,

@@ -26,8 +26,8 @@ def uses_lambda_value(x):
     return f
 
 
-def calls_sorted(x):
-    return np.sum(sorted(x)) * x[0]
+def calls_unwrap(x):
+    return np.sum(np.unwrap(x)) * x[0]
 
 
 def returns_vector(x):
@@ -71,10 +71,10 @@ def test_unsupported_syntax_is_fine_inside_stop_gradient():
 
 def test_callee_without_rule_names_it_and_the_ways_out():
     with pytest.raises(ad.NoRuleError) as info:
-        ad.grad(calls_sorted)
+        ad.grad(calls_unwrap)
     err = info.value
-    assert "sorted" in err.message
-    assert err.location.line == location_of(calls_sorted, "return np.sum")[0]
+    assert "np.unwrap" in err.message
+    assert err.location.line == location_of(calls_unwrap, "return np.sum")[0]
     assert "adjoint" in err.hint and "stop_gradient" in err.hint
 
 
@@ -165,8 +165,8 @@ def mantissa(x):
     return math.frexp(x)[0]
 
 
-def sorted_values(x):
-    return np.sum(sorted(x)) * x[0]
+def unwrapped(x):
+    return np.sum(np.unwrap(x)) * x[0]
 
 
 @pytest.mark.parametrize("fn,anchor,message,hint", [
@@ -178,8 +178,8 @@ def sorted_values(x):
      ["instead, use s = np.linalg.svd(a, compute_uv=False)", "@s2s_ad.adjoint(la.cond)"]),
     (mantissa, "return math.frexp", "no derivative rule for math.frexp",
      ["@s2s_ad.adjoint(math.frexp)"]),
-    (sorted_values, "return np.sum(sorted", "no derivative rule for sorted",
-     ["instead, use np.sort(x)"]),
+    (unwrapped, "return np.sum(np.unwrap", "no derivative rule for np.unwrap",
+     ["@s2s_ad.adjoint(np.unwrap)"]),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_missing_rule_names_the_function_as_written(fn, anchor, message, hint):
     with pytest.raises(ad.NoRuleError) as info:

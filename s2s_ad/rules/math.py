@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest
+from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -289,6 +289,17 @@ def to_sequence(z, iterable=()):
     d[iterable] += rt.unlist(d[z], iterable)
 
 
+@adjoint(builtins.sorted)
+def sorted_(z, iterable, /, *, key=None, reverse=False):
+    d[iterable] += rt.unsorted(d[z], iterable, key, reverse)
+
+
+@adjoint(rt.sort_like)
+def sort_like(z, x, axis=-1, key=None, reverse=False):
+    # `x.sort(...)` of an array or a list: the sorted items' adjoints put back
+    d[x] += rt.unsort_like(d[z], x, axis, key, reverse)
+
+
 @adjoint(builtins.float, shape=SCALAR)
 def to_float(z, x=0.0):
     d[x] += d[z]
@@ -301,5 +312,3 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round,
                   math.factorial, math.comb, math.perm, math.gcd, math.lcm,
                   math.isqrt, math.ulp)
 
-# without a rule: what to use instead (the missing-rule error says it)
-suggest(builtins.sorted, "np.sort(x) (np.sort(x)[::-1] for reverse=True)")

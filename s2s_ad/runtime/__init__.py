@@ -29,7 +29,7 @@ its submodules:
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
-    sequences.py    `+` and `*` joining or repeating lists and tuples
+    sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
 
@@ -83,7 +83,8 @@ from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
-from .sequences import join, repeat_items, unjoin, unrepeat_items
+from .sequences import (join, repeat_items, sort_like, unjoin, unrepeat_items, unsort_like,
+                        unsorted)
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 

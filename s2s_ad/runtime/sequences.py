@@ -1,4 +1,5 @@
-"""Python's `+` and `*` where they may join or repeat lists and tuples.
+"""Python's `+` and `*` where they may join or repeat lists and tuples,
+and sorting where the sequence may be a list.
 
 `a + b` concatenates two sequences and `s * n` repeats one, where NumPy
 would add or multiply item by item.  The primitives stage gives these
@@ -6,6 +7,9 @@ operators the rules of `join`/`repeat_items` (rules/operators.py) where an
 operand may be a list or tuple; their adjoints look at the operands' types at run
 time: a joined sequence's adjoint splits at the first one's length, a
 repeated one's sums its copies, and anything else is NumPy arithmetic.
+`sorted(xs)` and `xs.sort()` (`sort_like`) give each sorted item's adjoint
+back to the place it came from, found by sorting the positions again with
+the same key and direction (Python's sort is stable, so ties agree).
 """
 from __future__ import annotations
 
@@ -59,3 +63,39 @@ def unrepeat_items(g, a, b, i: int):
     n = len(seq)
     items = _items(g, n * int(b if seq is a else a))
     return sum((Seq(items[k:k + n]) for k in range(0, len(items), n)), Seq())
+
+
+def sort_like(x, axis=-1, key=None, reverse=False):
+    """What `x.sort(...)` leaves in `x`: `np.sort(x, axis)` for an array,
+    `sorted(x, key=key, reverse=reverse)` for a list."""
+    if isinstance(x, np.ndarray):
+        if key is not None or reverse:
+            raise TypeError("ndarray.sort() takes no `key` or `reverse` argument")
+        return np.sort(x, axis=axis)
+    if axis != -1:
+        raise TypeError(f"{type(x).__name__}.sort() takes no `axis` argument")
+    return sorted(x, key=key, reverse=reverse)
+
+
+def unsort_like(g, x, axis=-1, key=None, reverse=False):
+    """The adjoint of `sort_like(x, ...)`."""
+    if not isinstance(x, np.ndarray):
+        return unsorted(g, x, key, reverse)
+    inverse = np.argsort(np.argsort(x, axis=axis, kind="stable"), axis=axis)
+    return np.take_along_axis(np.broadcast_to(g, np.shape(x)), inverse, axis=axis)
+
+
+def unsorted(g, items, key=None, reverse=False):
+    """The adjoint of `sorted(items, key=key, reverse=reverse)`: item j of
+    the result came from the position `order[j]`."""
+    values = list(items)
+    by = values.__getitem__ if key is None else (lambda i: key(values[i]))
+    order = sorted(range(len(values)), key=by, reverse=reverse)
+    sorted_adjoints = _items(g, len(values))
+    back = [0.0] * len(values)
+    for j, i in enumerate(order[:len(sorted_adjoints)]):
+        back[i] = sorted_adjoints[j]
+    if isinstance(items, np.ndarray):
+        return np.stack([np.broadcast_to(b, np.shape(v)) for b, v in zip(back, values)]) \
+            if values else np.zeros(items.shape)
+    return Seq(back)

@@ -1,0 +1,239 @@
+"""Lists and arrays changed in place by their own methods, and loops over
+sequences whose length changes: a gradient against finite differences
+(values, types and unmutated inputs checked by `check_grad`), or a located
+error, never a silently wrong result or a crash in generated code."""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad
+from test_soundness_cache import assert_located
+
+X = np.array([0.3, 0.7, -0.2])
+
+
+# -- sorting in place: lists (key, reverse), arrays (axis), views ------------
+def sorts_a_list(x):
+    xs = [x[1] * 2, x[0], x[2]]
+    xs.sort()
+    return xs[0] * 3 + xs[1] * xs[2]
+
+
+def sorts_a_list_backward(x):
+    xs = [x[1] * 2, x[0], x[2]]
+    xs.sort(reverse=True)
+    return xs[0] * 3 + xs[1] * xs[2]
+
+
+def sorts_a_list_by_key(x):
+    xs = [x[1] * 2, x[0], x[2]]
+    xs.sort(key=lambda t: -t * t)
+    return xs[0] * 3 + xs[1] * xs[2]
+
+
+def sorts_a_list_of_arrays(x):
+    xs = [x * 2, x + 1, -x]
+    xs.sort(key=lambda a: a[0])
+    return np.sum(xs[0] * xs[1]) + np.sum(xs[2] ** 2 * np.arange(3))
+
+
+def sorts_an_array(x):
+    y = x * 1.5
+    y.sort()
+    return y[0] * 3 + y[1] * y[2]
+
+
+def sorts_a_matrix_by_columns(x):
+    y = np.outer(x, x) + x
+    y.sort(axis=0)
+    return np.sum(y * np.arange(9.0).reshape(3, 3))
+
+
+def sorts_a_reversed_view(x):
+    y = x * 2
+    y[::-1].sort()
+    return y[0] * 3 + y[1] * y[2]
+
+
+def sorts_a_transposed_view(x):
+    y = np.outer(x, x) + x
+    y.T.sort(axis=0)
+    return np.sum(y * np.arange(9.0).reshape(3, 3))
+
+
+def fills_a_view(x):
+    y = x * 2
+    y[1:].fill(x[0] * 4)
+    return y[0] * 3 + y[1] * y[2]
+
+
+def fills_a_view_of_a_row(x):
+    y = np.outer(x, x) + x
+    y[0][1:].fill(x[1])
+    return np.sum(y * np.arange(9.0).reshape(3, 3))
+
+
+def median_by_sorted(x):
+    vals = [x[0] * 2, x[1], x[2] + 0.05, x[0] * x[1]]
+    s = sorted(vals)
+    return (s[1] + s[2]) / 2
+
+
+def sorted_array_backward(x):
+    ys = sorted(x * 2, reverse=True)
+    return ys[0] * 3 + ys[1] * ys[2]
+
+
+@pytest.mark.parametrize("f", [
+    sorts_a_list, sorts_a_list_backward, sorts_a_list_by_key, sorts_a_list_of_arrays,
+    sorts_an_array, sorts_a_matrix_by_columns, sorts_a_reversed_view,
+    sorts_a_transposed_view, fills_a_view, fills_a_view_of_a_row, median_by_sorted,
+    sorted_array_backward])
+def test_sorting_and_filling_in_place(f):
+    check_grad(f, [X])
+
+
+def test_sort_of_an_array_with_a_key_is_pythons_type_error():
+    def f(x):
+        y = x * 2
+        y.sort(key=abs)
+        return y[0]
+    with pytest.raises(TypeError, match="key"):
+        ad.grad(f)(X)
+
+
+# -- methods with no derivative: a located refusal -------------------------
+def reverses(x):
+    xs = [x[0], x[1] * 2]
+    xs.reverse()
+    return xs[0] * 3 + xs[1]
+
+
+def clears(x):
+    xs = [x[0], x[1]]
+    xs.clear()
+    xs.append(x[1] * 2)
+    return xs[0]
+
+
+def extends(x):
+    xs = [x[0]]
+    xs.extend([x[1] * 2, x[0]])
+    return xs[0] * xs[1] + xs[2]
+
+
+def inserts(x):
+    xs = [x[0], x[1]]
+    xs.insert(0, x[1] * 3)
+    return xs[0] * xs[1] + 2 * xs[2]
+
+
+def updates_a_dict(x):
+    d = {"a": x[0], "b": x[1]}
+    d.update({"a": x[1] * 5})
+    return d["a"] * d["b"]
+
+
+def reverses_in_a_loop(x):
+    # was a silently wrong gradient: the reverse sweep ignored `reverse()`
+    xs = [x[0], x[1], x[0] * x[1]]
+    t = 0.0
+    for _ in range(2):
+        for v in xs:
+            t = t + v * t + v
+        xs.reverse()
+    return t
+
+
+@pytest.mark.parametrize("f, text", [
+    (reverses, "xs.reverse()"), (clears, "xs.clear()"), (extends, "xs.extend("),
+    (inserts, "xs.insert("), (updates_a_dict, "d.update("),
+    (reverses_in_a_loop, "xs.reverse()")])
+def test_a_method_updating_a_differentiated_list_is_refused(f, text):
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may update") as err:
+        ad.grad(f)(X)
+    assert_located(err.value, f, text)
+
+
+def test_a_method_without_a_rule_is_named_as_written():
+    def f(x):
+        d = {"a": x[0], "b": x[1] * 3}
+        k, v = d.popitem()
+        return v * d["a"]
+    with pytest.raises(ad.NoRuleError) as err:
+        ad.grad(f)(X)
+    assert "d.popitem" in str(err.value) and "ndarray" not in str(err.value)
+
+
+# -- loops over sequences whose length changes ------------------------------
+def appends_to_what_it_iterates(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs:
+        if len(xs) < 4:
+            xs.append(v * 2)
+        s = s + v * v
+    return s
+
+
+def test_a_loop_that_grows_its_own_sequence_is_refused():
+    # Python's iterator sees the appended items; the generated loop counted
+    # the items once (it crashed in generated code)
+    with pytest.raises(ad.UnsupportedSyntaxError, match="changed the length") as err:
+        ad.grad(appends_to_what_it_iterates)(X)
+    assert_located(err.value, appends_to_what_it_iterates, "for v in xs:")
+
+
+def appends_after_the_loop(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs:
+        s = s + v * v * s + v
+    xs.append(s * 2)
+    return s + xs[2]
+
+
+def pops_after_the_loop(x):
+    xs = [x[0], x[1], x[0] * x[1]]
+    t = 0.0
+    for _ in range(2):
+        for v in reversed(xs):
+            t = t + v * t + v
+        xs.pop()
+    return t
+
+
+def zips_a_list_that_shrinks_later(x):
+    xs = [x[0], x[1]]
+    ys = [x[1], x[0], x[2]]
+    s = 0.0
+    for _ in range(2):
+        for a, b in zip(xs, ys):
+            s = s + a * b * s + a
+        ys.pop(0)
+    return s
+
+
+def grows_between_comprehensions(x):
+    xs = [x[0], x[1]]
+    t = 0.0
+    for _ in range(3):
+        t = t + sum([a * a * t for a in xs]) + 1.0
+        xs.append(x[2] * t)
+    return t
+
+
+@pytest.mark.parametrize("f", [appends_after_the_loop, pops_after_the_loop,
+                               zips_a_list_that_shrinks_later,
+                               grows_between_comprehensions])
+def test_a_sequence_that_changes_length_after_its_loop(f):
+    check_grad(f, [X])
+
+
+def test_no_length_check_where_nothing_can_change_the_length():
+    def f(x, ws):
+        s = 0.0
+        for w in ws:
+            s = s + np.sum(np.tanh(w * x))
+        return s
+    assert "same_length" not in ad.source(ad.grad(f))
