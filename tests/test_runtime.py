@@ -91,6 +91,6 @@ def test_written_and_zero_at_sum_and_clear_every_slot():
     g = rt.Seq([np.array([1.0]), np.array([2.0]), np.array([4.0])])
     slots = rt.slots(g[0], [g[0], g[1], g[0]], 0)       # (any list holding it)
     assert rt.written([np.array([1.0]), np.array([2.0]), np.array([4.0])],
-                      rt.inplace.Slots((0, 2))) == np.array([5.0])
-    cleared = rt.zero_at(g, rt.inplace.Slots((0, 2)))
+                      rt.aliases.Slots((0, 2))) == np.array([5.0])
+    cleared = rt.zero_at(g, rt.aliases.Slots((0, 2)))
     assert [float(c[0]) for c in cleared] == [0.0, 2.0, 0.0] and slots == (0, 2)

@@ -16,8 +16,8 @@ its submodules:
     core.py         the adjoint values: unbroadcast, unreduce, Seq, Tree,
                     zeros_like, unindex, and the shared private utilities
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
-                    snapshot/restore, the alias analysis' shares/sync_*/
-                    refuse_shared, copy/keep, and their adjoint helpers
+                    snapshot/restore, copy/keep, and their adjoint helpers
+    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
     ranges.py       linspace, logspace, geomspace, arange
@@ -34,7 +34,7 @@ its submodules:
     origins.py      which user function the running generated code is from
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
-`.reductions`, `linalg` `.products`), never this package, so there is no
+`.reductions`, `linalg` `.products`, `inplace` `.aliases`), never this package, so there is no
 import cycle.
 """
 from __future__ import annotations
@@ -72,12 +72,13 @@ from .linalg import (cholesky_adjoint, eig_adjoint, eigh_adjoint, eigvals_adjoin
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
+from .aliases import (refuse_shared, shares, slots, sync_index, sync_reshaped,
+                      sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
-                      item_or_zeros, keep, mutated, pop, refuse_shared, restore,
+                      item_or_zeros, keep, mutated, pop, restore,
                       scatter_add, scatter_divide, scatter_maximum, scatter_minimum,
-                      scatter_multiply, scatter_subtract, setitem, shares, slots, snapshot,
-                      sync_index, sync_reshaped, sync_transposed, unpop, written,
-                      zero_at, zero_into)
+                      scatter_multiply, scatter_subtract, setitem, snapshot,
+                      unpop, written, zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,

@@ -1,12 +1,11 @@
-"""The primal's in-place updates as expressions, their undoing, and the
-helpers that keep aliases and views of an updated array true.
+"""The primal's in-place updates as expressions, their undoing, and
+their adjoints.
 
 `setitem`, `append`, `pop` and `scatter_*` (`np.add.at` & co.) update their
 first argument in place and return it (generated code prints the user's
-statement); `snapshot` / `restore` save and put back what one destroys;
-`shares`, `slots`, `sync_*` and `refuse_shared` serve the alias analysis
-(normalize_aliases.py); `copy` and `keep` copy what the caller gave or
-receives.  `zero_at`, `unpop`, `item_or_zeros`, `head` and `written` are the matching
+statement); `snapshot` / `restore` save and put back what one destroys
+(aliases.py has the helpers of the alias analysis); `copy` and `keep`
+copy what the caller gave or receives.  `zero_at`, `unpop`, `item_or_zeros`, `head` and `written` are the matching
 adjoint helpers; `written` and `zero_at` return copies, so that the
 adjoints they read stay the generated code's own.  These, and `add_into`
 and `zero_into` (which update an adjoint the generated code owns, see
@@ -18,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Location, UnsupportedSyntaxError
+from .aliases import Slots, refuse_shared
 from .core import _FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, unindex, zeros_like
 
 
@@ -28,95 +28,6 @@ def setitem(x, index, value):
     return x
 
 
-def shares(view, base, index=None):
-    """Whether `view` is still a part of `base`: it shares memory with the
-    array `base`, or it is the item `base[index]` of a list, tuple or dict
-    (or the same view of the same memory: a view re-read after an update is
-    a new object)."""
-    if isinstance(base, np.ndarray):
-        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    if index is None:                   # `indexable(seq)` of a list is the list
-        return view is base
-    if not isinstance(base, (list, tuple, dict)):
-        return False
-    try:
-        item = base[index]
-    except (IndexError, KeyError, TypeError):
-        return False
-    return item is view or _same_view(item, view)
-
-
-class Slots(tuple):
-    """Where an updated object sits in its base, found by `slots`."""
-
-
-def slots(view, base, index):
-    """Where the write-back of an update through `view` writes into `base`:
-    the array view's `index` if it shares memory with the array `base`;
-    every slot of a list, tuple or dict that holds the object (`[a, a]`
-    holds it twice, and an update changes both; after an `append`, `zs[-1]`
-    is no longer the item read by it), whatever `index` it was read with.
-    The reverse sweep hands each slot's gradient to the update (`written`,
-    `zero_at`).  Empty, and false, when `view` is no part of `base`."""
-    if isinstance(base, np.ndarray):
-        return Slots((index,) if shares(view, base) else ())
-    if not isinstance(base, (list, tuple, dict)):
-        return Slots()
-    if shares(view, base, index):       # (a view re-read since: the same memory)
-        view = base[index]
-    keys = list(base.keys()) if isinstance(base, dict) else None
-    ids = list(map(id, base.values() if keys is not None else base))    # (C speed)
-    target = id(view)
-    if ids.count(target) == 1 and keys is None:
-        return Slots((ids.index(target),))
-    at = [k for k, i in enumerate(ids) if i == target]
-    return Slots(at if keys is None else (keys[k] for k in at))
-
-
-def _same_view(a, b) -> bool:
-    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and \
-        a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype and \
-        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-
-
-def refuse_shared(view, base, where):
-    """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
-    file, line, column, source line) if `view` shares memory with `base`
-    (an in-place update through a relation s2s_ad could not follow)."""
-    views = view if isinstance(view, (list, tuple)) and view is not base else [view]
-    shared = any(_in(v, base) for v in views)   # (a list: any of its items)
-    if shared:
-        message, hint, *location = where
-        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
-
-
-def _in(view, base) -> bool:
-    """Whether `view` is `base`, shares memory with it, or is (or shares
-    memory with) one of its items."""
-    if isinstance(base, np.ndarray):
-        return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    if isinstance(base, (list, tuple, dict)):
-        items = base.values() if isinstance(base, dict) else base
-        return view is base or any(
-            item is view or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
-            and np.may_share_memory(item, view) for item in items)
-    return False
-
-
-def sync_index(x, index, value):
-    """`x[index]` was updated in place through the view `value`: nothing to
-    do at run time; for the reverse sweep, `x[index] = value`."""
-    return x
-
-
-def sync_transposed(base, view):
-    """`base` was updated in place through `view = base.T`."""
-    return base
-
-
-def sync_reshaped(base, view):
-    """`base` was updated in place through a reshaped view of it."""
-    return base
 # `np.add.at(a, index, values)` and its siblings update `a` in place, unbuffered
 # (repeated indices apply repeatedly); as expressions, these return `a` itself.
 # Generated code prints the user's call back (`SCATTERS` names the ufunc).
