@@ -22,10 +22,9 @@ import gast
 import numpy as np
 
 from . import astutil, scopes
+from .ir import MUTATING_METHODS
 from .frontend import is_library, source_lines
 
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "fill",
-             "update", "setdefault", "popitem", "put", "resize", "itemset", "partition"}
 
 
 _MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
@@ -138,7 +137,7 @@ def _arg_names(call: gast.Call) -> set:
 
 def _call_mutates(call: gast.Call) -> set:
     func = call.func
-    if isinstance(func, gast.Attribute) and func.attr in _MUTATORS:
+    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
         return {_root(func.value)}
     out = {_root(k.value) for k in call.keywords if k.arg == "out"}
     if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:

@@ -191,6 +191,12 @@ COPY, CONST, RULE, UNKNOWN, CALL = "copy", "const", "rule", "unknown", "call"
 # binding is keyed by argument position and keyword, its pair found at run
 # time (dispatch.py)
 DYNAMIC = "dynamic"
+# methods of lists, dicts, sets and arrays that update their receiver
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill",
+    "update", "setdefault", "popitem", "add", "discard", "difference_update",
+    "intersection_update", "symmetric_difference_update", "put", "resize", "itemset",
+    "partition", "setfield", "byteswap"})
 
 def member(obj, table) -> bool:
     """`obj in table` for a set or dict keyed by objects, False for an

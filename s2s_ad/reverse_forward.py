@@ -18,7 +18,7 @@ import gast
 from . import astutil, runtime, scopes
 from .errors import InternalError, UnsupportedSyntaxError
 from .rules import registry
-from .ir import CALL, COPY, DYNAMIC, INPLACE, NUMPY, Prim, names_of
+from .ir import CALL, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
 
 
 class ForwardSweep:
@@ -97,11 +97,12 @@ class ForwardSweep:
         """A call resolved only at run time whose result is not
         differentiated (an active call's pair checks itself) must not be
         able to update a value that carries a gradient: an argument, or the
-        object whose method it is (`xs.reverse()`)."""
+        object whose method it is, by a method that updates its receiver
+        (`xs.reverse()`)."""
         func = stmt.value.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and \
             isinstance(func.value, gast.Name) else None
-        if receiver in varied:
+        if receiver in varied and func.attr in MUTATING_METHODS:
             what, name = (f"`{receiver}`", receiver) if receiver in self.src.user_names \
                 else ("the value whose method it is", "xs")
             raise UnsupportedSyntaxError(

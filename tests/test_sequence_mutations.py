@@ -237,3 +237,20 @@ def test_no_length_check_where_nothing_can_change_the_length():
             s = s + np.sum(np.tanh(w * x))
         return s
     assert "same_length" not in ad.source(ad.grad(f))
+
+
+def reads_keys(x):
+    d = {"a": x[0], "b": x[1]}
+    ks = list(d.keys())
+    return d[ks[0]] * 3
+
+
+def reads_tolist(x):
+    y = x * 2
+    items = y.tolist()
+    return y[0] * len(items)
+
+
+@pytest.mark.parametrize("f", [reads_keys, reads_tolist])
+def test_a_method_that_only_reads_its_differentiated_receiver(f):
+    check_grad(f, [X])
