@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import marshal
 import os
 import sys
 import tempfile
@@ -154,7 +153,7 @@ def _key(func, options, rules: str) -> str | None:
     parts = [_FORMAT, _own_source(), sys.version, numpy.__version__,
              getattr(gast, "__version__", ""), func.__module__, func.__qualname__,
              code.co_filename, first, "".join(lines), repr(options), rules,
-             hashlib.sha256(marshal.dumps(code)).hexdigest()]
+             hashlib.sha256(recipes.code_bytes(code)).hexdigest()]
     return hashlib.sha256(json.dumps(parts, default=repr).encode()).hexdigest()
 
 

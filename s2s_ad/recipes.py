@@ -40,6 +40,13 @@ from .errors import Location
 _LITERALS = (type(None), bool, int, float, str)
 
 
+def code_bytes(code: types.CodeType) -> bytes:
+    """`code` serialized for a key: marshal format 2, which writes no
+    back-references (from format 3 on, what is written twice depends on
+    reference counts on Python 3.10, so one function could hash two ways)."""
+    return marshal.dumps(code, 2)
+
+
 class Miss(Exception):
     """An object without a recipe, or one that no longer resolves as recorded."""
 
@@ -152,7 +159,7 @@ def _fingerprint(obj, ctx: Context) -> str:
     if isinstance(obj, types.FunctionType):
         if obj.__closure__:
             raise Miss(obj)             # what its cells hold is not recorded
-        digest.update(marshal.dumps(obj.__code__))
+        digest.update(code_bytes(obj.__code__))
         for value in (obj.__defaults__ or ()) + tuple((obj.__kwdefaults__ or {}).items()):
             digest.update(repr(encode(value, ctx)).encode())
     elif isinstance(obj, type):
