@@ -131,6 +131,17 @@ def test_mean_of_an_empty_array_is_nan_not_an_exception():
     assert np.isnan(value) and np.array_equal(g, np.ones(3))
 
 
+def var_of_an_empty_slice(x):
+    return np.var(x[3:]) + np.std(x[:0]) + np.var(x[:1], ddof=1) + np.sum(x)
+
+
+def test_var_and_std_of_too_few_values_are_nan_not_an_exception():
+    with np.errstate(invalid="ignore", divide="ignore"), pytest.warns(RuntimeWarning):
+        value, g = ad.value_and_grad(var_of_an_empty_slice)(np.ones(3))
+    assert np.isnan(value) and g.shape == (3,) and np.isnan(g[0]) and \
+        np.array_equal(g[1:], np.ones(2))
+
+
 def test_errors_render_on_one_line_for_the_cli():
     with pytest.raises(ad.S2SADError) as info:
         ad.grad(uses_global)

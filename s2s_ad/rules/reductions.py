@@ -122,7 +122,8 @@ def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    n = np.size(a) / np.size(z) - ddof
+    # (n = 0, an empty `a` or ddof too large: NumPy's nan, not an exception)
+    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)
     d[a] += g * (2.0 / n) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
@@ -134,7 +135,7 @@ def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
         r = np.expand_dims(z, axis)
-    n = np.size(a) / np.size(z) - ddof
+    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as var)
     d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
