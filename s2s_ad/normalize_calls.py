@@ -29,6 +29,11 @@ class CallForms:
         if popped is not None:
             return popped
         callee = self.src.resolve(expr.func, self.locals)
+        if callee is dict and not expr.args and expr.keywords and \
+                all(k.arg is not None for k in expr.keywords):     # `dict(a=x)`: {"a": x}
+            return self.rhs(gast.copy_location(astutil.dict_(
+                [astutil.const(k.arg) for k in expr.keywords],
+                [k.value for k in expr.keywords]), expr))
         value = not is_resolved(callee) and \
             getattr(expr.func, "id", None) not in self.nested       # a function value
         nested = self.nested.get(getattr(expr.func, "id", None))

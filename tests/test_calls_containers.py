@@ -1249,3 +1249,28 @@ def test_list_of_arrays_of_different_shapes(f):
     x = np.array([0.5, -1.0, 2.0, 0.3])
     assert checked_value_and_grad(f)(x)[0] == f(x)
     check_grad(f, [x])
+
+
+# -- dict(...) copies and keyword displays -----------------------------------
+def copies_a_dict(params):
+    q = dict(params)
+    q["w"] = q["w"] * 3
+    return np.sum(q["w"] ** 2) + np.sum(params["w"] * params["b"])
+
+
+def dict_of_pairs_the_last_wins(x):
+    q = dict([("a", x[0] * 2), ("b", x[1]), ("a", x[2])])
+    return q["a"] * q["b"]
+
+
+def dict_of_keywords(x):
+    q = dict(a=x[0] * 2, b=x[1])
+    return q["a"] * q["b"]
+
+
+@pytest.mark.parametrize("f, args", [
+    (copies_a_dict, [{"w": np.array([0.3, 0.5]), "b": np.array([1.0, -2.0])}]),
+    (dict_of_pairs_the_last_wins, [np.array([0.3, 0.7, -0.2])]),
+    (dict_of_keywords, [np.array([0.3, 0.7, -0.2])])])
+def test_dict_copies_and_constructions(f, args):
+    check_grad(f, args)

@@ -289,6 +289,11 @@ def to_sequence(z, iterable=()):
     d[iterable] += rt.unlist(d[z], iterable)
 
 
+@adjoint(builtins.dict)
+def to_dict(z, mapping=(), /):
+    d[mapping] += rt.undict(d[z], mapping)
+
+
 @adjoint(builtins.sorted)
 def sorted_(z, iterable, /, *, key=None, reverse=False):
     d[iterable] += rt.unsorted(d[z], iterable, key, reverse)

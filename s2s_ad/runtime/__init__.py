@@ -295,6 +295,18 @@ def dict_parts(g, keys, values):
     return Seq(zeros_like(v) for v in values)
 
 
+def undict(g, mapping):
+    """The adjoint of `dict(mapping)`: a dict's, entry by entry; for
+    (key, value) pairs, each value whose key no later pair repeats."""
+    got = g if isinstance(g, dict) else {}
+    if isinstance(mapping, dict):
+        return {k: got[k] if k in got else zeros_like(v) for k, v in mapping.items()}
+    pairs = list(mapping)
+    last = {k: i for i, (k, _) in enumerate(pairs)}
+    return Seq((zeros_like(k), got[k] if k in got and last[k] == i else zeros_like(v))
+               for i, (k, v) in enumerate(pairs))
+
+
 def keys(mapping):
     """A snapshot of a dict's keys, for `for k, v in d.items()`."""
     return list(mapping)
