@@ -10,7 +10,8 @@ Each family is a generated module of plain numeric Python, written to a
 temporary directory and imported (s2s_ad reads source with `inspect`):
 
 - straight: one function of n assignments, each reading the two before;
-- nested:   n nested `for` loops around one accumulation;
+- nested:   n nested `for` loops, each level updating two carried values
+  (once 2^n: each round of a loop re-solved its inner loops from scratch);
 - helpers:  a chain of n distinct helpers, each calling the next;
 - branches: n conditional expressions in a row, with a view alive across
   them (once 2^n: each branch join copied the view's relations).
@@ -49,11 +50,13 @@ def straight(n: int) -> str:
 
 
 def nested(n: int) -> str:
-    lines = ["import numpy as np", "", "def f(x):", "    s = x"]
+    lines = ["import numpy as np", "", "def f(x):", "    s = x", "    t = x"]
     for depth in range(n):
-        lines.append("    " * (depth + 1) + f"for i{depth} in range(1):")
-    lines.append("    " * (n + 1) + "s = np.sin(s) * x")
-    lines.append("    return s")
+        indent = "    " * (depth + 1)
+        lines += [indent + f"for i{depth} in range(1):",
+                  indent + "    s = np.sin(s) * t", indent + "    t = t + s * 0.5"]
+    lines.append("    " * (n + 1) + "s = s * x")
+    lines.append("    return s + t")
     return "\n".join(lines) + "\n"
 
 

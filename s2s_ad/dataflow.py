@@ -39,6 +39,7 @@ class Walk:
         self.loop_entry = loop_entry or (lambda stmt, state: state)
         self.loop_exit = loop_exit or (lambda stmt, state: state)
         self._loops: list = []
+        self._heads: dict = {}      # loop -> its settled head, within the outermost loop
 
     def run(self, body: list, state):
         stmts = reversed(body) if self.backward else body
@@ -71,8 +72,16 @@ class Walk:
         return self.join(a, b)
 
     def _loop(self, loop, state):
-        """Iterate the body to a fixpoint at the loop head."""
-        head, jumps = state, None
+        """Iterate the body to a fixpoint at the loop head.
+
+        A nested loop starts from its head of the enclosing loop's previous
+        round joined with its entry: entries only grow (the enclosing head
+        moves one way), so the fixpoint is the same, and the cost of a nest
+        is polynomial in its depth instead of exponential."""
+        if not self._loops:
+            self._heads = {}
+        known = self._heads.get(loop)
+        head, jumps = (state if known is None else self._join(known, state)), None
         for _ in range(1000):
             # frame: [state a `continue` sees, joined states of `break`s (forward)
             #         / state a `break` sees (backward)]
@@ -94,6 +103,7 @@ class Walk:
             head = new
         else:       # (reported as a located InternalError by the driver)
             raise RuntimeError("the analysis of a loop reached no fixpoint in 1000 rounds")
+        self._heads[loop] = self.fork(head)
         if self.backward:
             return self.transfer(loop, head)
         out = self._join(head, jumps)
