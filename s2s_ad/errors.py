@@ -111,9 +111,12 @@ class InputTypeError(S2SADError, TypeError):
 
 
 class UnsupportedValueError(S2SADError, TypeError):
-    """A value s2s_ad does not differentiate yet: complex numbers (a complex
-    literal or complex-making call on the gradient's path, or a gradient
-    that comes out complex at run time)."""
+    """A value s2s_ad does not differentiate, found at run time or where
+    the value is written: complex numbers (a complex literal or
+    complex-making call on the gradient's path, or a gradient that comes out
+    complex at run time), and values where a rule's derivative does not
+    exist or is not unique (a rank-deficient `lstsq` matrix, the complement
+    of `svd(full_matrices=True)`, a `pad` mode computing statistics)."""
 
 
 class GradientCheckError(S2SADError, AssertionError):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import UnsupportedValueError
 from .core import _axes, _float_dtype, unindex
+from .origins import origin
 from .products import LazyParts
 from .reductions import _tie_share
 
@@ -105,6 +106,7 @@ def _real(x, what):
         raise UnsupportedValueError(
             f"the gradient of np.linalg.eig/eigvals needs real eigenvalues, and "
             f"this matrix has {what}; s2s_ad does not differentiate complex values yet",
+            origin(),
             hint="for a symmetric matrix use np.linalg.eigh / eigvalsh; otherwise "
                  "wrap the call in stop_gradient(...) if no gradient should flow "
                  "through it")
@@ -161,19 +163,21 @@ def svd_adjoint(gu, gs, gvh, u, s, vh):
     """The adjoint of `u, s, vh = np.linalg.svd(a, full_matrices=False)`
     (distinct nonzero singular values when u or vh are used; any argument
     but s may be a scalar 0).  With full_matrices=True only the first
-    min(m, n) singular vectors may have a nonzero adjoint (NotImplementedError
+    min(m, n) singular vectors may have a nonzero adjoint (`UnsupportedValueError`
     otherwise)."""
     k = s.shape[-1]
     if u.shape[-1] != k or vh.shape[-2] != k:          # full_matrices=True
         extra = [x for x, sl in ((gu, np.s_[..., k:]), (gvh, np.s_[..., k:, :]))
                  if np.ndim(x) and np.any(x[sl])]
         if extra:
-            raise NotImplementedError(
-                "s2s_ad: with full_matrices=True, the gradient of np.linalg.svd "
-                "of a non-square matrix may reach only its first min(m, n) "
-                "singular vectors; the others (columns of u or rows of vh past "
-                "min(m, n)) are any orthonormal basis of a complement, not "
-                "functions of the matrix: pass full_matrices=False")
+            raise UnsupportedValueError(
+                "with full_matrices=True, the gradient of np.linalg.svd of a "
+                "non-square matrix may reach only its first min(m, n) singular "
+                "vectors; the others (columns of u or rows of vh past min(m, n)) "
+                "are any orthonormal basis of a complement, not functions of "
+                "the matrix", origin(),
+                hint="pass full_matrices=False, or use only u[:, :k] and vh[:k] "
+                     "with k = min(m, n)")
         u, vh = u[..., :k], vh[..., :k, :]
         gu = gu[..., :k] if np.ndim(gu) else gu
         gvh = gvh[..., :k, :] if np.ndim(gvh) else gvh
@@ -219,7 +223,7 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
     `gs` may be a scalar 0 (unused).  The adjoint of `b` is that of a linear
     map, at any rank; that of `a` needs `a` of full rank (full column rank:
     least squares; full row rank: the minimum-norm solution), else
-    NotImplementedError: where the rank drops the solution jumps."""
+    `UnsupportedValueError`: where the rank drops the solution jumps."""
     m, n = np.shape(a)
     vector = np.ndim(b) == 1
     b2, x2 = np.reshape(b, (m, -1)), np.reshape(x, (n, -1))
@@ -234,10 +238,13 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
             db = _mT(p) @ gx2 + (2.0 * r * gres if residuals else 0.0)
             return db[:, 0] if vector else db
         if rank < min(m, n):
-            raise NotImplementedError(
-                f"s2s_ad: the gradient of np.linalg.lstsq with respect to the "
-                f"matrix needs a matrix of full rank; this {m}x{n} matrix has "
-                f"rank {rank}")
+            raise UnsupportedValueError(
+                f"the gradient of np.linalg.lstsq with respect to the matrix "
+                f"needs a matrix of full rank (where the rank drops, the "
+                f"solution jumps); this {m}x{n} matrix has rank {rank}", origin(),
+                hint="regularize (e.g. solve (a.T @ a + lam * I) x = a.T @ b), or "
+                     "wrap the matrix in stop_gradient(...) if no gradient should "
+                     "reach it")
         da = pinv_adjoint(gx2 @ _mT(b2), a, p)
         if residuals:
             da = da - 2.0 * (r * gres) @ _mT(x2)

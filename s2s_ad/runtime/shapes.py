@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UnsupportedValueError
 from .core import Seq, _float_dtype, _summed_to
+from .origins import origin
 
 
 def unstack(g, axis=0):
@@ -109,7 +111,11 @@ def unpad(g, like, pad_width, mode="constant"):
     """
     shape = np.shape(like)
     if mode not in _PAD_COPY_MODES:
-        raise NotImplementedError(f"s2s_ad: no adjoint for np.pad(mode={mode!r})")
+        raise UnsupportedValueError(
+            f"np.pad(mode={mode!r}) has no derivative rule in s2s_ad (padding "
+            f"modes that copy elements do: {', '.join(_PAD_COPY_MODES)})", origin(),
+            hint="pad with one of those modes, or wrap the call in stop_gradient(...) "
+                 "if no gradient should flow through it")
     widths = np.broadcast_to(pad_width, (len(shape), 2))
     if mode in ("constant", "empty"):
         inner = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
