@@ -127,13 +127,38 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     try:
         binding = templates.bind(rule.template, args, kwargs)
     except TypeError as exc:
-        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=RuleError(
-            f"the call does not fit the rule for {registry.display_name(key)}: {exc}",
-            src.locate(stmt), hint="check the arguments against the function's signature"))
+        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
+                    problem=_misfit(key, rule, exc, args, kwargs, src.locate(stmt)))
     operands = tuple(dict.fromkeys(
         n for p in rule.template.writes if p in binding
         for n in names_of(binding[p])))
     return Prim(RULE, key, rule, binding, operands)
+
+
+def _misfit(key, rule, exc: TypeError, args, kwargs, where) -> RuleError:
+    """A call its rule's template cannot bind: a mistake in the call, or
+    (where the function itself accepts it, or cannot say) an argument the
+    rule does not cover, e.g. `max(xs, key=abs)`."""
+    name = registry.display_name(key)
+    try:
+        if isinstance(key, registry.Method):    # (ndarray's text signatures are wrong)
+            raise ValueError
+        inspect.signature(key).bind(*args, **kwargs)
+        valid = True
+    except TypeError:
+        valid = False
+    except ValueError:              # (a builtin or ufunc method: no signature)
+        valid = None
+    if valid is False:
+        return RuleError(f"the call does not fit {name}: {exc}", where,
+                         hint="check the arguments against the function's signature")
+    sig = rule.template.signature
+    if registry.ufunc_of(key) is not None:      # (the template's first parameter)
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+    return RuleError(
+        f"s2s_ad's rule for {name} does not cover this call ({exc})", where,
+        hint=f"the rule covers {name}{sig}: write the call in that "
+             "form, or wrap it in stop_gradient(...) if no gradient should flow through it")
 
 
 def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:

@@ -207,6 +207,29 @@ def test_missing_rule_names_the_function_as_written(fn, anchor, message, hint):
         assert part in err.hint, (part, err.hint)
 
 
+def largest_magnitude(x):
+    return max([x, -2.0 * x], key=abs)
+
+
+def misspelled_axis(x):
+    return np.sum(np.sum(x, axs=0))
+
+
+@pytest.mark.parametrize("fn,anchor,message,hint", [
+    (largest_magnitude, "return max(",
+     "s2s_ad's rule for max does not cover this call", "the rule covers max(arg1, *args)"),
+    (misspelled_axis, "return np.sum(np.sum(x, axs", "the call does not fit np.sum",
+     "check the arguments against the function's signature"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_call_its_rule_cannot_bind_says_whose_fault_it_is(fn, anchor, message, hint):
+    # a valid call the rule does not cover is not sent to check its signature
+    with pytest.raises(ad.RuleError) as info:
+        ad.grad(fn)
+    err = info.value
+    assert err.message.startswith(message) and hint in err.hint
+    assert (err.location.line, err.location.col + 1) == location_of(fn, anchor)
+
+
 def halves(x):
     return float(x) * 2.0
 
