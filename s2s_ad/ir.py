@@ -155,7 +155,11 @@ def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
     if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
         return True
     if isinstance(expr, gast.Call):
-        callee = src.resolve(expr.func, locals_)
+        func = expr.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Constant) \
+                and isinstance(func.value.value, (str, bytes)):
+            return True         # `'{:.3f}'.format(x)`: text (registry.is_nondifferentiable)
+        callee = src.resolve(func, locals_)
         if is_resolved(callee):
             return stop_gradient_like(callee) or registry.is_nondifferentiable(callee)
         return isinstance(expr.func, gast.Attribute) and \

@@ -184,8 +184,9 @@ def test_lowering_that_would_change_the_program_is_refused(f, what):
 def test_a_set_of_values_with_a_gradient_is_refused():
     def f(x):
         return sum({v * 2 for v in x})
-    with pytest.raises(NoRuleError, match="set"):
+    with pytest.raises(NoRuleError, match="set") as info:
         ad.grad(f)(V3)
+    assert "instead, use a list" in info.value.hint
 
 
 # -- `+` and `*` on lists and tuples -----------------------------------------------

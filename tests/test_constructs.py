@@ -1,5 +1,5 @@
 """Constructs users write that are not operations: starred assignment,
-`**kwargs` calls, random numbers in an inactive position.
+`**kwargs` calls, random numbers and text in an inactive position.
 
 Each gradient is checked against central finite differences (fdcheck),
 values against a plain call.
@@ -97,3 +97,17 @@ def reparameterized(mu, log_sigma):
 def test_random_numbers_are_inactive():
     mu, log_sigma = np.array([0.3, -1.2, 0.5]), np.array([0.1, -0.3, 0.2])
     check_grad(reparameterized, (mu, log_sigma), wrt=(0, 1))
+
+
+LABEL = "loss {:.4f} at {}"
+
+
+def logged(x):
+    msg = "%.3f" % x[0] + f" {x[1]:.2f} " + "{:.1f}".format(x[2])
+    note = LABEL.format(np.sum(x), "step").upper() + ", ".join([msg, msg])
+    return np.sum(x ** 2) * (1.0 + 0.0 * len(note))
+
+
+def test_text_made_from_values_with_a_gradient_is_inactive():
+    # string methods return text, never a number that depends on their arguments
+    check_grad(logged, (np.array([0.3, -1.2, 0.5]),))

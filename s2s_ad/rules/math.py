@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -317,3 +317,9 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round,
                   math.factorial, math.comb, math.perm, math.gcd, math.lcm,
                   math.isqrt, math.ulp)
 
+
+# A set drops equal items and orders the rest by hash: no gradient follows it.
+for _set in (builtins.set, builtins.frozenset):
+    suggest(_set, "a list ([...] or list(xs) where {...} or set(xs) is written): a set "
+                  "drops equal values and orders its items by hash, and s2s_ad does "
+                  "not differentiate through that")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
@@ -192,6 +193,11 @@ def lookup(target) -> Rule | None:
 
 
 def is_nondifferentiable(target) -> bool:
+    """Registered as such, or a method of a string (`'{:.1f}'.format`,
+    `', '.join`): text, never a number that depends on the arguments."""
+    if isinstance(target, types.BuiltinMethodType) and \
+            isinstance(target.__self__, (str, bytes)):
+        return True
     try:
         return target in _NONDIFF
     except TypeError:
