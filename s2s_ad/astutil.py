@@ -217,6 +217,11 @@ def list_comp(elt: gast.expr, generators: list) -> gast.ListComp:
     return gast.ListComp(elt=elt, generators=generators)
 
 
+def comprehension(target: gast.expr, iter_: gast.expr) -> gast.comprehension:
+    """`for target in iter_` of a comprehension, without filters."""
+    return gast.comprehension(target=target, iter=iter_, ifs=[], is_async=0)
+
+
 def function_def(fname: str, args: gast.arguments, body: list) -> gast.FunctionDef:
     return gast.FunctionDef(name=fname, args=args, body=body,
                             decorator_list=[], returns=None,

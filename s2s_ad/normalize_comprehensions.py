@@ -19,6 +19,7 @@ statement.  A set comprehension is `set([...])`.
 
 A generator expression is lowered as a list when a call consumes it whole
 at once (`sum`, `max`, `min`, `list`, ...), which gives the same values;
+so is `zip(...)` or `enumerate(...)` given to such a call (`dict(zip(k, v))`);
 anywhere else (kept, passed to `next`, iterated twice) lowering would
 change what the program does, so it is refused with a located error.
 """
@@ -84,8 +85,29 @@ class ComprehensionForms:
                                       "write a list comprehension `[...]` instead")
                 if member(callee, _CONSUMERS) or _is_join(call):
                     arg = _as_list(arg)
+            elif member(callee, _CONSUMERS) and self._pairing(arg):
+                arg = self._spelled_out(arg)
             out.append(arg)
         return out
+
+    def _pairing(self, arg) -> bool:
+        """`zip(a, b)` or `enumerate(a)`, with positional arguments."""
+        return isinstance(arg, gast.Call) and not arg.keywords and \
+            not any(isinstance(a, gast.Starred) for a in arg.args) and \
+            any(self.src.resolve(arg.func, self.locals) is f
+                for f in (builtins.zip, builtins.enumerate))
+
+    def _spelled_out(self, call: gast.Call) -> gast.ListComp:
+        """`dict(zip(keys, values))`: `zip(...)` or `enumerate(...)` given to
+        a consumer is the list comprehension of the tuples it yields, which
+        a comprehension's loop knows how to iterate and differentiate."""
+        width = 2 if self.src.resolve(call.func, self.locals) is builtins.enumerate \
+            else len(call.args)
+        items = [self.namer.temp("item") for _ in range(width)]
+        loop = astutil.comprehension(
+            astutil.tuple_([astutil.name(i, store=True) for i in items], store=True), call)
+        return gast.copy_location(
+            astutil.list_comp(astutil.tuple_([astutil.name(i) for i in items]), [loop]), call)
 
     def _comprehension(self, expr, empty, stem: str):
         if any(g.is_async for g in expr.generators):

@@ -322,9 +322,10 @@ def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
     if registry.ufunc_of(key) is not None:
         form = " on a template def rule(z, ufunc, ...) that takes the ufunc first"
     ways = ["wrap the call in s2s_ad.stop_gradient(...) if no gradient should flow "
-            "through it",
-            f"register a rule with @s2s_ad.adjoint({name}){form} "
-            f"(s2s_ad.nondifferentiable({name}) if its gradient is zero)"]
+            "through it"]
+    if name is not None:        # (a method of a dict or list: no object to register)
+        ways.append(f"register a rule with @s2s_ad.adjoint({name}){form} "
+                    f"(s2s_ad.nondifferentiable({name}) if its gradient is zero)")
     instead = registry.suggestion(key) if key is not None else None
     if instead:
         ways.insert(0, f"instead, use {instead}")

@@ -1268,9 +1268,22 @@ def dict_of_keywords(x):
     return q["a"] * q["b"]
 
 
+def dict_of_zipped_names(x):
+    q = dict(zip(["a", "b", "a"], [x[0] * 2, x[1], x[2]]))      # the last "a" wins
+    return q["a"] * q["b"]
+
+
+def lists_of_zip_and_enumerate(x, y):
+    pairs = list(zip(x, y[::-1]))
+    indexed = tuple(enumerate([x[0], y[1] * 3], 1))
+    return sum(a * b for a, b in pairs) + indexed[1][0] * indexed[1][1] ** 2
+
+
 @pytest.mark.parametrize("f, args", [
     (copies_a_dict, [{"w": np.array([0.3, 0.5]), "b": np.array([1.0, -2.0])}]),
     (dict_of_pairs_the_last_wins, [np.array([0.3, 0.7, -0.2])]),
-    (dict_of_keywords, [np.array([0.3, 0.7, -0.2])])])
+    (dict_of_keywords, [np.array([0.3, 0.7, -0.2])]),
+    (dict_of_zipped_names, [np.array([0.3, 0.7, -0.2])]),
+    (lists_of_zip_and_enumerate, [np.array([0.3, 0.7, -0.2]), np.array([1.1, -0.4, 0.9])])])
 def test_dict_copies_and_constructions(f, args):
-    check_grad(f, args)
+    check_grad(f, args, wrt=tuple(range(len(args))))

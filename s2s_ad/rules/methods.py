@@ -15,7 +15,7 @@ cast to an integer or bool dtype); `x.item()` takes no index.
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentiable, suggest
 
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
@@ -85,3 +85,8 @@ def clip(z, self, min=None, max=None):
 nondifferentiable(Method("argmax"), Method("argmin"), Method("argsort"),
                   Method("nonzero"), Method("searchsorted"), Method("any"),
                   Method("all"))
+
+# A dict's methods on a dict that carries a gradient: what indexing does.
+suggest(Method("get"), "d[key] if key in d else default")
+suggest(Method("pop"), "v = d[key], then a new dict without it: "
+                       "d = {k: w for k, w in d.items() if k != key}")
