@@ -42,11 +42,15 @@ CASES = [
     (lambda x: wsum(np.sum(x, keepdims=True)), [M]),
     (lambda x: wsum(np.sum(x, axis=AX)), [T]),
     (lambda x: wsum(np.sum([x, 2.0 * x], axis=0)), [V]),
-    # nansum and nanmean: NaNs get no gradient
+    # nansum, nanmean, nanvar and nanstd: NaNs get no gradient
     (lambda x: wsum(np.nansum(x)), [MNAN]),
     (lambda x: wsum(np.nansum(x, axis=1)), [MNAN]),
     (lambda x: wsum(np.nanmean(x)), [MNAN]),
     (lambda x: wsum(np.nanmean(x, axis=0, keepdims=True)), [MNAN]),
+    (lambda x: wsum(np.nanvar(x)), [MNAN]),
+    (lambda x: wsum(np.nanvar(x, axis=1, ddof=1)), [MNAN]),
+    (lambda x: wsum(np.nanstd(x, axis=0, keepdims=True)), [MNAN]),
+    (lambda x: wsum(np.nanstd(x, axis=(0, 1), ddof=1)), [MNAN]),
     # mean
     (lambda x: wsum(np.mean(x)), [S]),
     (lambda x: wsum(np.mean(x)), [T]),

@@ -14,7 +14,7 @@ Conventions:
   the middle two, half each) the gradient.
 - `prod` and `cumprod` are exact where the operand has zeros.
 - `var`/`std` honour `ddof`; `std` is infinite where it is 0.
-- `nansum`/`nanmean` give NaN elements a zero gradient.
+- `nansum`/`nanmean`/`nanvar`/`nanstd` give NaN elements a zero gradient.
 - `average` supports `weights` (differentiable too) and `keepdims`, but not
   `returned=True` (its result is a pair).
 """
@@ -137,6 +137,32 @@ def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
         r = np.expand_dims(z, axis)
     n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as var)
     d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
+
+
+@adjoint(np.nanvar, shape=REDUCTION)
+def nanvar(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+    else:
+        g = np.expand_dims(d[z], axis)
+    kept = ~np.isnan(a)
+    n = np.sum(kept, axis=axis, keepdims=True) - ddof
+    centred = a - np.nanmean(a, axis=axis, keepdims=True)
+    d[a] += np.where(kept, g * (2.0 / n) * centred, 0.0)
+
+
+@adjoint(np.nanstd, shape=REDUCTION)
+def nanstd(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    if axis is None or keepdims:
+        g = d[z]
+        r = z
+    else:
+        g = np.expand_dims(d[z], axis)
+        r = np.expand_dims(z, axis)
+    kept = ~np.isnan(a)
+    n = np.sum(kept, axis=axis, keepdims=True) - ddof
+    centred = a - np.nanmean(a, axis=axis, keepdims=True)
+    d[a] += np.where(kept, g / (n * r) * centred, 0.0)
 
 
 @adjoint(np.cumsum, Method("cumsum"))
