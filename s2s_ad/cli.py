@@ -73,9 +73,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="s2s-ad", description="Source-to-source automatic differentiation "
         "for Python and NumPy: print the generated derivative code.")
     sub = parser.add_subparsers(dest="command", required=True)
+    imports = "imports FILE.py: its top-level code runs, with its output sent to stderr"
     dump = sub.add_parser(
-        "dump", help="print the generated gradient of FILE.py:FUNC (imports FILE.py: "
-        "its top-level code runs, with its output sent to stderr)")
+        "dump", help=f"print the generated gradient of FILE.py:FUNC ({imports})",
+        description=f"Print the generated gradient of FILE.py:FUNC. It {imports}.")
     _target_arguments(dump)
     dump.add_argument("--mode", default="grad",
                       choices=["grad", "value_and_grad", "vjp"])
@@ -87,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     dump.set_defaults(run=_dump)
     check = sub.add_parser(
         "check", help="compare the gradient of FILE.py:FUNC with finite differences at "
-        "random inputs (exit 0: they agree, 1: mismatch, 2: bad input)")
+        "random inputs (exit 0: they agree, 1: mismatch, 2: bad input)",
+        description="Compare the gradient of FILE.py:FUNC with central finite "
+        f"differences in a random direction at random inputs. It {imports}.")
     _target_arguments(check)
     check.add_argument("--shape", action="append", default=None, metavar="SHAPE",
                        help="one per positional parameter, in order: '3,4' for a 3x4 array, "

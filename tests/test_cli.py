@@ -37,7 +37,9 @@ def test_console_script_and_help():
         pytest.skip("console script not installed in this environment")
     out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "dump" in out.stdout
-    assert run("dump", "--help").returncode == 0
+    for command in ("dump", "check"):
+        help_text = " ".join(run(command, "--help").stdout.split())
+        assert "It imports FILE.py" in help_text and "stderr" in help_text, command
 
 
 def test_rules_lists_functions():
