@@ -51,6 +51,9 @@ OPS = [
     ("arith", "S", .5, "min({s}, {cst})", ("min",)),
     ("arith", "S", .5, "float({s})", ("float",)),
     ("arith", "S", .3, "pow({p}, 2)", ("pow",)),
+    # text made from values is inactive: its length is a constant
+    ("arith", "SVM", .2, "({e} + 0.0 * len('%.2f' % {s} + str({s})))", ("len", "str")),
+    ("arith", "SVM", .2, "({e} * (1.0 + 0.0 * len('{:.3f}'.format({s}))))", ("len",)),
     ("math", "S", 1, "math.sin({s})", ()),
     ("math", "S", 1, "math.cos({s})", ()),
     ("math", "S", 1, "math.tanh({s})", ()),
@@ -110,6 +113,8 @@ OPS = [
     ("reduce", "S", .2, "np.logaddexp.reduce({v})", ()),
     ("reduce", "S", .2, "np.add.reduce({m}, axis=None)", ()),
     ("reduce", "S", .2, "np.nanmax({v})", ()),
+    ("reduce", "S", .2, "np.nanstd({v})", ()),
+    ("reduce", "V", .2, "np.nanvar({m}, axis=0)", ()),
     ("reduce", "S", .2, "np.quantile({v}, 0.3)", ()),
     ("reduce", "S", .2, "np.polyval({v}, {s})", ()),
     ("reduce", "V", .2, "np.maximum.accumulate({v})", ()),

@@ -327,14 +327,19 @@ DICT_KEYS = ("w", "b", "scale", "bias", "gain", "type", "lr")
 
 @statement("dicts", 2)
 def dicts(g: Gen, sc: Scope):
-    """Dict displays and item updates (loops over dicts are in gen_control)."""
+    """Dict displays, `dict(zip(keys, values))`, and item updates (loops over
+    dicts are in gen_control)."""
     found = [v for v in sc.of("D") if not v.fixed]
     if found and g.chance(0.6):
         return _dict_item(g, sc, g.pick(found))
     kind, keys = new_kind(g), g.rng.sample(DICT_KEYS, g.rng.randint(2, 3))
     name = g.fresh(sc)
-    items = ", ".join(f"{k!r}: {strip(expr(g, sc, kind, 2))}" for k in keys)
-    g.w.line(f"{name} = {{{items}}}")
+    values = [strip(expr(g, sc, kind, 2)) for _ in keys]
+    if g.chance(0.3) and sc.can("dict") and sc.can("zip"):
+        g.w.line(f"{name} = dict(zip({keys!r}, [{', '.join(values)}]))")
+    else:
+        items = ", ".join(f"{k!r}: {v}" for k, v in zip(keys, values))
+        g.w.line(f"{name} = {{{items}}}")
     sc.add(Var(name, "D", DictInfo(kind, keys)))
 
 
