@@ -303,10 +303,12 @@ class Prim:
         """(primal names whose values the adjoint reads, whether it reads the
         result), counting only the contributions to `varied` operands.  A
         CALL's adjoint reads what its forward function saved, which may be
-        any argument, by reference (so each must hold its value then)."""
+        any argument or the result it returned, by reference (so each must
+        hold its value then: `r = g(x); r += 1` must not change what g's
+        adjoint reads)."""
         if self.kind in (CALL, DYNAMIC):    # its forward may save any argument
             return frozenset(n for node in self.binding.values()
-                             for n in scopes.load_names(node)), False
+                             for n in scopes.load_names(node)), True
         if self.rule is None:
             return frozenset(), False
         tpl = self.rule.template
