@@ -113,7 +113,7 @@ OPS = [
     ("reduce", "S", .2, "np.logaddexp.reduce({v})", ()),
     ("reduce", "S", .2, "np.add.reduce({m}, axis=None)", ()),
     ("reduce", "S", .2, "np.nanmax({v})", ()),
-    ("reduce", "S", .2, "np.nanstd({v})", ()),
+    ("reduce", "S", .2, "np.nanstd({v} + np.arange({n}))", ()),   # (never 0: finite)
     ("reduce", "V", .2, "np.nanvar({m}, axis=0)", ()),
     ("reduce", "S", .2, "np.quantile({v}, 0.3)", ()),
     ("reduce", "S", .2, "np.polyval({v}, {s})", ()),
