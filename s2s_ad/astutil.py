@@ -251,20 +251,22 @@ def expression(body: gast.expr) -> gast.Expression:
     return gast.Expression(body=body)
 
 
-_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-
 def clone(node):
-    """A deep copy of an AST (several times faster than `copy.deepcopy`)."""
-    if isinstance(node, list):
+    """A deep copy of an AST: its fields and location, copied from the
+    node's `__dict__` without running gast's constructors (many times
+    faster than `copy.deepcopy`; templates are cloned per use)."""
+    if type(node) is list:
         return [clone(n) for n in node]
-    if not isinstance(node, gast.AST):
+    if not isinstance(node, _AST):
         return node
-    new = type(node)(**{f: clone(getattr(node, f, None)) for f in node._fields})
-    for attr in _LOCATION:
-        if hasattr(node, attr):
-            setattr(new, attr, getattr(node, attr))
+    cls = type(node)
+    new = cls.__new__(cls)
+    new.__dict__.update({k: clone(v) if type(v) is list or isinstance(v, _AST) else v
+                         for k, v in node.__dict__.items()})
     return new
+
+
+_AST = gast.AST
 
 
 def walk(node) -> Iterator[gast.AST]:
@@ -295,6 +297,25 @@ def walk(node) -> Iterator[gast.AST]:
 _CHILD_FIELDS: dict = {}
 
 
+def rewrite_children(tree, replace) -> None:
+    """Every node under `tree` replaced, in place, by `replace(node)` (the
+    node itself to keep it); what a replacement holds is not visited.  A
+    stack-based `NodeTransformer` for passes over thousands of statements."""
+    for node in list(walk(tree)):
+        for field in _CHILD_FIELDS[type(node)]:
+            child = getattr(node, field, None)
+            if type(child) is list:
+                for i, item in enumerate(child):
+                    if isinstance(item, _AST):
+                        new = replace(item)
+                        if new is not item:
+                            child[i] = new
+            elif isinstance(child, _AST):
+                new = replace(child)
+                if new is not child:
+                    setattr(node, field, new)
+
+
 def is_number(node: gast.expr) -> bool:
     """A numeric literal, possibly negated: `2`, `-0.5`."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
@@ -309,8 +330,12 @@ def literal_value(node: gast.expr):
 
 
 def unparse(node) -> str:
-    """Source text of a node (a located copy, so any node will do)."""
-    return gast.unparse(gast.fix_missing_locations(clone(node))).strip()
+    """Source text of a node.  gast's unparser reads the line number of a
+    statement (for type comments): a statement without one is unparsed
+    from a located copy."""
+    if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno") for n in walk(node)):
+        node = gast.fix_missing_locations(clone(node))
+    return gast.unparse(node).strip()
 
 
 class Block(gast.stmt):

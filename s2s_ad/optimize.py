@@ -140,11 +140,10 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 
 # -- propagation -------------------------------------------------------------
 def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
-    counts = scopes.store_counts(fdef)
+    counts, operands = _store_counts_and_operands(fdef)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     params |= _read_before_bound(fdef, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
-    operands = _operand_names(fdef)
     for stmt, owner in list(astutil.flat(fdef.body)):
         if not scopes.is_simple_assign(stmt):
             continue
@@ -166,30 +165,49 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     return bool(values)
 
 
-def _operand_names(fdef) -> set[str]:
-    """Names read as what is indexed, called or asked for an attribute: a
-    number put there would print `1.0[0]` (code after a run-time check that
+def _store_counts_and_operands(fdef) -> tuple[dict, set]:
+    """(name -> how many times it is stored, names read as what is indexed,
+    called or asked for an attribute), in one walk.  A number put where an
+    operand is would print `1.0[0]` (code after a run-time check that
     raises, e.g. the seed of a non-scalar output, still compiles quietly)."""
-    return {node.value.id if not isinstance(node, gast.Call) else node.func.id
-            for node in astutil.walk(fdef)
-            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.value, gast.Name)
-            or isinstance(node, gast.Call) and isinstance(node.func, gast.Name)}
+    counts: dict = {}
+    operands: set = set()
+    name, store = gast.Name, gast.Store
+    for node in astutil.walk(fdef):
+        kind = type(node)
+        if kind is name:
+            if type(node.ctx) is store:
+                counts[node.id] = counts.get(node.id, 0) + 1
+        elif kind is gast.Call:
+            if type(node.func) is name:
+                operands.add(node.func.id)
+        elif (kind is gast.Subscript or kind is gast.Attribute) and type(node.value) is name:
+            operands.add(node.value.id)
+    return counts, operands
 
 
 def _read_before_bound(fdef, counts: dict) -> set[str]:
     """Names read before the function binds them: bound by the caller (the
     seed of a pair's backward half), so a later assignment rebinds them."""
     bound, out = set(), set()
+    name, load, store = gast.Name, gast.Load, gast.Store
     for stmt, _ in astutil.flat(fdef.body):
-        out |= {n for n in scopes.load_names(stmt) if n not in bound}
-        bound |= scopes.stored_names(stmt)
+        stored = []
+        for node in astutil.walk(stmt):
+            if type(node) is name:
+                if type(node.ctx) is load:
+                    if node.id not in bound:
+                        out.add(node.id)
+                elif type(node.ctx) is store:
+                    stored.append(node.id)
+        bound.update(stored)
     return out & set(counts)
 
 
 def _replace_loads(tree, values: dict) -> None:
-    class Sub(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in values and isinstance(node.ctx, gast.Load):
-                return astutil.clone(values[node.id])
-            return node
-    Sub().visit(tree)
+    """Each read of a name in `values` replaced by a copy of its value."""
+    def swap(node):
+        if type(node) is gast.Name and node.id in values and type(node.ctx) is gast.Load:
+            return astutil.clone(values[node.id])
+        return node
+    astutil.rewrite_children(tree, swap)
