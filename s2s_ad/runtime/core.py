@@ -9,7 +9,9 @@ adjoint of an indexing back.  The private helpers (`_axes`, `_float_dtype`,
 
 Invariants: every helper returns a fresh object or an immutable scalar and
 none mutates its arguments (`unbroadcast` may return `g` itself when no
-summing is needed; adjoints are never updated in place, so that is safe).
+summing is needed: the compiler's ownership analysis, ownership.py, treats
+such a result as `g` itself, so it is updated in place only where `g` is an
+adjoint the generated code owns).
 This module imports NumPy, the errors and `origins` only, never the package
 or another sibling: it is the root of the runtime's import graph.
 """
