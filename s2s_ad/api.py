@@ -150,7 +150,8 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
     if art is None:
         out = compile_adjoint(func, options) if fr is None else \
             pipeline.back(fr, functools.partial(_pair_ref, fr, done))
-        hidden = codegen.to_source(out.guard.checker) if out.guard is not None else ""
+        hidden = codegen.to_source(out.guard.checker) \
+            if out.guard is not None and out.guard.checker is not None else ""
         art = diskcache.Artifact(out.text, hidden, out.imports, out.deps,
                                  guards.first_expected(out.guard),
                                  out.guard.rederive if out.guard is not None else None)
@@ -167,7 +168,7 @@ def _link(func, options: Options, art: diskcache.Artifact):
         fns = codegen.compile_functions(
             art.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,
             _closure_cells(func), func, art.hidden)
-    stale = fns.pop() if art.hidden else None
+    stale = fns.pop() if art.hidden else guards.changed(art.deps) if art.deps else None
     guards.install(art.was, fns[0], thunk)
     for fn in fns:
         setattr(fn, guards.PRIMAL, weakref.ref(func))   # weak: the cache is keyed on func

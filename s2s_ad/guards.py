@@ -31,7 +31,10 @@ the dependencies `guard` builds
   nothing; else about 10-20 ns per name read by name (an `is not`);
 - `stale()`, the same comparison compiled alongside, which the cache asks
   before handing out an entry.  A callee's pair has no guard of its own:
-  the guards of the functions that call it cover it.
+  the guards of the functions that call it cover it; its cache entry's
+  `stale()` is `changed(deps)`, which asks each dependency whether it still
+  holds (a chain of n helpers would otherwise compile n checks of up to n
+  names each).
 
 A rule registered after compilation replaces an expected object of every
 guarded function by one nothing denotes (a `registry` listener), so each
@@ -168,7 +171,8 @@ class Guard:
 
     deps: tuple                 # what it compares (callers of a pair inherit them)
     statements: list            # first in the derived function; [] for a pair
-    checker: gast.FunctionDef   # `def stale(): return act is not was_act or ...`
+    checker: gast.FunctionDef | None   # `def stale(): return act is not was_act or ...`
+    #                                    (None for a pair: see `changed`)
     imports: dict               # names the guard reads -> objects
     was: list                   # the names holding the expected objects
     rederive: str | None        # the name of the `Rederive` (None for a pair)
@@ -189,6 +193,8 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
     deps = tuple(d for d in seen.values() if d.holds())     # else: unguardable
     if not deps:
         return None
+    if not in_body:             # a pair: its cache entry checks `deps` directly
+        return Guard(deps, [], None, {}, [], None)
     for dep in deps:            # heads read by name must not be shadowed
         namer.reserve(dep.path.split(".")[0])
     tests, was, expected_by_name = [], [], {}
@@ -203,8 +209,6 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
         return astutil.clone(tests[0] if len(tests) == 1 else astutil.or_(tests))
     checker = astutil.function_def(namer.fresh("stale"), astutil.arguments([]),
                                    [astutil.ret(test())])
-    if not in_body:
-        return Guard(deps, [], checker, new, was, None)
     rederive = namer.fresh("rederive")
     new[rederive] = None            # the caller puts the `Rederive` here
     statements = [astutil.block(COMMENT, [astutil.if_(test(), [_forward(fdef.args, rederive)])])]
@@ -329,6 +333,13 @@ class Rederive:
 
     def __repr__(self) -> str:
         return f"<s2s_ad rederive of {self._parts[6]}>"
+
+
+def changed(deps: tuple):
+    """The `stale()` check of a pair's cache entry: whether a name in `deps`
+    (its own and its callees', transitively) was rebound.  Not generated
+    code: a chain of n helpers would compile n checks of up to n names."""
+    return lambda: not all(dep.holds() for dep in deps)
 
 
 def first_expected(g: Guard | None) -> str | None:
