@@ -254,18 +254,26 @@ def expression(body: gast.expr) -> gast.Expression:
 def clone(node):
     """A deep copy of an AST: its fields and location, copied from the
     node's `__dict__` without running gast's constructors (many times
-    faster than `copy.deepcopy`; templates are cloned per use)."""
+    faster than `copy.deepcopy`; templates are cloned per use).  The
+    expression contexts (`Load`, `Store`, `Del`: no fields) are shared."""
     if type(node) is list:
         return [clone(n) for n in node]
-    if not isinstance(node, _AST):
-        return node
     cls = type(node)
+    if cls in _CONTEXTS or not isinstance(node, _AST):
+        return node
     new = cls.__new__(cls)
-    new.__dict__.update({k: clone(v) if type(v) is list or isinstance(v, _AST) else v
-                         for k, v in node.__dict__.items()})
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if type(value) is list:
+            fields[key] = [clone(v) for v in value]
+        elif isinstance(value, _AST):
+            fields[key] = clone(value)
+        else:
+            fields[key] = value
     return new
 
 
+_CONTEXTS = frozenset({gast.Load, gast.Store, gast.Del})
 _AST = gast.AST
 
 
@@ -282,8 +290,7 @@ def walk(node) -> Iterator[gast.AST]:
         yield node
         fields = _CHILD_FIELDS.get(type(node))
         if fields is None:
-            fields = _CHILD_FIELDS[type(node)] = tuple(
-                f for f in node._fields if f not in ("ctx", "type_comment"))
+            fields = _child_fields(type(node))
         for field in reversed(fields):
             child = getattr(node, field, None)
             if type(child) is list:
@@ -297,12 +304,37 @@ def walk(node) -> Iterator[gast.AST]:
 _CHILD_FIELDS: dict = {}
 
 
+def _child_fields(cls) -> tuple:
+    """The fields of `cls` that may hold nodes (not `ctx`, `type_comment`)."""
+    fields = _CHILD_FIELDS[cls] = tuple(
+        f for f in cls._fields if f not in ("ctx", "type_comment"))
+    return fields
+
+
+def transform(node, visit):
+    """`node` with every node under it rewritten bottom-up, in place where
+    the parents stay: each child is replaced by its own transform, then the
+    node by `visit(node)` (the node itself to keep it).  A `NodeTransformer`
+    without the per-node method dispatch, for expressions (recursive: their
+    depth is small)."""
+    fields = _CHILD_FIELDS.get(type(node))
+    for field in _child_fields(type(node)) if fields is None else fields:
+        child = getattr(node, field, None)
+        if type(child) is list:
+            for i, item in enumerate(child):
+                if isinstance(item, _AST):
+                    child[i] = transform(item, visit)
+        elif isinstance(child, _AST):
+            setattr(node, field, transform(child, visit))
+    return visit(node)
+
+
 def rewrite_children(tree, replace) -> None:
     """Every node under `tree` replaced, in place, by `replace(node)` (the
     node itself to keep it); what a replacement holds is not visited.  A
     stack-based `NodeTransformer` for passes over thousands of statements."""
     for node in list(walk(tree)):
-        for field in _CHILD_FIELDS[type(node)]:
+        for field in _CHILD_FIELDS[type(node)]:     # (filled by `walk`)
             child = getattr(node, field, None)
             if type(child) is list:
                 for i, item in enumerate(child):
@@ -324,18 +356,37 @@ def is_number(node: gast.expr) -> bool:
         and not isinstance(node.value, bool)
 
 
+def number_value(node: gast.expr):
+    """The value of a numeric literal (`is_number`), else None."""
+    if not is_number(node):
+        return None
+    if isinstance(node, gast.UnaryOp):
+        value = node.operand.value
+        return -value if isinstance(node.op, gast.USub) else value
+    return node.value
+
+
 def literal_value(node: gast.expr):
     """The Python value of a literal expression; raises ValueError otherwise."""
     return gast.literal_eval(node)
 
 
 def unparse(node) -> str:
-    """Source text of a node.  gast's unparser reads the line number of a
-    statement (for type comments): a statement without one is unparsed
-    from a located copy."""
+    """Source text of a node (a statement without a line number is
+    unparsed from a copy: see `number_lines`)."""
     if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno") for n in walk(node)):
-        node = gast.fix_missing_locations(clone(node))
+        node = clone(node)
+        number_lines(node)
     return gast.unparse(node).strip()
+
+
+def number_lines(tree) -> None:
+    """Give each statement under `tree` that has none a line number, in
+    place: gast's unparser reads it (for type comments), and only there
+    (cheaper than `fix_missing_locations`, which locates every node)."""
+    for node in walk(tree):
+        if isinstance(node, gast.stmt) and not hasattr(node, "lineno"):
+            node.lineno = 1
 
 
 class Block(gast.stmt):

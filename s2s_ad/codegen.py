@@ -39,7 +39,8 @@ _FACTORY = "__s2s_ad_factory__"
 def to_source(fdef: gast.FunctionDef) -> str:
     printable = copy.copy(fdef)
     printable.body = _printable(fdef.body)
-    module = gast.fix_missing_locations(astutil.module([printable]))
+    module = astutil.module([printable])
+    astutil.number_lines(module)
     text = gast.unparse(module)
     text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"
@@ -132,8 +133,8 @@ def _factory(defs: list, free: list, filename: str, text: str, primal) -> types.
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=defs + [ast.Return(value=names)],
         decorator_list=[], returns=None, type_params=[])
-    ast.copy_location(factory, defs[0])
-    ast.fix_missing_locations(factory)
+    for node in [factory, *factory.args.args, factory.body[-1], names, *names.elts]:
+        ast.copy_location(node, defs[0])    # (the defs, parsed, are located)
     try:
         return compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
     except (SyntaxError, ValueError) as exc:

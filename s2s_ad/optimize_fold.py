@@ -23,13 +23,10 @@ _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
 def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
     folder = _Folder(unsafe)
     for stmt in scopes.statements(fdef.body):
-        # a target updated in place must not become another name's alias
-        bound_unsafe = isinstance(stmt, gast.Assign) and \
-            bool(scopes.stored_names(stmt) & unsafe)
         for field in ("value", "test", "iter"):
             child = getattr(stmt, field, None)
             if isinstance(child, gast.expr):
-                setattr(stmt, field, folder.top(child, bound_unsafe))
+                setattr(stmt, field, folder.top(child, stmt))
     return folder.changed
 
 
@@ -78,25 +75,38 @@ def _may_view(value) -> str | None:
     return None
 
 
-class _Folder(gast.NodeTransformer):
+class _Folder:
     changed = False
     roots: set = set()
-    bound_unsafe = False
+    stmt = None
 
     def __init__(self, unsafe: set[str]):
         self.unsafe = unsafe
 
-    def top(self, expr, bound_unsafe: bool = False):
+    def top(self, expr, stmt):
         # the value assigned, or what `rt.unbroadcast` may return as it is
-        self.bound_unsafe = bound_unsafe
+        self.stmt = stmt
         self.roots = {expr}
         if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
                 and expr.func.attr == "unbroadcast" and expr.args:
             self.roots.add(expr.args[0])
-        return self.visit(expr)
+        return astutil.transform(expr, self._fold)
 
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
+    def _binds_unsafe(self) -> bool:
+        """The statement binds a name updated in place: it must not become
+        another name's alias."""
+        return isinstance(self.stmt, gast.Assign) and \
+            bool(scopes.stored_names(self.stmt) & self.unsafe)
+
+    def _fold(self, node):
+        kind = type(node)
+        if kind is gast.BinOp:
+            return self._binop(node)
+        if kind is gast.UnaryOp:
+            return self._unary(node)
+        return node
+
+    def _unary(self, node):
         if isinstance(node.op, gast.USub):
             inner = node.operand
             if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
@@ -104,13 +114,12 @@ class _Folder(gast.NodeTransformer):
                 return inner.operand
         return node
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    def _binop(self, node):
         left, right, op = node.left, node.right, type(node.op)
         if astutil.is_number(left) and astutil.is_number(right) and op in _FOLDABLE:
             try:
-                value = _FOLDABLE[op](astutil.literal_value(left),
-                                      astutil.literal_value(right))
+                value = _FOLDABLE[op](astutil.number_value(left),
+                                      astutil.number_value(right))
             except (ArithmeticError, ValueError, OverflowError):
                 return node
             if isinstance(value, (int, float)) and abs(value) < 1e15:
@@ -129,7 +138,7 @@ class _Folder(gast.NodeTransformer):
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
             if node in self.roots and isinstance(kept, gast.Name) and \
-                    (kept.id in self.unsafe or self.bound_unsafe):
+                    (kept.id in self.unsafe or self._binds_unsafe()):
                 return node         # keep a fresh value rather than an alias
             self.changed = True
             return kept
@@ -140,9 +149,8 @@ class _Folder(gast.NodeTransformer):
 
 
 def _is_one(node) -> bool:
-    return astutil.is_number(node) and astutil.literal_value(node) == 1 and \
-        not isinstance(astutil.literal_value(node), bool)
+    return astutil.number_value(node) == 1
 
 
 def _is_minus_one(node) -> bool:
-    return astutil.is_number(node) and astutil.literal_value(node) == -1
+    return astutil.number_value(node) == -1
