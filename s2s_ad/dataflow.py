@@ -5,9 +5,10 @@ A `Walk` runs a transfer function forward or backward over if/for/while,
 iterating loops to a fixpoint at their head (`loop_entry` adjusts the
 state at the head: forward, what the header binds; backward, what it
 reads).  States are immutable sets (`State`); transfer functions return new
-ones, except where a walk is given `fork`: then states are dicts that a
-transfer may update and return, and the walk copies one (`fork`) wherever
-two paths start from it, so straight-line code costs no copy per statement.
+ones, except where a walk is given `fork`: then states are mutable (dicts,
+sets) that a transfer may update and return, and the walk copies one
+(`fork`) wherever two paths start from it or a jump sees it, so
+straight-line code costs no copy per statement.
 Analyses (analysis.py, shapes.py), dead-code elimination
 (optimize.py) and adjoint ownership (ownership.py) all run on it.
 
@@ -86,7 +87,7 @@ class Walk:
             # frame: [state a `continue` sees, joined states of `break`s (forward)
             #         / state a `break` sees (backward)]
             entry = self.loop_entry(loop, self.fork(head))  # (backward: what the header reads)
-            frame = [entry, state] if self.backward else [None, None]
+            frame = [self.fork(entry), state] if self.backward else [None, None]
             self._loops.append(frame)
             out = self.run(loop.body, entry)
             self._loops.pop()
@@ -113,8 +114,9 @@ class Walk:
         frame = self._loops[-1]
         is_break = isinstance(stmt, gast.Break)
         if self.backward:
-            # Walking backward, `break` sees the loop exit, `continue` the head.
-            return frame[1] if is_break else frame[0]
+            # Walking backward, `break` sees the loop exit, `continue` the head
+            # (a copy: the statements before it may update a mutable state).
+            return self.fork(frame[1] if is_break else frame[0])
         slot = 1 if is_break else 0
         frame[slot] = self._join(frame[slot], state)
         return None

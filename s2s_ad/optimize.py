@@ -67,7 +67,7 @@ def copies(fdef: gast.FunctionDef) -> bool:
                 owner.remove(stmt)
                 changed = True
                 continue
-            for name in scopes.bound_names(stmt):
+            for name in scopes.bound_names(stmt) if same else ():
                 for other in same.pop(name, ()):
                     same[other].discard(name)
             if copy and stmt.targets[0].id != stmt.value.id:

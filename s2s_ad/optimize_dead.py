@@ -20,7 +20,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil, scopes
-from .dataflow import State, Walk
+from .dataflow import Walk
 
 
 # -- dead code ---------------------------------------------------------------
@@ -33,24 +33,30 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     dead: dict = {}                 # assignment -> dead (its last visit decides)
     heads: dict = {}                # for loop -> names live at its head
 
-    def transfer(stmt, live):
+    def transfer(stmt, live: set) -> set:      # (updated in place: see `fork`)
         if scopes.is_simple_assign(stmt):
             target = stmt.targets[0].id
             dead[stmt] = target not in live and pure(stmt.value)
-            return live if dead[stmt] else (live - {target}) | set(scopes.load_names(stmt.value))
+            if not dead[stmt]:
+                live.discard(target)
+                live.update(scopes.load_names(stmt.value))
+            return live
         if isinstance(stmt, gast.For):
-            heads[stmt] = live
-            return (live - {stmt.target.id}) | set(scopes.load_names(stmt.iter))
-        reads = set(scopes.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
-                                       else stmt))
+            heads[stmt] = set(live)
+            live.discard(stmt.target.id)
+            live.update(scopes.load_names(stmt.iter))
+            return live
+        live.update(scopes.load_names(stmt.test if isinstance(stmt, (gast.If, gast.While))
+                                      else stmt))
         if isinstance(stmt, gast.AugAssign):    # `a += b` reads a too
-            reads |= scopes.all_names(stmt.target)
-        return live | reads
+            live.update(scopes.all_names(stmt.target))
+        return live
 
-    def loop_entry(loop, live):     # the header is read on every iteration
-        return live | set(scopes.load_names(loop.iter if isinstance(loop, gast.For)
-                                             else loop.test))
-    Walk(transfer, State.union, backward=True, loop_entry=loop_entry).run(fdef.body, State())
+    def loop_entry(loop, live: set) -> set:     # the header is read on every iteration
+        live.update(scopes.load_names(loop.iter if isinstance(loop, gast.For) else loop.test))
+        return live
+    Walk(transfer, set.union, backward=True, loop_entry=loop_entry, fork=set.copy).run(
+        fdef.body, set())
     return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)
 
 
