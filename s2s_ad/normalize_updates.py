@@ -117,8 +117,7 @@ class UpdateForms:
                 for other in self._read_later(sorted(self._related(view, upward=False))):
                     self._refuse_shared(other, Part(part.base, part.kind, part.view),
                                         "is read again")
-                holders = {p.base for p in self.parts.get(view, [])} - group - {part.base}
-                for holder in self._read_later(sorted(holders)):    # a list holding it
+                for holder in self._read_later(sorted(self._holders(view, group, part))):
                     self._refuse_shared(name, Part(holder, "reshape", astutil.name(holder)),
                                         f"is updated while `{holder}` holds a view of it, "
                                         "read again")
@@ -287,6 +286,15 @@ class UpdateForms:
         where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
         self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
             astutil.name(name), astutil.name(base), astutil.const(where)])))
+
+    def _holders(self, view: str, group: set, part: Part) -> set:
+        """The names (a list, with its aliases) holding `view` or a view of
+        it (`c.append(e[1])`, `e` the uncertain view): what an update of
+        `group` may change through them."""
+        below = self._related(view, upward=False)
+        holders = {p.base for v in below for p in self.parts.get(v, [])}
+        holders -= below | group | {part.base}
+        return {a for h in holders for a in self.aliases.get(h, {h})}
 
     def _read_later(self, names: list) -> list:
         """Those of `names` the user's code reads after the statement being

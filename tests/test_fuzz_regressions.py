@@ -1145,3 +1145,49 @@ def updates_in_place_what_a_function_value_returned(v, f=_exp_of):
 
 def test_an_update_in_place_of_what_a_function_value_returned():
     check_grad(updates_in_place_what_a_function_value_returned, [0.3])
+
+
+def views_of_list_items_then_an_item_updated(w, b):
+    # fuzz seed 10401: `c` holds views of the items of `rows` (`e[b]`, `e`
+    # bound by a loop over `rows`); the update of `rows[1]` in place changed
+    # `c[1]` too, which the reverse sweep did not follow (a wrong gradient).
+    # The view of a loop-bound item cannot be followed: refused at run time.
+    rows = [np.outer(w, 1.0) for _ in range(3)]
+    c = [e[b] for e in rows]
+    rows[1] += c
+    out = np.eye(3)
+    out[:, 0] -= sum(c)
+    return np.mean(out)
+
+
+def views_of_list_items_appended_then_an_item_updated(w):
+    rows = [np.outer(w, 1.0), np.outer(w, 2.0)]
+    c = []
+    for e in rows:
+        c.append(e[1])
+    t = rows[1]
+    t += 1.5 * t
+    return np.sum(sum(c))
+
+
+def views_of_list_items_copied_then_an_item_updated(w):
+    rows = [np.outer(w, 1.0), np.outer(w, 2.0)]
+    c = [e[1] * 1.0 for e in rows]      # copies: nothing shared, differentiated
+    t = rows[1]
+    t += 1.5 * t
+    return np.sum(sum(c)) + np.sum(t)
+
+
+@pytest.mark.parametrize("f, args, line", [
+    (views_of_list_items_then_an_item_updated,
+     [np.array([0.53, -0.35, 0.86]), 1], 7),
+    (views_of_list_items_appended_then_an_item_updated, [np.array([0.5, -0.3, 0.8])], 6),
+])
+def test_an_update_of_an_item_whose_views_a_list_holds_is_refused(f, args, line):
+    with pytest.raises(ad.UnsupportedSyntaxError, match="holds a view of it") as info:
+        ad.grad(f)(*args)
+    assert info.value.location.line == f.__code__.co_firstlineno + line
+
+
+def test_copies_of_list_items_then_an_item_updated_differentiate():
+    check_grad(views_of_list_items_copied_then_an_item_updated, [np.array([0.5, -0.3, 0.8])])
