@@ -137,72 +137,90 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
     """
     def transfer(stmt, live):
         if isinstance(stmt, gast.Assign):
-            target = stmt.targets[0].id
-            reads, reads_result = _reverse_reads(stmt, prims, facts)
-            overwritten = {target} | shares.get(stmt, frozenset())
-            if (live & overwritten or target in reads) and not prims[stmt].keeps_values:
-                facts.recorded.add(stmt)
-            live = (live | reads) - {target}
-            if stmt in facts.recorded:
-                live = live | heirs.get(stmt, frozenset())
-            prim = prims[stmt]
-            if reads_result or stmt in facts.recorded and prim.inplace:
-                live = live | {target}      # (an in-place restore writes into it)
-            if stmt in facts.recorded and prim.inplace:     # ...at its index
-                for slot in ("index", "position"):
-                    if slot in prim.binding:
-                        live = live | set(scopes.load_names(prim.binding[slot]))
-            return live
+            return _record_assignment(stmt, live, prims, facts, shares, heirs)
         if isinstance(stmt, gast.If):
-            return live | set(scopes.load_names(stmt.test)) | zeroed(stmt)
+            return (live | set(scopes.load_names(stmt.test))
+                    | _zeroed(stmt, prims, facts, useful))
         return live
-
-    def zeroed(block, exit: bool = False) -> set:
-        # Where control flow joins, the reverse sweep fills an adjoint that
-        # is zero on one path with `zeros_like(x)`, reading x's value at the
-        # start of the block (in a loop: of every iteration; and at its exit):
-        # for names the block assigns that may carry an adjoint past its end,
-        # and names it contributes to (their adjoint starts in the block).
-        killed = {s.targets[0].id for s in scopes.assignments([block]) if kills(s)}
-        if isinstance(block, gast.If):      # killed on every path: nothing to fill
-            killed -= killed_always(block.body) & killed_always(block.orelse)
-        contributed = {op for s in scopes.assignments([block]) if s in facts.active
-                       for op in prims[s].operands
-                       if op in facts.varied_before.get(s, State())}
-        after = useful.get(block, set())       # (such an adjoint is live on every path)
-        if not isinstance(block, gast.If):         # a loop fills them before it, at its exit
-            if not exit:
-                return facts.carriers & killed & after
-            # (useful after the loop is no proof that the adjoint is live at
-            # its exit: a path after it may kill it, so keep the value)
-            return facts.carriers & ((killed & after) | contributed)
-        return facts.carriers & ((killed & after) | (contributed - after))
-
-    def kills(stmt) -> bool:
-        return stmt not in facts.active or stmt.targets[0].id not in prims[stmt].operands
-
-    def killed_always(body) -> set:
-        out = set()
-        for stmt in body:
-            if isinstance(stmt, gast.Assign) and kills(stmt):
-                out.add(stmt.targets[0].id)
-            elif isinstance(stmt, gast.If):
-                out |= killed_always(stmt.body) & killed_always(stmt.orelse)
-        return out
 
     def loop_entry(loop, live):
         # The reversed loop re-evaluates a `for` header; a `while` loop is
         # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
             live = live | set(scopes.load_names(loop.iter))
-        return live | zeroed(loop)
+        return live | _zeroed(loop, prims, facts, useful)
 
     def loop_exit(loop, live):
-        return live | zeroed(loop, exit=True)
+        return live | _zeroed(loop, prims, facts, useful, exit=True)
 
     # The gradients are shaped like the parameters' values at entry.
     Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
         body, State(wrt))
+
+
+def _record_assignment(stmt, live, prims, facts, shares, heirs):
+    """Record `stmt` if it overwrites a value still live for the adjoint
+    sweep, and return the names live before it (backward transfer)."""
+    target = stmt.targets[0].id
+    reads, reads_result = _reverse_reads(stmt, prims, facts)
+    overwritten = {target} | shares.get(stmt, frozenset())
+    if (live & overwritten or target in reads) and not prims[stmt].keeps_values:
+        facts.recorded.add(stmt)
+    live = (live | reads) - {target}
+    if stmt in facts.recorded:
+        live = live | heirs.get(stmt, frozenset())
+    prim = prims[stmt]
+    if reads_result or stmt in facts.recorded and prim.inplace:
+        live = live | {target}      # (an in-place restore writes into it)
+    if stmt in facts.recorded and prim.inplace:     # ...at its index
+        for slot in ("index", "position"):
+            if slot in prim.binding:
+                live = live | set(scopes.load_names(prim.binding[slot]))
+    return live
+
+
+def _zeroed(block, prims, facts, useful, exit: bool = False) -> set:
+    """Names whose value the reverse sweep reads to fill a zero adjoint
+    where control flow joins around `block` (they must be kept)."""
+    # Where control flow joins, the reverse sweep fills an adjoint that
+    # is zero on one path with `zeros_like(x)`, reading x's value at the
+    # start of the block (in a loop: of every iteration; and at its exit):
+    # for names the block assigns that may carry an adjoint past its end,
+    # and names it contributes to (their adjoint starts in the block).
+    killed = {s.targets[0].id for s in scopes.assignments([block])
+              if _kills(s, prims, facts)}
+    if isinstance(block, gast.If):      # killed on every path: nothing to fill
+        killed -= (_killed_always(block.body, prims, facts)
+                   & _killed_always(block.orelse, prims, facts))
+    contributed = {op for s in scopes.assignments([block]) if s in facts.active
+                   for op in prims[s].operands
+                   if op in facts.varied_before.get(s, State())}
+    after = useful.get(block, set())       # (such an adjoint is live on every path)
+    if not isinstance(block, gast.If):         # a loop fills them before it, at its exit
+        if not exit:
+            return facts.carriers & killed & after
+        # (useful after the loop is no proof that the adjoint is live at
+        # its exit: a path after it may kill it, so keep the value)
+        return facts.carriers & ((killed & after) | contributed)
+    return facts.carriers & ((killed & after) | (contributed - after))
+
+
+def _kills(stmt, prims, facts) -> bool:
+    """Whether `stmt` kills its target's adjoint: it is inactive, or does
+    not read its own target."""
+    return stmt not in facts.active or stmt.targets[0].id not in prims[stmt].operands
+
+
+def _killed_always(body, prims, facts) -> set:
+    """Names whose adjoint `body` zeroes on every path through it."""
+    out = set()
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and _kills(stmt, prims, facts):
+            out.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.If):
+            out |= (_killed_always(stmt.body, prims, facts)
+                    & _killed_always(stmt.orelse, prims, facts))
+    return out
 
 
 def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:

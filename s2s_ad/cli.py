@@ -237,6 +237,23 @@ def _parse_wrt(spec: str | None):
 
 
 def _load_function(target: str):
+    """The function FILE.py:FUNC names (its primal if it is a pair), or a
+    one-line `_CliError` saying why not."""
+    path, name = _source_path(target)
+    module = _import_file(path)
+    func = getattr(module, name, None)
+    if func is None:
+        raise _CliError(f"{path}: no function named {name!r}")
+    primal = getattr(func, "__s2s_ad_primal__", None)
+    func = primal() if primal is not None else func
+    if not callable(func):
+        raise _CliError(f"{path}: {name!r} is not a function")
+    return func
+
+
+def _source_path(target: str) -> tuple[str, str]:
+    """Split FILE.py:FUNC, refusing a path that is not a Python source file
+    before anything is imported."""
     path, sep, name = target.rpartition(":")
     if not sep or not path or not name:
         raise _CliError(f"expected FILE.py:FUNC, got {target!r}")
@@ -249,6 +266,12 @@ def _load_function(target: str):
     with open(path, "rb") as fh:
         if b"\0" in fh.read():
             raise _CliError(f"{path}: a binary file, not Python source")
+    return path, name
+
+
+def _import_file(path: str):
+    """Import the file as a module, turning its failures into one-line
+    `_CliError`s (stdout stays reserved for the generated code)."""
     module_name = "_s2s_ad_cli_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
@@ -269,14 +292,7 @@ def _load_function(target: str):
                         f"{type(exc).__name__}: {exc}") from None
     finally:
         sys.path.pop(0)
-    func = getattr(module, name, None)
-    if func is None:
-        raise _CliError(f"{path}: no function named {name!r}")
-    primal = getattr(func, "__s2s_ad_primal__", None)
-    func = primal() if primal is not None else func
-    if not callable(func):
-        raise _CliError(f"{path}: {name!r} is not a function")
-    return func
+    return module
 
 
 def _rules(args) -> int:

@@ -89,6 +89,12 @@ class AliasForms:
         self._shares_items(target, value)
         self._note_mask(target, stmt.value)
         self.loose.discard(target)
+        self._bind_alias(target, value)
+        self._bind_parts(target, value, stmt.value)
+
+    def _bind_alias(self, target: str, value) -> None:
+        """Relate `target` to what it was bound to as one object: a copy of
+        a name, or an item of a tuple display (which `tuples` keeps)."""
         for holder in [h for h, items in self.tuples.items() if target in items or h == target]:
             del self.tuples[holder]         # an item rebound: the display no longer holds it
         if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
@@ -107,11 +113,16 @@ class AliasForms:
             group = self.aliases.setdefault(item, {item})
             group.add(target)
             self.aliases[target] = group
+
+    def _bind_parts(self, target: str, value, bound) -> None:
+        """Relate `target` to the memory it may share as a part (a view or a
+        slot read from a local, masked if `bound` is `stop_gradient(value)`,
+        or a helper's result), and a display's items to `target`."""
         view = self._view_of(value)
         if view is not None and view.base != target and self._is_local(view.base):
             # a temporary read by subscript is used once, before any update
             view.reread = target in self.locals or not isinstance(value, gast.Subscript)
-            view.masked = value is not stmt.value
+            view.masked = value is not bound
             self.parts.setdefault(target, []).append(view)
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             index = astutil.index_value(value.slice)

@@ -25,6 +25,7 @@ class CallForms:
     `nested`, `displays`, `keyed`, `_lift`, `_pop`, `_setitem` and `_unsupported`."""
 
     def e_Call(self, expr):
+        """A call in ANF (see the module docstring)."""
         popped = self._pop(expr)
         if popped is not None:
             return popped
@@ -34,14 +35,7 @@ class CallForms:
             return self.rhs(gast.copy_location(astutil.dict_(
                 [astutil.const(k.arg) for k in expr.keywords],
                 [k.value for k in expr.keywords]), expr))
-        value = not is_resolved(callee) and \
-            getattr(expr.func, "id", None) not in self.nested       # a function value
-        nested = self.nested.get(getattr(expr.func, "id", None))
-        late = value or self._spread_late(callee) or nested is not None and not any(
-            position is not None for _, _, position, _ in nested.defaults)   # (filled here)
-        args = self._unstar(self.consumed_generators(expr, callee), late, callee)
-        keywords = self._unstar_keywords(expr.keywords, late, callee, len(args))
-        expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
+        late, expr = self._spread_arguments(expr, callee)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
             kept = [k for k in expr.keywords if k.arg != "out"]
@@ -54,6 +48,24 @@ class CallForms:
                                      "`**kwargs` in a call of a nested function with defaults")
                               + ", of dicts whose keys are not known where the function "
                               "is compiled")
+        return self._call_of_atoms(expr)
+
+    def _spread_arguments(self, expr, callee):
+        """Spread `*t` and `**kw` of known size into `expr`'s arguments; and
+        whether the call may keep one of unknown size, spread when it runs."""
+        value = not is_resolved(callee) and \
+            getattr(expr.func, "id", None) not in self.nested       # a function value
+        nested = self.nested.get(getattr(expr.func, "id", None))
+        late = value or self._spread_late(callee) or nested is not None and not any(
+            position is not None for _, _, position, _ in nested.defaults)   # (filled here)
+        args = self._unstar(self.consumed_generators(expr, callee), late, callee)
+        keywords = self._unstar_keywords(expr.keywords, late, callee, len(args))
+        expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
+        return late, expr
+
+    def _call_of_atoms(self, expr):
+        """`f(atoms...)` for a call whose arguments are spread: a nested
+        function or lambda called as its lifted function, its callee an atom."""
         keywords = list(expr.keywords)
         lifted = self._lift(expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
             else self.nested.get(getattr(expr.func, "id", None))

@@ -78,6 +78,18 @@ class UpdateForms:
         seen |= own                     # claimed: re-read below, from `name`
         self._realias(name, always)
         reached = set(group) | self._maybe_one(group)
+        reached |= self._write_back_parts(name, group, seen, source, written)
+        views = self._views_to_reread(group, seen, own, written, items_kept)
+        seen.update(views)
+        reached |= self._reread_views(name, group, views, seen, written)
+        return reached
+
+    def _write_back_parts(self, name: str, group: set, seen: set, source,
+                          written: dict) -> set:
+        """Write the new values of `name` into every base its object is a
+        part of (refusing an uncertain or masked relation), then follow
+        the bases' own relations; returns the names reached."""
+        reached = set()
         for member in sorted(group):
             for part in list(self.parts.get(member, [])):
                 if part.base in group or _slot(part) in written or \
@@ -99,6 +111,13 @@ class UpdateForms:
                 if part.base not in seen:
                     seen.add(part.base)
                     reached |= self._propagate(part.base, True, seen, written=written)
+        return reached
+
+    def _views_to_reread(self, group: set, seen: set, own: set, written: dict,
+                         items_kept: bool) -> dict:
+        """The views of the object (and, uncertain, of what may be it) whose
+        values changed, each by the part to re-read it through: a view held
+        in several slots by the one written."""
         views: dict = {}
         maybe = self._maybe_one(group) - seen
         for view, part in self._views_of(group) + [   # and views of what may be it:
@@ -108,7 +127,14 @@ class UpdateForms:
             if (view in own or view not in seen) and \
                     (view not in views or _slot(part) in written):
                 views[view] = part
-        seen.update(views)
+        return views
+
+    def _reread_views(self, name: str, group: set, views: dict, seen: set,
+                      written: dict) -> set:
+        """Re-read each changed view from `name` (refusing an uncertain one
+        that is read again, or a crossing of masks), then follow its own
+        relations; returns the names reached."""
+        reached = set()
         for view, part in views.items():
             reached.add(view)           # its values change: record them if needed
             if not part.reread and not self.parts.get(view):

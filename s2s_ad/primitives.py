@@ -91,6 +91,7 @@ def _on_sequences(prim: Prim, sequences: set) -> Prim:
 
 
 def _classify(rhs, stmt, src: Source, locals_) -> Prim:
+    """The primitive one ANF right-hand side applies (see the module docstring)."""
     if isinstance(rhs, gast.Name):
         return Prim(COPY, operands=(rhs.id,))
     if is_opaque(rhs, src, locals_) or not _names_in(rhs):
@@ -99,19 +100,8 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     key, args, kwargs = _primitive(rhs, src, locals_)
     if key is operator.floordiv:
         return Prim(CONST)
-    if key is runtime.mutated:
-        call = astutil.unparse(rhs.args[1])
-        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
-            f"s2s_ad cannot differentiate through `{call}`, which updates "
-            f"{rhs.args[0].id} in place", src.locate(stmt),
-            hint="write the update as an assignment (x = np.where(...), x[i] = v), "
-                 "or wrap the value in stop_gradient(...)"))
-    if key is runtime.bind:
-        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
-            "a nested function used here as a value reads "
-            f"{', '.join(k.arg for k in rhs.keywords)} from the enclosing function; "
-            "s2s_ad does not differentiate through what a function value captures",
-            src.locate(stmt), hint="pass those values to the function as arguments"))
+    if key is runtime.mutated or key is runtime.bind:
+        return _internal_refusal(key, rhs, stmt, src)
     rule = registry.lookup(key)
     if _spread_late(rhs) and (rule is not None or isinstance(key, types.FunctionType)):
         prim = _dynamic_call(rhs, key, stmt, src)   # called through a wrapper (dispatch.py)
@@ -124,6 +114,29 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     if rule is None:
         return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
                     problem=_no_rule(key, rhs, stmt, src))
+    return _rule_call(key, rule, args, kwargs, rhs, stmt, src)
+
+
+def _internal_refusal(key, rhs, stmt, src: Source) -> Prim:
+    """An update the normalizer marked `rt.mutated`, or a nested function
+    used as a value (`rt.bind`): refused if the statement is active."""
+    if key is runtime.mutated:
+        call = astutil.unparse(rhs.args[1])
+        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
+            f"s2s_ad cannot differentiate through `{call}`, which updates "
+            f"{rhs.args[0].id} in place", src.locate(stmt),
+            hint="write the update as an assignment (x = np.where(...), x[i] = v), "
+                 "or wrap the value in stop_gradient(...)"))
+    return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
+        "a nested function used here as a value reads "
+        f"{', '.join(k.arg for k in rhs.keywords)} from the enclosing function; "
+        "s2s_ad does not differentiate through what a function value captures",
+        src.locate(stmt), hint="pass those values to the function as arguments"))
+
+
+def _rule_call(key, rule, args, kwargs, rhs, stmt, src: Source) -> Prim:
+    """A call of a function with a rule, its arguments bound to the rule's
+    template; a call that does not fit it is refused if active."""
     try:
         binding = templates.bind(rule.template, args, kwargs)
     except TypeError as exc:

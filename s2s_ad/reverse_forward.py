@@ -68,6 +68,12 @@ class ForwardSweep:
             self._check_dynamic_call(stmt, prim, varied)
         if prim is None or prim.kind != CALL:
             return []
+        return self._mutated_arguments(stmt, prim, varied)
+
+    def _mutated_arguments(self, stmt, prim, varied) -> list:
+        """For a call of a user function that updates an argument in place:
+        a located error if it surely changes a name the caller may read, or
+        the checks (`rt.copy`) before an augmenting call that raise one."""
         # an undifferentiated call given a varied argument may write it into
         # another one, which a later read would need the gradient of
         passed = {n for node in prim.binding.values() for n in names_of(node)}

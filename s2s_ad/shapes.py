@@ -41,36 +41,47 @@ def compact(body, prims, facts) -> None:
     Names a loop assigns are never left compact (they get `needs_full`), so
     no spreading runs inside a loop.
     """
-    def transfer(stmt, state):
-        if not isinstance(stmt, gast.Assign):
-            return state
-        target = stmt.targets[0].id
-        incoming = target in state
-        state = state - {target}
-        if stmt not in facts.active:
-            return state
-        prim = prims[stmt]
-        varied = facts.varied_before.get(stmt, State())
-        if prim.kind == COPY:
-            source = prim.operands[0]
-            if incoming and source in facts.in_loops:
-                facts.needs_full.setdefault(stmt, set()).add(source)
-                return state
-            return state | ({source} if incoming else set())
-        tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
-            and target not in prim.operands
-        if incoming and not tolerant:
-            facts.expand.add(stmt)
-        if prim.kind != RULE:
-            return state
-        return state | _compact_operands(stmt, prim, target, varied, facts,
-                                         incoming and tolerant)
+    facts.in_loops = _assigned_in_loops(body)
+    Walk(lambda stmt, state: _compact_step(stmt, state, prims, facts), State.union,
+         backward=True).run(body, State())
 
-    facts.in_loops = frozenset(
+
+def _compact_step(stmt, state, prims, facts) -> State:
+    """The names whose adjoint may be compact just before `stmt`, given
+    those just after it; marks where one is spread or must be full
+    (`expand`, `needs_full`)."""
+    if not isinstance(stmt, gast.Assign):
+        return state
+    target = stmt.targets[0].id
+    incoming = target in state
+    state = state - {target}
+    if stmt not in facts.active:
+        return state
+    prim = prims[stmt]
+    varied = facts.varied_before.get(stmt, State())
+    if prim.kind == COPY:
+        source = prim.operands[0]
+        if incoming and source in facts.in_loops:
+            facts.needs_full.setdefault(stmt, set()).add(source)
+            return state
+        return state | ({source} if incoming else set())
+    tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
+        and target not in prim.operands
+    if incoming and not tolerant:
+        facts.expand.add(stmt)
+    if prim.kind != RULE:
+        return state
+    return state | _compact_operands(stmt, prim, target, varied, facts,
+                                     incoming and tolerant)
+
+
+def _assigned_in_loops(body) -> frozenset:
+    """The names a loop of `body` assigns (their adjoints are never left
+    compact: no spreading runs inside a loop)."""
+    return frozenset(
         n.id for loop in scopes.statements(body) if isinstance(loop, (gast.For, gast.While))
         for inner in loop.body for n in astutil.walk(inner)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-    Walk(transfer, State.union, backward=True).run(body, State())
 
 
 def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
@@ -118,14 +129,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
         for name in scopes.load_names(stmt.value):
             if name not in cls:
                 cls[name] = f"?{next(fresh)}"          # unknown, but one shape
-        shape = _shape_of(prim, cls) if prim is not None else None
-        if prim is not None and _may_join(prim, numeric, cls):
-            shape = None        # a list joined or repeated: not the operands' shape
-        if prim is not None and prim.kind == RULE and prim.rule.elementwise:
-            facts.same_shape[stmt] = State(
-                n for n in prim.operands if shape is not None and cls.get(n) == shape)
-        if shape is None and astutil.is_number(stmt.value):
-            shape = "scalar"
+        shape = _assigned_shape(stmt, prim, numeric, cls, facts)
         target = stmt.targets[0].id
         cls[target] = shape if shape is not None else f"?{next(fresh)}"
         (scalar if shape == "scalar" else other).add(target)
@@ -142,13 +146,29 @@ def shape_classes(body, prims, wrt, facts) -> None:
             cls[loop.target.id] = "scalar"  # normalized loops count over a range
         return cls
 
-    def join(a: dict, b: dict) -> dict:
-        return {k: v for k, v in a.items() if b.get(k) == v}
-
-    out = Walk(transfer, join, loop_entry=loop_entry, fork=dict.copy).run(
+    out = Walk(transfer, _join_classes, loop_entry=loop_entry, fork=dict.copy).run(
         body, {w: w for w in wrt})
     facts.shape_out = dict(out or {})
     facts.scalars = scalar - other - set(wrt)
+
+
+def _assigned_shape(stmt, prim, numeric, cls: dict, facts) -> str | None:
+    """The class of the value `stmt` assigns (None: unknown); for an
+    elementwise rule, records its operands of that class (`same_shape`)."""
+    shape = _shape_of(prim, cls) if prim is not None else None
+    if prim is not None and _may_join(prim, numeric, cls):
+        shape = None        # a list joined or repeated: not the operands' shape
+    if prim is not None and prim.kind == RULE and prim.rule.elementwise:
+        facts.same_shape[stmt] = State(
+            n for n in prim.operands if shape is not None and cls.get(n) == shape)
+    if shape is None and astutil.is_number(stmt.value):
+        shape = "scalar"
+    return shape
+
+
+def _join_classes(a: dict, b: dict) -> dict:
+    """The class facts two paths agree on (where they meet)."""
+    return {k: v for k, v in a.items() if b.get(k) == v}
 
 
 def numeric_names(prims: dict) -> set[str]:

@@ -254,6 +254,28 @@ def interp_adjoints(g, x, xp, fp, left=None, right=None, period=None):
     fpv = np.ravel(np.asarray(fp, dtype=np.float64))
     g = np.broadcast_to(np.asarray(g, dtype=np.float64), xv.shape)
     count = len(xpv)
+    xv, src, knots, outer_left, outer_right = _interp_knots(xv, xpv, left, right, period)
+    dx, d_values, d_knots, g_below, g_above = _interp_partials(
+        g, xv, knots, fpv[src], outer_left, outer_right)
+    d_fp = np.bincount(src, d_values, minlength=count)
+    d_xp = np.bincount(src, d_knots, minlength=count)
+    d_period = None
+    if period is not None:      # x % p = x - p floor(x / p); the end points move by -p, +p
+        p = abs(float(period))
+        d_p = (np.sum(dx * -np.floor(np.asarray(x, dtype=np.float64) / p))
+               + np.sum(d_xp * -np.floor(xpv / p)) - d_knots[0] + d_knots[-1])
+        d_period = _to(np.sign(period) * d_p, period)
+    return Seq([_to(dx, x), _to(np.reshape(d_xp, np.shape(xp)), xp),
+                _to(np.reshape(d_fp, np.shape(fp)), fp),
+                None if left is None else _to(g_below if outer_left else 0.0, left),
+                None if right is None else _to(g_above if outer_right else 0.0, right),
+                d_period])
+
+
+def _interp_knots(xv, xpv, left, right, period):
+    """(x, each knot's index into xp, the knots, whether `left`/`right` are
+    used) as `np.interp` sees them: with a period, modulo it (see below)."""
+    count = len(xpv)
     if period is not None:
         p = abs(float(period))
         xv, xpm = xv % p, xpv % p
@@ -264,7 +286,12 @@ def interp_adjoints(g, x, xp, fp, left=None, right=None, period=None):
     else:
         src, knots = np.arange(count), xpv
         outer_left, outer_right = left is not None, right is not None
-    values = fpv[src]
+    return xv, src, knots, outer_left, outer_right
+
+
+def _interp_partials(g, xv, knots, values, outer_left, outer_right):
+    """(d x, d values, d knots, d left, d right) of interpolating between
+    `knots`: per interval, by its slope and the fraction t along it."""
     size = len(knots)
     below, above = xv < knots[0], xv > knots[-1]
     inside = ~(below | above)
@@ -286,18 +313,7 @@ def interp_adjoints(g, x, xp, fp, left=None, right=None, period=None):
         d_values[-1] += g_above
     d_knots = scatter(k, -g_in * slope * (1 - t)) + scatter(k1, -g_in * slope * t)
     dx = g_in * slope
-    d_fp = np.bincount(src, d_values, minlength=count)
-    d_xp = np.bincount(src, d_knots, minlength=count)
-    d_period = None
-    if period is not None:      # x % p = x - p floor(x / p); the end points move by -p, +p
-        d_p = (np.sum(dx * -np.floor(np.asarray(x, dtype=np.float64) / p))
-               + np.sum(d_xp * -np.floor(xpv / p)) - d_knots[0] + d_knots[-1])
-        d_period = _to(np.sign(period) * d_p, period)
-    return Seq([_to(dx, x), _to(np.reshape(d_xp, np.shape(xp)), xp),
-                _to(np.reshape(d_fp, np.shape(fp)), fp),
-                None if left is None else _to(g_below if outer_left else 0.0, left),
-                None if right is None else _to(g_above if outer_right else 0.0, right),
-                d_period])
+    return dx, d_values, d_knots, g_below, g_above
 
 
 def polyval_coefficients(g, p, x):
