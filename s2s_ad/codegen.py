@@ -27,7 +27,7 @@ import types
 
 import gast
 
-from . import astutil, runtime
+from . import astutil, runtime, traversal
 from .errors import InternalError, location_of
 from .frontend import hold_lines
 
@@ -40,7 +40,7 @@ def to_source(fdef: gast.FunctionDef) -> str:
     printable = copy.copy(fdef)
     printable.body = _printable(fdef.body)
     module = astutil.module([printable])
-    astutil.number_lines(module)
+    traversal.number_lines(module)
     text = gast.unparse(module)
     text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .errors import UnsupportedValueError
 from .ir import Source, is_resolved
 
@@ -34,7 +34,7 @@ def check(body: list, active: set, src: Source, locals_: set) -> None:
     for stmt in scopes.assignments(body):
         if stmt not in active:
             continue
-        for node in astutil.walk(stmt.value):
+        for node in traversal.walk(stmt.value):
             what = _complex_maker(node, src, locals_)
             if what:
                 raise UnsupportedValueError(

@@ -21,7 +21,7 @@ import types
 import gast
 import numpy as np
 
-from . import astutil, scopes
+from . import scopes, traversal
 from .ir import MUTATING_METHODS
 from .frontend import is_library, source_lines
 
@@ -76,7 +76,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     params = {a.id for a in scopes.params(fdef.args)}
     copies = _copies(fdef, params)
     surely, augmented = set(), set()
-    for node in astutil.walk(fdef):
+    for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign):
             (augmented if isinstance(node.target, gast.Name) else surely).add(
                 _root(node.target))
@@ -88,7 +88,7 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
     augmented = {p for n in augmented for p in copies.get(n, ())}
     calls = tuple((node.func.id, frozenset(p for n in _arg_names(node)
                                            for p in copies.get(n, ())))
-                  for node in astutil.walk(fdef)
+                  for node in traversal.walk(fdef)
                   if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
     return frozenset(surely & params), frozenset(augmented & params - surely), \
         tuple(c for c in calls if c[1])
@@ -99,13 +99,13 @@ def _copies(fdef, params: set) -> dict:
     `v = p.T`, `k, v = (1.0, p)`, `for v in p`, and so on through other such names, so
     that updating v updates p."""
     pairs = []
-    for node in astutil.walk(fdef):
+    for node in traversal.walk(fdef):
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 pairs += _bound_pairs(target, node.value)
         elif isinstance(node, gast.For):        # rows of `p`, also through enumerate & co.
             iters = [node.iter, *getattr(node.iter, "args", [])]
-            pairs += [(n.id, _root(i)) for n in astutil.walk(node.target)
+            pairs += [(n.id, _root(i)) for n in traversal.walk(node.target)
                       if isinstance(n, gast.Name) for i in iters if _root(i) is not None]
     copies = {p: {p} for p in params}
     grown = True
@@ -177,9 +177,9 @@ def _returns_fresh(code, globals_: dict) -> bool:
     fdef = _parsed(code)
     if fdef is None or any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Lambda,
                                           gast.FunctionDef)) and n is not fdef
-                           for n in astutil.walk(fdef)):
+                           for n in traversal.walk(fdef)):
         return False            # (a generator, or returns of nested functions)
-    returns = [n for n in astutil.walk(fdef) if isinstance(n, gast.Return)]
+    returns = [n for n in traversal.walk(fdef) if isinstance(n, gast.Return)]
     fresh = _Fresh(fdef, globals_)
     return bool(returns) and all(r.value is not None and fresh(r.value) for r in returns)
 
@@ -190,10 +190,10 @@ class _Fresh:
     def __init__(self, fdef, globals_: dict):
         self.globals = globals_
         self.bound: dict = {}           # local -> every value assigned to it (None: otherwise)
-        simple = {id(node.targets[0]): node.value for node in astutil.walk(fdef)
+        simple = {id(node.targets[0]): node.value for node in traversal.walk(fdef)
                   if isinstance(node, gast.Assign) and len(node.targets) == 1
                   and isinstance(node.targets[0], gast.Name)}
-        for node in astutil.walk(fdef):
+        for node in traversal.walk(fdef):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 values = self.bound.setdefault(node.id, [])
                 if values is not None and id(node) in simple:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import astutil
+from . import astutil, traversal
 from .ir import Normalized
 from .naming import Namer
 
@@ -54,7 +54,7 @@ def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:
     """`body` (ANF) with jumps lowered; see the module docstring."""
     lowerer = _Lowerer(namer, origin, while_tests)
     final = body[-1] if body and isinstance(body[-1], gast.Return) else None
-    early = [n for s in body for n in astutil.walk(s)
+    early = [n for s in body for n in traversal.walk(s)
              if isinstance(n, gast.Return) and n is not final]
     if not early:
         out, _ = lowerer.block(body[:-1] if final is not None else body)
@@ -118,7 +118,7 @@ class _Lowerer:
         """`if not <flags>: body`; the test goes through a fresh variable when
         the body may set a flag (an `if` test is never assigned in its `if`)."""
         test = astutil.not_(_any(flags))
-        assigned = {n.id for s in body for n in astutil.walk(s)
+        assigned = {n.id for s in body for n in traversal.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         if not assigned & flags:
             return [astutil.if_(test, body)]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .frontend import hold_lines
 from .ir import Source
 
@@ -139,7 +139,7 @@ def _call_siblings(body, siblings: dict, own: set) -> set:
     lifted functions (passing what they read); returns the names called."""
     called = set()
     for stmt in body:
-        for node in astutil.walk(stmt):
+        for node in traversal.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in siblings and node.func.id not in own:
                 called.add(node.func.id)

@@ -43,7 +43,7 @@ import collections
 
 import gast
 
-from . import astutil, naming, scopes
+from . import astutil, naming, scopes, traversal
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from .naming import Namer
@@ -102,11 +102,11 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         self.masked: set = set()        # names bound to a value stop_gradient returned
         self.unmasked: set = set()      # names bound to another value
         self.params = {a.id for a in scopes.params(src.tree.args)}
-        self.loop_stored = {n for node in astutil.walk(src.tree)   # bound in a loop
+        self.loop_stored = {n for node in traversal.walk(src.tree)   # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
                             for n in scopes.stored_names(node)}
         self.store_counts = collections.Counter(    # name -> stores in the user's code
-            n.id for n in astutil.walk(src.tree)
+            n.id for n in traversal.walk(src.tree)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
         self.depth = 0                  # nesting of compound statements
         self._out: list = []
@@ -228,7 +228,7 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def _fresh_atom(self, value, target):
         """An atom for `value` that assignments to `target` cannot clobber."""
         atom = self.atom(value)
-        stored = {n.id for n in astutil.walk(target) if isinstance(n, gast.Name)}
+        stored = {n.id for n in traversal.walk(target) if isinstance(n, gast.Name)}
         if isinstance(atom, gast.Name) and atom.id in stored:
             t = self.namer.temp()
             self.emit(astutil.assign(t, atom))
@@ -329,7 +329,7 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def _relink(self, expr):
         """`expr` (kept verbatim) with calls of nested functions going to the
         lifted ones, passing what they read."""
-        for node in astutil.walk(expr):
+        for node in traversal.walk(expr):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in self.nested:
                 call = self.nested[node.func.id].call(node.args, node.keywords)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gast
 import numpy
 
-from . import astutil, effects, runtime, scopes
+from . import astutil, effects, runtime, scopes, traversal
 from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
 
@@ -60,7 +60,7 @@ class Part:
                 self.item, self.masked)
 
     def rebase(self, base: str) -> None:
-        for node in astutil.walk(self.view):
+        for node in traversal.walk(self.view):
             if isinstance(node, gast.Name) and node.id == self.base:
                 node.id = base
         self.base = base
@@ -204,7 +204,7 @@ class AliasForms:
         """Note every binding of the user's function (and its parameters)."""
         by_stop = {s.targets[0] for s in scopes.assignments(self.src.tree.body)
                    if isinstance(s.targets[0], gast.Name) and self._is_stop_gradient(s.value)}
-        for node in astutil.walk(self.src.tree):
+        for node in traversal.walk(self.src.tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 (self.masked if node in by_stop else self.unmasked).add(node.id)
         self.unmasked |= self.params

@@ -13,7 +13,7 @@ import contextlib
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .ir import RUNTIME
 from .normalize_exprs import binds
 
@@ -32,7 +32,7 @@ class BlockForms:
             local = sorted(set(scopes.load_names(item.context_expr)) & self.locals)
             if local or binds(item.context_expr) or any(
                     isinstance(n, (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp,
-                                   gast.GeneratorExp)) for n in astutil.walk(item.context_expr)):
+                                   gast.GeneratorExp)) for n in traversal.walk(item.context_expr)):
                 self._unsupported(item.context_expr, "a with statement whose context manager "
                                   "reads " + (f"`{local[0]}`, a local variable" if local
                                               else "what it binds"))

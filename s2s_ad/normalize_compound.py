@@ -16,7 +16,7 @@ import dataclasses
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .errors import UnsupportedSyntaxError
 
 
@@ -148,7 +148,7 @@ def _carried_names(loop) -> set:
     branches bind it, and never by a nested loop (it may not run)."""
     bound = set()
     if isinstance(loop, gast.For):
-        bound |= {n.id for n in astutil.walk(loop.target) if isinstance(n, gast.Name)}
+        bound |= {n.id for n in traversal.walk(loop.target) if isinstance(n, gast.Name)}
     carried: set = set()
     _reads_before_binding(loop.body, bound, carried)
     return carried & _rebound_names(loop)
@@ -176,13 +176,13 @@ def _reads_before_binding(body: list, bound: set, carried: set) -> set:
 
 def _augmented(stmt) -> set:
     """Names `stmt` updates with `op=` (`x += v`, `x[i] += v`)."""
-    return {n.id for node in astutil.walk(stmt) if isinstance(node, gast.AugAssign)
-            for n in astutil.walk(node.target) if isinstance(n, gast.Name)}
+    return {n.id for node in traversal.walk(stmt) if isinstance(node, gast.AugAssign)
+            for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
 
 
 def _written_through(stmt) -> set:
     """Names `stmt` writes into by subscript (`x[i] = v`)."""
-    return {node.value.id for node in astutil.walk(stmt)
+    return {node.value.id for node in traversal.walk(stmt)
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
             and isinstance(node.value, gast.Name)}
 
@@ -191,13 +191,13 @@ def _rebound_names(stmt) -> set:
     """Names a statement binds to new objects (an augmented assignment keeps
     an array: it is an in-place update, tracked where it happens)."""
     names = set()
-    for node in astutil.walk(stmt):
+    for node in traversal.walk(stmt):
         if isinstance(node, gast.Assign):
             targets = node.targets
         elif isinstance(node, (gast.AnnAssign, gast.For, gast.NamedExpr)):
             targets = [node.target]
         else:
             continue
-        names |= {n.id for t in targets for n in astutil.walk(t)
+        names |= {n.id for t in targets for n in traversal.walk(t)
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return names

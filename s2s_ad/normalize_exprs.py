@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil
+from . import astutil, traversal
 
 
 class ControlExprForms:
@@ -93,7 +93,7 @@ class ControlExprForms:
 
 def binds(expr) -> bool:
     """Whether `expr` contains an assignment expression (`n := e`)."""
-    return any(isinstance(n, gast.NamedExpr) for n in astutil.walk(expr))
+    return any(isinstance(n, gast.NamedExpr) for n in traversal.walk(expr))
 
 
 def is_boolean(expr) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, frontend, scopes
+from . import astutil, frontend, scopes, traversal
 from .ir import RUNTIME
 
 # methods that may change the length of the list or dict they are called on
@@ -69,7 +69,7 @@ class LoopForms:
         name = stmt.target.id
         jumps = (gast.Break, gast.Continue)
         if name in scopes.stored_names(stmt) - {name} or any(
-                isinstance(n, jumps) for s in stmt.body for n in astutil.walk(s)):
+                isinstance(n, jumps) for s in stmt.body for n in traversal.walk(s)):
             return False
         for item in items:
             body = [_substitute(astutil.clone(s), name, item) for s in stmt.body]
@@ -119,7 +119,7 @@ class LoopForms:
         """Whether `body` may change the length of a list or dict: a method
         that can (on a name of the user's), `del`, an augmented or slice
         assignment, or a call of a function that is not a library's."""
-        for node in (n for s in body for n in astutil.walk(s)):
+        for node in (n for s in body for n in traversal.walk(s)):
             if isinstance(node, (gast.Delete, gast.AugAssign)):
                 return True
             if isinstance(node, gast.Assign) and any(
@@ -241,7 +241,7 @@ def _subscript(seq, index: str):
 
 def _substitute(stmt, name: str, value):
     """`stmt` with every read of `name` replaced by `value`."""
-    for node in astutil.walk(stmt):
+    for node in traversal.walk(stmt):
         for field, child in gast.iter_fields(node):
             if isinstance(child, gast.Name) and child.id == name and isinstance(child.ctx, gast.Load):
                 setattr(node, field, astutil.clone(value))

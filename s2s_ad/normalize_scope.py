@@ -13,7 +13,7 @@ import importlib
 
 import gast
 
-from . import astutil, lift, scopes
+from . import astutil, lift, scopes, traversal
 from .errors import UnsupportedSyntaxError
 from .ir import RUNTIME
 
@@ -76,7 +76,7 @@ class ScopeForms:
             return name in self.loop_stored
         here = (self._stmt.lineno, self._stmt.col_offset)
         if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
-               and (n.lineno, n.col_offset) >= here for n in astutil.walk(self.src.tree)):
+               and (n.lineno, n.col_offset) >= here for n in traversal.walk(self.src.tree)):
             return True
         return any(name in scopes.stored_names(loop) for loop in self.loops)
 

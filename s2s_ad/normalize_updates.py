@@ -30,7 +30,7 @@ import dataclasses
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .ir import RUNTIME
 from .normalize_aliases import Part, distinct_slots
 
@@ -327,7 +327,7 @@ class UpdateForms:
         normalized, or anywhere in a loop around it."""
         here = self._stmt
         end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
-        later = {node.id for node in astutil.walk(self.src.tree)
+        later = {node.id for node in traversal.walk(self.src.tree)
                  if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
                  and (node.lineno, node.col_offset) > end}
         for loop in self.loops:

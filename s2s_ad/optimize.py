@@ -24,7 +24,7 @@ from typing import Callable
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .errors import InternalError
 from .optimize_dead import Purity, dead_code, empty_blocks, tidy_blocks
 from .optimize_fold import alias_unsafe, fold
@@ -90,7 +90,7 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
     of calls with effects, so evaluation order cannot matter."""
     pure = Purity(is_pure_call)
     loads: dict[str, int] = {}
-    for node in astutil.walk(fdef):
+    for node in traversal.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             loads[node.id] = loads.get(node.id, 0) + 1
     stores = scopes.store_counts(fdef)
@@ -173,7 +173,7 @@ def _store_counts_and_operands(fdef) -> tuple[dict, set]:
     counts: dict = {}
     operands: set = set()
     name, store = gast.Name, gast.Store
-    for node in astutil.walk(fdef):
+    for node in traversal.walk(fdef):
         kind = type(node)
         if kind is name:
             if type(node.ctx) is store:
@@ -193,7 +193,7 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
     name, load, store = gast.Name, gast.Load, gast.Store
     for stmt, _ in astutil.flat(fdef.body):
         stored = []
-        for node in astutil.walk(stmt):
+        for node in traversal.walk(stmt):
             if type(node) is name:
                 if type(node.ctx) is load:
                     if node.id not in bound:
@@ -210,4 +210,4 @@ def _replace_loads(tree, values: dict) -> None:
         if type(node) is gast.Name and node.id in values and type(node.ctx) is gast.Load:
             return astutil.clone(values[node.id])
         return node
-    astutil.rewrite_children(tree, swap)
+    traversal.rewrite_children(tree, swap)

@@ -13,7 +13,7 @@ import operator
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 
 _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
              gast.Mult: operator.mul, gast.Div: operator.truediv,
@@ -35,16 +35,16 @@ def alias_unsafe(fdef) -> set[str]:
     gradient could be one) and arrays updated in place, with their copies."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
-    for node in astutil.walk(fdef):
+    for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             unsafe.add(node.target.id)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                 and isinstance(node.value, gast.Name):
             unsafe.add(node.value.id)
-    local = unsafe | {n.id for n in astutil.walk(fdef)
+    local = unsafe | {n.id for n in traversal.walk(fdef)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     linked: dict = {}               # `y = x`, `y = x[i]`: y and x may share memory
-    for n in astutil.walk(fdef):
+    for n in traversal.walk(fdef):
         if isinstance(n, gast.Assign) and scopes.is_simple_assign(n):
             source = _may_view(n.value)
             if source in local:
@@ -90,7 +90,7 @@ class _Folder:
         if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
                 and expr.func.attr == "unbroadcast" and expr.args:
             self.roots.add(expr.args[0])
-        return astutil.transform(expr, self._fold)
+        return traversal.transform(expr, self._fold)
 
     def _binds_unsafe(self) -> bool:
         """The statement binds a name updated in place: it must not become

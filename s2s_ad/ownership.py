@@ -35,7 +35,7 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import astutil, runtime, scopes
+from . import astutil, runtime, scopes, traversal
 from .dataflow import State, Walk
 
 FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at, runtime.unstack,
@@ -152,4 +152,4 @@ def _is_name(node, name: str) -> bool:
 
 
 def _reads(node, name: str) -> bool:
-    return any(_is_name(n, name) for n in astutil.walk(node))
+    return any(_is_name(n, name) for n in traversal.walk(node))

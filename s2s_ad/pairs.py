@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 
 def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     """(forward def, backward def) of a pair-mode adjoint function; `names`
@@ -49,7 +49,7 @@ def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
 
 
 def _stored(stmts) -> set[str]:
-    return {n.id for s in stmts for n in astutil.walk(s)
+    return {n.id for s in stmts for n in traversal.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

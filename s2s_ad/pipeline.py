@@ -23,7 +23,7 @@ import numpy as np
 
 from . import (analysis, astutil, codegen, complex_check, frontend, guards, jumps,
                normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
-               withblocks)
+               traversal, withblocks)
 from . import optimize as optimizer
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
@@ -102,7 +102,7 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         prims = primitives.classify(norm, src)
         body = norm.tree.body[:-1]
         facts = analysis.analyze(body, prims, wrt,
-                                 [n.id for n in astutil.walk(output) if isinstance(n, gast.Name)],
+                                 [n.id for n in traversal.walk(output) if isinstance(n, gast.Name)],
                                  spread=options.mode != "pair", shares=norm.shares,
                                  heirs=norm.heirs)
         complex_check.check(body, facts.active, src, norm.locals)

@@ -22,7 +22,7 @@ import types
 import gast
 import numpy as np
 
-from . import astutil, runtime, scopes, templates
+from . import astutil, runtime, scopes, templates, traversal
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
 from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
@@ -262,7 +262,7 @@ def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
     """Locals passed, inside an expression kept verbatim (`stop_gradient(f(v))`),
     to a function of the user's that updates a parameter in place."""
     out = set()
-    for node in astutil.walk(rhs):
+    for node in traversal.walk(rhs):
         if not isinstance(node, gast.Call):
             continue
         callee = src.resolve(node.func, locals_)

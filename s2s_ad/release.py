@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 
 
 def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
@@ -56,7 +56,7 @@ def _last_allocation(body: list):
     ifs and loops) that computes something (a call or an operator), or None."""
     for stmt, _ in reversed(list(astutil.flat(body))):
         if isinstance(stmt, (gast.Assign, gast.AugAssign)) and any(
-                isinstance(n, (gast.Call, gast.BinOp)) for n in astutil.walk(stmt.value)):
+                isinstance(n, (gast.Call, gast.BinOp)) for n in traversal.walk(stmt.value)):
             return stmt
     return None
 
@@ -80,7 +80,7 @@ def _top_level_locals(flat: list, args: gast.arguments) -> set[str]:
 
 
 def _stores(stmt) -> set[str]:
-    return {n.id for n in astutil.walk(stmt)
+    return {n.id for n in traversal.walk(stmt)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

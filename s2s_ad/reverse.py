@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, runtime, scopes, templates
+from . import astutil, runtime, scopes, templates, traversal
 from .errors import RuleError
 from .ir import (COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
@@ -373,7 +373,7 @@ def _flat(primals):
 
 def _rename(node, old: str, new: str):
     node = astutil.clone(node)
-    for sub in astutil.walk(node):
+    for sub in traversal.walk(node):
         if isinstance(sub, gast.Name) and sub.id == old:
             sub.id = new
     return node

@@ -15,7 +15,7 @@ import operator
 
 import gast
 
-from . import astutil, runtime, scopes
+from . import astutil, runtime, scopes, traversal
 from .errors import InternalError, UnsupportedSyntaxError
 from .rules import registry
 from .ir import CALL, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
@@ -218,7 +218,7 @@ class ForwardSweep:
         """A loop is reversed iff its body has active or recorded statements,
         or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
         facts = self.facts
-        for stmt in astutil.walk(loop):
+        for stmt in traversal.walk(loop):
             if stmt in facts.active or stmt in facts.recorded or stmt in facts.kills:
                 return True
         return False

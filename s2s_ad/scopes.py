@@ -9,7 +9,7 @@ from typing import Iterator
 
 import gast
 
-from .astutil import walk
+from .traversal import walk
 
 
 def load_names(node) -> Iterator[str]:

@@ -21,7 +21,7 @@ import operator
 
 import gast
 
-from . import astutil, scopes
+from . import astutil, scopes, traversal
 from .dataflow import State, Walk
 from .ir import CONST, COPY, RULE, SEQUENCE_OPERATORS, Prim, member
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
@@ -80,7 +80,7 @@ def _assigned_in_loops(body) -> frozenset:
     compact: no spreading runs inside a loop)."""
     return frozenset(
         n.id for loop in scopes.statements(body) if isinstance(loop, (gast.For, gast.While))
-        for inner in loop.body for n in astutil.walk(inner)
+        for inner in loop.body for n in traversal.walk(inner)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
 
 

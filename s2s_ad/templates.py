@@ -29,7 +29,7 @@ from typing import Callable
 
 import gast
 
-from . import astutil
+from . import astutil, traversal
 from .errors import RuleError
 from .naming import Namer
 
@@ -132,10 +132,10 @@ def _scan(body, params: set[str]) -> dict[str, set[str]]:
     reads: dict[str, set[str]] = {}
 
     def names_in(expr) -> set[str]:
-        refs = [n for n in astutil.walk(expr) if _is_adjoint_ref(n)]
+        refs = [n for n in traversal.walk(expr) if _is_adjoint_ref(n)]
         skip = {n.value for n in refs} | {n.slice for n in refs}
         found = set()
-        for node in astutil.walk(expr):
+        for node in traversal.walk(expr):
             if isinstance(node, gast.Name) and node not in skip:
                 found |= temps.get(node.id, {node.id} & params)
         return found
@@ -152,7 +152,7 @@ def _scan(body, params: set[str]) -> dict[str, set[str]]:
             elif isinstance(stmt, gast.Assign):
                 deps = names_in(stmt.value) | context
                 for target in stmt.targets:
-                    for node in astutil.walk(target):
+                    for node in traversal.walk(target):
                         if isinstance(node, gast.Name):
                             temps[node.id] = temps.get(node.id, set()) | deps
     visit(body, set())
@@ -214,7 +214,7 @@ def static_value(expr: gast.expr):
 
     Raises ValueError if the expression reads a name or calls anything.
     """
-    for node in astutil.walk(expr):
+    for node in traversal.walk(expr):
         if isinstance(node, (gast.Name, gast.Call, gast.Attribute, gast.Subscript,
                              gast.Lambda, gast.NamedExpr)) or \
                 type(node).__name__.endswith("Comp"):
@@ -229,7 +229,7 @@ def static_value(expr: gast.expr):
 def _locals(body) -> set[str]:
     found = set()
     for stmt in body:
-        for node in astutil.walk(stmt):
+        for node in traversal.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 found.add(node.id)
     return found
