@@ -190,16 +190,15 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
     """Names read before the function binds them: bound by the caller (the
     seed of a pair's backward half), so a later assignment rebinds them."""
     bound, out = set(), set()
-    name, load, store = gast.Name, gast.Load, gast.Store
+    load, store = gast.Load, gast.Store
     for stmt, _ in astutil.flat(fdef.body):
         stored = []
-        for node in traversal.walk(stmt):
-            if type(node) is name:
-                if type(node.ctx) is load:
-                    if node.id not in bound:
-                        out.add(node.id)
-                elif type(node.ctx) is store:
-                    stored.append(node.id)
+        for node in traversal.names(stmt):
+            if type(node.ctx) is load:
+                if node.id not in bound:
+                    out.add(node.id)
+            elif type(node.ctx) is store:
+                stored.append(node.id)
         bound.update(stored)
     return out & set(counts)
 

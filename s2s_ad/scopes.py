@@ -5,18 +5,15 @@ block is left early.  Queries only: nodes are built in astutil.py.
 """
 from __future__ import annotations
 
-from typing import Iterator
-
 import gast
 
-from .traversal import walk
+from .traversal import names, walk
 
 
-def load_names(node) -> Iterator[str]:
+def load_names(node) -> list[str]:
     """Every name the expression or statement reads, in source order."""
-    for sub in walk(node):
-        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-            yield sub.id
+    load = gast.Load
+    return [n.id for n in names(node) if type(n.ctx) is load]
 
 
 def scoped_names(nodes: list) -> tuple[set, list]:
@@ -71,20 +68,21 @@ def local_names(fdef: gast.FunctionDef) -> set[str]:
 
 
 def all_names(node) -> set[str]:
-    return {sub.id for sub in walk(node) if isinstance(sub, gast.Name)}
+    return {n.id for n in names(node)}
 
 
 def stored_names(node) -> set[str]:
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
+    store = gast.Store
+    return {n.id for n in names(node) if type(n.ctx) is store}
 
 
 def store_counts(node) -> dict[str, int]:
     """name -> how many times `node` stores to it."""
     counts: dict[str, int] = {}
-    for sub in walk(node):
-        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
-            counts[sub.id] = counts.get(sub.id, 0) + 1
+    store = gast.Store
+    for n in names(node):
+        if type(n.ctx) is store:
+            counts[n.id] = counts.get(n.id, 0) + 1
     return counts
 
 
@@ -96,8 +94,8 @@ def is_simple_assign(stmt) -> bool:
 
 def bound_names(node) -> set[str]:
     """Names `node` (with what is nested in it) binds or deletes."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)
-            and not isinstance(n.ctx, gast.Load)}
+    load = gast.Load
+    return {n.id for n in names(node) if type(n.ctx) is not load}
 
 
 def jump_out(body: list):

@@ -88,6 +88,31 @@ def rewrite_children(tree, replace) -> None:
                     setattr(node, field, new)
 
 
+def names(node) -> list:
+    """The `Name` nodes under `node` (a node or a list), in `walk`'s order:
+    `walk` filtered, without a generator's cost per node (the passes ask
+    what each statement reads and binds many times over)."""
+    out = []
+    stack = list(reversed(node)) if isinstance(node, list) else [node]
+    pop, push, name, ast_type = stack.pop, stack.append, gast.Name, gast.AST
+    while stack:
+        node = pop()
+        if type(node) is name:
+            out.append(node)        # (its annotation, if any, is walked too)
+        fields = _CHILD_FIELDS.get(type(node))
+        if fields is None:
+            fields = _child_fields(type(node))
+        for field in reversed(fields):
+            child = getattr(node, field, None)
+            if type(child) is list:
+                for item in reversed(child):
+                    if isinstance(item, ast_type):
+                        push(item)
+            elif isinstance(child, ast_type):
+                push(child)
+    return out
+
+
 def number_lines(tree) -> None:
     """Give each statement under `tree` that has none a line number, in
     place: gast's unparser reads it (for type comments), and only there
