@@ -204,9 +204,18 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
 
 
 def _replace_loads(tree, values: dict) -> None:
-    """Each read of a name in `values` replaced by a copy of its value."""
+    """Each read of a name in `values` replaced by a copy of its value: a
+    name renamed in place, a number put in the name's place."""
+    numbers = {}
+    for node in traversal.names(tree):
+        value = values.get(node.id)
+        if value is not None and type(node.ctx) is gast.Load:
+            if type(value) is gast.Name:
+                node.id = value.id
+            else:
+                numbers[node] = value
+
     def swap(node):
-        if type(node) is gast.Name and node.id in values and type(node.ctx) is gast.Load:
-            return astutil.clone(values[node.id])
-        return node
-    traversal.rewrite_children(tree, swap)
+        return astutil.clone(numbers[node]) if node in numbers else node
+    if numbers:
+        traversal.rewrite_children(tree, swap)
