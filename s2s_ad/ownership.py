@@ -36,7 +36,7 @@ import gast
 import numpy as np
 
 from . import astutil, runtime, scopes, traversal
-from .dataflow import State, Walk
+from .dataflow import Walk
 
 FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at, runtime.unstack,
                    np.zeros, np.zeros_like, np.ones_like, np.full_like, np.full})
@@ -50,9 +50,8 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
     """Rewrite the adjoint updates of owned arrays in `fdef` to in-place
     helpers.  `resolve(call)` is the object a call's function names, or None."""
     owner = _Owner(resolve)
-    walk = Walk(owner.transfer, State.intersection,
-                loop_entry=owner.loop_entry)
-    walk.run(fdef.body, State())
+    walk = Walk(owner.transfer, set.intersection, loop_entry=owner.loop_entry, fork=set.copy)
+    walk.run(fdef.body, set())
     for stmt, owned in owner.before.items():
         if owned:
             _rewrite(stmt, resolve)
@@ -67,23 +66,30 @@ class _Owner:
         self.resolve = resolve
         self.before: dict = {}
 
-    def transfer(self, stmt, owned: State) -> State:
+    def transfer(self, stmt, owned: set) -> set:    # (updated in place: see `fork`)
         if isinstance(stmt, gast.If):
-            return owned - self._kept(stmt.test)
+            owned -= self._kept(stmt.test)
+            return owned
         target = stmt.targets[0].id if isinstance(stmt, gast.Assign) and \
             len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
         if target:
             self.before[stmt] = target in owned
         fresh = target is not None and self._fresh(stmt.value, owned)
-        owned = owned - self._kept(stmt) - scopes.bound_names(stmt)
-        return owned | {target} if fresh else owned
+        owned -= self._kept(stmt)
+        owned -= scopes.bound_names(stmt)
+        if fresh:
+            owned.add(target)
+        return owned
 
-    def loop_entry(self, loop, owned: State) -> State:
+    def loop_entry(self, loop, owned: set) -> set:
         if isinstance(loop, gast.While):
-            return owned - self._kept(loop.test)
-        return owned - self._kept(loop.iter) - scopes.bound_names(loop.target)
+            owned -= self._kept(loop.test)
+            return owned
+        owned -= self._kept(loop.iter)
+        owned -= scopes.bound_names(loop.target)
+        return owned
 
-    def _fresh(self, value, owned: State) -> bool:
+    def _fresh(self, value, owned: set) -> bool:
         if isinstance(value, _ARITHMETIC):
             return True
         if not isinstance(value, gast.Call):
