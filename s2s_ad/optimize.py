@@ -204,18 +204,22 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
 
 
 def _replace_loads(tree, values: dict) -> None:
-    """Each read of a name in `values` replaced by a copy of its value: a
-    name renamed in place, a number put in the name's place."""
-    numbers = {}
-    for node in traversal.names(tree):
-        value = values.get(node.id)
-        if value is not None and type(node.ctx) is gast.Load:
-            if type(value) is gast.Name:
-                node.id = value.id
-            else:
-                numbers[node] = value
+    """Each read of a name in `values` replaced, in the function or the
+    statement `tree`, by a copy of its value: a name renamed in place, a
+    number put in the name's place (rewriting only statements that read one)."""
+    numbers: dict = {}
 
     def swap(node):
         return astutil.clone(numbers[node]) if node in numbers else node
-    if numbers:
-        traversal.rewrite_children(tree, swap)
+    whole = isinstance(tree, gast.FunctionDef)
+    for stmt, _ in astutil.flat(tree.body) if whole else [(tree, None)]:
+        for node in traversal.names(stmt):
+            value = values.get(node.id)
+            if value is not None and type(node.ctx) is gast.Load:
+                if type(value) is gast.Name:
+                    node.id = value.id
+                else:
+                    numbers[node] = value
+        if numbers:
+            traversal.rewrite_children(stmt, swap)
+            numbers.clear()
