@@ -153,16 +153,7 @@ def _misfit(key, rule, exc: TypeError, args, kwargs, where) -> RuleError:
     (where the function itself accepts it, or cannot say) an argument the
     rule does not cover, e.g. `max(xs, key=abs)`."""
     name = registry.display_name(key)
-    try:
-        if isinstance(key, registry.Method):    # (ndarray's text signatures are wrong)
-            raise ValueError
-        inspect.signature(key).bind(*args, **kwargs)
-        valid = True
-    except TypeError:
-        valid = False
-    except ValueError:              # (a builtin or ufunc method: no signature)
-        valid = None
-    if valid is False:
+    if _refused_by(key, args, kwargs):
         return RuleError(f"the call does not fit {name}: {exc}", where,
                          hint="check the arguments against the function's signature")
     sig = rule.template.signature
@@ -172,6 +163,21 @@ def _misfit(key, rule, exc: TypeError, args, kwargs, where) -> RuleError:
         f"s2s_ad's rule for {name} does not cover this call ({exc})", where,
         hint=f"the rule covers {name}{sig}: write the call in that "
              "form, or wrap it in stop_gradient(...) if no gradient should flow through it")
+
+
+def _refused_by(key, args, kwargs) -> bool:
+    """Whether the function itself would refuse these arguments (False when
+    it cannot say: a builtin or ufunc method has no signature, and ndarray
+    methods' text signatures are wrong)."""
+    if isinstance(key, registry.Method):
+        return False
+    try:
+        inspect.signature(key).bind(*args, **kwargs)
+    except TypeError:
+        return True
+    except ValueError:
+        return False
+    return False
 
 
 def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
