@@ -32,6 +32,7 @@ import types
 import weakref
 
 import gast
+import numpy as np
 
 from . import astutil
 from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
@@ -75,7 +76,10 @@ def from_library(obj) -> bool:
         return is_library(obj)
     if obj is None or is_callable_object(obj):
         return False
-    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    name = getattr(obj, "__module__", None)
+    if name is None and isinstance(obj, np.ufunc):
+        name = "numpy"              # (a ufunc has no `__module__` before NumPy 2)
+    module = sys.modules.get(name or "")
     path = getattr(module, "__file__", None)
     return module is not None and (path is None or os.path.abspath(path).startswith(INSTALLED))
 
