@@ -156,10 +156,10 @@ def is_opaque(expr, src: Source, locals_: set[str]) -> bool:
         return True
     if isinstance(expr, gast.Call):
         func = expr.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Constant) \
-                and isinstance(func.value.value, (str, bytes)):
-            return True         # `'{:.3f}'.format(x)`: text (registry.is_nondifferentiable)
-        callee = src.resolve(func, locals_)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Constant):
+            callee = getattr(func.value.value, func.attr, _UNRESOLVED)   # `'{}'.format`
+        else:
+            callee = src.resolve(func, locals_)
         if is_resolved(callee):
             return stop_gradient_like(callee) or registry.is_nondifferentiable(callee)
         return isinstance(expr.func, gast.Attribute) and \

@@ -90,8 +90,8 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
     of calls with effects, so evaluation order cannot matter."""
     pure = Purity(is_pure_call)
     loads: dict[str, int] = {}
-    for node in traversal.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+    for node in traversal.names(fdef):
+        if type(node.ctx) is gast.Load:
             loads[node.id] = loads.get(node.id, 0) + 1
     stores = scopes.store_counts(fdef)
     changed = False

@@ -24,21 +24,26 @@ def walk(node) -> Iterator[gast.AST]:
     expression contexts (`Load`, `Store`), and several times faster: the
     passes walk generated code of thousands of statements repeatedly."""
     stack = list(reversed(node)) if isinstance(node, list) else [node]
-    pop, push, ast_type = stack.pop, stack.append, gast.AST
+    pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         yield node
-        fields = _CHILD_FIELDS.get(type(node))
-        if fields is None:
-            fields = _child_fields(type(node))
-        for field in reversed(fields):
-            child = getattr(node, field, None)
-            if type(child) is list:
-                for item in reversed(child):
-                    if isinstance(item, ast_type):
-                        push(item)
-            elif isinstance(child, ast_type):
-                push(child)
+        _push_children(node, push)
+
+
+def _push_children(node, push) -> None:
+    """Push the nodes `node` holds, last first (so they pop in field order)."""
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = _child_fields(type(node))
+    for field in reversed(fields):
+        child = getattr(node, field, None)
+        if type(child) is list:
+            for item in reversed(child):
+                if isinstance(item, _AST):
+                    push(item)
+        elif isinstance(child, _AST):
+            push(child)
 
 
 _CHILD_FIELDS: dict = {}
@@ -94,22 +99,12 @@ def names(node) -> list:
     what each statement reads and binds many times over)."""
     out = []
     stack = list(reversed(node)) if isinstance(node, list) else [node]
-    pop, push, name, ast_type = stack.pop, stack.append, gast.Name, gast.AST
+    pop, push, name = stack.pop, stack.append, gast.Name
     while stack:
         node = pop()
         if type(node) is name:
             out.append(node)        # (its annotation, if any, is walked too)
-        fields = _CHILD_FIELDS.get(type(node))
-        if fields is None:
-            fields = _child_fields(type(node))
-        for field in reversed(fields):
-            child = getattr(node, field, None)
-            if type(child) is list:
-                for item in reversed(child):
-                    if isinstance(item, ast_type):
-                        push(item)
-            elif isinstance(child, ast_type):
-                push(child)
+        _push_children(node, push)
     return out
 
 
