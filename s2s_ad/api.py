@@ -18,9 +18,12 @@ located at the user's function.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import inspect
+import threading
 import types
 import weakref
 from typing import Any, Callable, Tuple, Union
@@ -147,16 +150,17 @@ def _build(func, options: Options, fr: pipeline.Front | None = None, done=None):
     when the work list has run it and compiled its callees' pairs (`done`)."""
     context, where = _recipe_context(func, options), diskcache.entry(func, options)
     art = diskcache.load(where, context) if fr is None else None
-    if art is None:
-        out = compile_adjoint(func, options) if fr is None else \
-            pipeline.back(fr, functools.partial(_pair_ref, fr, done))
-        hidden = codegen.to_source(out.guard.checker) \
-            if out.guard is not None and out.guard.checker is not None else ""
-        art = diskcache.Artifact(out.text, hidden, out.imports, out.deps,
-                                 guards.first_expected(out.guard),
-                                 out.guard.rederive if out.guard is not None else None)
-        diskcache.store(where, art, context)
-    return _link(func, options, art)
+    with _collection_paused():
+        if art is None:
+            out = compile_adjoint(func, options) if fr is None else \
+                pipeline.back(fr, functools.partial(_pair_ref, fr, done))
+            hidden = codegen.to_source(out.guard.checker) \
+                if out.guard is not None and out.guard.checker is not None else ""
+            art = diskcache.Artifact(out.text, hidden, out.imports, out.deps,
+                                     guards.first_expected(out.guard),
+                                     out.guard.rederive if out.guard is not None else None)
+            diskcache.store(where, art, context)
+        return _link(func, options, art)
 
 
 def _link(func, options: Options, art: diskcache.Artifact):
@@ -213,6 +217,11 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
     over the call graph: depth-first, with no Python recursion per call
     level.  A helper calling itself uses its own pair's defs; helpers that
     call each other are refused.  `observe` sees `func`'s stages (`stages`)."""
+    with _collection_paused():
+        return _compile_all(func, options, observe)
+
+
+def _compile_all(func, options: Options, observe) -> Compiled:
     root = pipeline.front(func, options, observe)
     done: dict = {}                     # (helper, options) -> its compiled pair
     late: set = set()                   # (helper, variant): pairs found at run time
@@ -235,6 +244,31 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
                 task.func, task.options, registry.version(),
                 lambda t=task: _build(t.func, t.options, t, done))
     return pipeline.back(root, functools.partial(_pair_ref, root, done), observe)
+
+
+_PAUSE = threading.Lock()
+_paused = [0, False]        # compiles under way, whether the collector was enabled
+
+
+@contextlib.contextmanager
+def _collection_paused():
+    """The cyclic garbage collector off while compiles run (in any thread),
+    as it was after: a compile allocates hundreds of thousands of tree
+    nodes that live until it ends, so each full collection re-scans them
+    all (a fifth of a 1,000-statement compile), and frees almost nothing:
+    the trees hold no cycles, reference counting frees them."""
+    with _PAUSE:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
 
 
 def _pair(variant: tuple, options: Options) -> Options:
