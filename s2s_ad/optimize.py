@@ -37,12 +37,15 @@ _ROUNDS = 20
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool], temps: set[str]) -> gast.FunctionDef:
     unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
-    for _ in range(_ROUNDS):
-        changed = propagate(fdef, protected)
-        changed |= fold(fdef, unsafe)
-        changed |= dead_code(fdef, is_pure_call)
-        changed |= copies(fdef)
-        if not changed:
+    passes = (lambda: propagate(fdef, protected), lambda: fold(fdef, unsafe),
+              lambda: dead_code(fdef, is_pure_call), lambda: copies(fdef))
+    settled = 0         # passes in a row with nothing left to do
+    for step in range(_ROUNDS * len(passes)):
+        # a pass that changed the code has nothing left to do itself (each
+        # is idempotent), so the code is settled once every other pass has
+        # run after it and changed nothing
+        settled = 1 if passes[step % len(passes)]() else settled + 1
+        if settled >= len(passes):
             break
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "
@@ -145,6 +148,8 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     params |= _read_before_bound(fdef, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
     for stmt, owner in list(astutil.flat(fdef.body)):
+        if values:      # (a name is read only after its one top-level store)
+            _replace_loads(stmt, values)
         if not scopes.is_simple_assign(stmt):
             continue
         target, value = stmt.targets[0].id, stmt.value
@@ -153,15 +158,12 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
         if isinstance(value, gast.Name):
             if counts.get(value.id, 0) + (value.id in params) != 1:
                 continue
-            value = values.get(value.id, value)     # follow a chain of copies
         elif not astutil.is_number(value):
             continue
         if astutil.is_number(value) and target in operands:
             continue
         values[target] = value
         owner.remove(stmt)
-    if values:
-        _replace_loads(fdef, values)
     return bool(values)
 
 
@@ -203,23 +205,18 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
     return out & set(counts)
 
 
-def _replace_loads(tree, values: dict) -> None:
-    """Each read of a name in `values` replaced, in the function or the
-    statement `tree`, by a copy of its value: a name renamed in place, a
-    number put in the name's place (rewriting only statements that read one)."""
+def _replace_loads(stmt, values: dict) -> None:
+    """Each read of a name in `values` replaced, in the statement `stmt`, by
+    a copy of its value: a name renamed in place, a number put in the
+    name's place."""
     numbers: dict = {}
-
-    def swap(node):
-        return astutil.clone(numbers[node]) if node in numbers else node
-    whole = isinstance(tree, gast.FunctionDef)
-    for stmt, _ in astutil.flat(tree.body) if whole else [(tree, None)]:
-        for node in traversal.names(stmt):
-            value = values.get(node.id)
-            if value is not None and type(node.ctx) is gast.Load:
-                if type(value) is gast.Name:
-                    node.id = value.id
-                else:
-                    numbers[node] = value
-        if numbers:
-            traversal.rewrite_children(stmt, swap)
-            numbers.clear()
+    for node in traversal.names(stmt):
+        value = values.get(node.id)
+        if value is not None and type(node.ctx) is gast.Load:
+            if type(value) is gast.Name:
+                node.id = value.id
+            else:
+                numbers[node] = value
+    if numbers:
+        traversal.rewrite_children(
+            stmt, lambda node: astutil.clone(numbers[node]) if node in numbers else node)

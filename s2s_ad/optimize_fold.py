@@ -5,7 +5,9 @@ An identity is not applied where it would make a right-hand side a bare
 parameter or an array updated in place, or bind a name updated in place to
 another (`prev = row * 1.0` stays: `prev *= 2` must not write into `row`),
 so neither an adjoint nor the primal gains an alias (`alias_unsafe`).
-Invariant: the folded code computes the same values.
+Invariants: the folded code computes the same values; a node a rule builds
+is folded again at once, so one pass leaves nothing to fold (the optimizer
+relies on each pass being idempotent).
 """
 from __future__ import annotations
 
@@ -35,21 +37,26 @@ def alias_unsafe(fdef) -> set[str]:
     gradient could be one) and arrays updated in place, with their copies."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
+    local, copies = set(unsafe), []     # copies: `y = x`, `y = x[i]` (may share memory)
     for node in traversal.walk(fdef):
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            unsafe.add(node.target.id)
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
-                and isinstance(node.value, gast.Name):
+        kind = type(node)
+        if kind is gast.Name:
+            if type(node.ctx) is gast.Store:
+                local.add(node.id)
+        elif kind is gast.Assign:
+            if scopes.is_simple_assign(node):
+                copies.append((node.targets[0].id, _may_view(node.value)))
+        elif kind is gast.AugAssign:
+            if type(node.target) is gast.Name:
+                unsafe.add(node.target.id)
+        elif kind is gast.Subscript and type(node.ctx) is gast.Store \
+                and type(node.value) is gast.Name:
             unsafe.add(node.value.id)
-    local = unsafe | {n.id for n in traversal.walk(fdef)
-                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    linked: dict = {}               # `y = x`, `y = x[i]`: y and x may share memory
-    for n in traversal.walk(fdef):
-        if isinstance(n, gast.Assign) and scopes.is_simple_assign(n):
-            source = _may_view(n.value)
-            if source in local:
-                linked.setdefault(n.targets[0].id, []).append(source)
-                linked.setdefault(source, []).append(n.targets[0].id)
+    linked: dict = {}
+    for target, source in copies:
+        if source in local or source in unsafe:
+            linked.setdefault(target, []).append(source)
+            linked.setdefault(source, []).append(target)
     todo = list(unsafe)
     while todo:
         for other in linked.get(todo.pop(), ()):
@@ -129,11 +136,13 @@ class _Folder:
         if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(right, gast.UnaryOp) \
                 and isinstance(right.op, gast.USub):
             self.changed = True     # a + -b  ->  a - b
-            return astutil.binop(left, gast.Sub if op is gast.Add else gast.Add, right.operand)
+            return self._binop(astutil.binop(left, gast.Sub if op is gast.Add else gast.Add,
+                                             right.operand))
         if op in (gast.Mult, gast.Div) and isinstance(left, gast.UnaryOp) \
                 and isinstance(left.op, gast.USub):
             self.changed = True     # (-a) * b  ->  -(a * b), for `c + -(...)`
-            return astutil.neg(astutil.binop(left.operand, node.op, right))
+            return self._unary(astutil.neg(self._binop(
+                astutil.binop(left.operand, node.op, right))))
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
@@ -144,7 +153,7 @@ class _Folder:
             return kept
         if _is_minus_one(right) and op is gast.Mult:
             self.changed = True
-            return astutil.neg(left)
+            return self._unary(astutil.neg(left))
         return node
 
 
