@@ -276,6 +276,30 @@ def clone(node):
     return new
 
 
+def clone_substituting(node, substitute):
+    """`clone(node)`, except that a node for which `substitute(node)` gives
+    a node is replaced by it (and not descended into): one copying pass
+    where a clone rewritten in place would be two."""
+    if type(node) is list:
+        return [clone_substituting(n, substitute) for n in node]
+    cls = type(node)
+    if cls in _CONTEXTS or not isinstance(node, _AST):
+        return node
+    new = substitute(node)
+    if new is not None:
+        return new
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if type(value) is list:
+            fields[key] = [clone_substituting(v, substitute) for v in value]
+        elif isinstance(value, _AST):
+            fields[key] = clone_substituting(value, substitute)
+        else:
+            fields[key] = value
+    return new
+
+
 _CONTEXTS = frozenset({gast.Load, gast.Store, gast.Del})
 _AST = gast.AST
 

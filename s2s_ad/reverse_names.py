@@ -21,7 +21,7 @@ import operator
 import gast
 import numpy
 
-from . import astutil, runtime
+from . import astutil, runtime, traversal
 from .ir import NUMPY, OPERATORS, RUNTIME
 
 _RESERVED = {RUNTIME: ("rt", runtime), NUMPY: ("np", numpy),
@@ -61,22 +61,14 @@ class Naming:
         """Code that normalization and the sweeps wrote refers to s2s_ad's own
         modules and to builtins by reserved names (`__s2s_ad_np__.sort`,
         `__s2s_ad_builtins__.range`); print them as imports."""
-        _Printer(self._import).visit(fdef)
+        def printed(node):
+            kind = type(node)
+            if kind is gast.Name and node.id in _RESERVED:
+                node.id = self._import(*_RESERVED[node.id])
+            elif kind is gast.Attribute:
+                ident = astutil.builtin_name(node)
+                if ident is not None:
+                    return astutil.name(self._import(ident, getattr(builtins, ident)))
+            return node
+        traversal.rewrite_children(fdef, printed)
 
-
-class _Printer(gast.NodeTransformer):
-    """Replaces reserved references by the identifiers `imported` gives."""
-
-    def __init__(self, imported):
-        self.imported = imported
-
-    def visit_Name(self, node):
-        if node.id in _RESERVED:
-            node.id = self.imported(*_RESERVED[node.id])
-        return node
-
-    def visit_Attribute(self, node):
-        ident = astutil.builtin_name(node)
-        if ident is None:
-            return self.generic_visit(node)
-        return astutil.name(self.imported(ident, getattr(builtins, ident)))

@@ -205,7 +205,7 @@ def instantiate(tpl: Template, binding: dict[str, gast.expr], result: str,
                          imported or (lambda ident, obj: ident))
     out = []
     for stmt in tpl.body:
-        out.extend(subst.statement(astutil.clone(stmt)))
+        out.extend(subst.statement(stmt))
     return out, imports
 
 
@@ -245,7 +245,10 @@ def primal_of(node):
     return None
 
 
-class _Substituter(gast.NodeTransformer):
+class _Substituter:
+    """Copies of a template's statements with its parameters, result,
+    temporaries and free names replaced (the template is never changed)."""
+
     def __init__(self, tpl, binding, result, d_result, renames, imports, imported):
         self.tpl, self.binding, self.renames = tpl, binding, renames
         self.result, self.d_result, self.imports = result, d_result, imports
@@ -256,9 +259,9 @@ class _Substituter(gast.NodeTransformer):
             if not isinstance(stmt.op, gast.Add):
                 raise RuleError(f"rule {self.tpl.name!r}: only `d[x] += ...` may update an adjoint")
             return [Contribution(self._primal_of(stmt.target.slice.id),
-                                 self.visit(stmt.value))]
+                                 self.copy(stmt.value))]
         if isinstance(stmt, gast.If):
-            test = self.visit(stmt.test)
+            test = self.copy(stmt.test)
             try:
                 taken = bool(static_value(test))
             except ValueError:
@@ -274,7 +277,7 @@ class _Substituter(gast.NodeTransformer):
             branch = stmt.body if taken else stmt.orelse
             return [s for b in branch for s in self.statement(b)]
         if isinstance(stmt, (gast.Assign, gast.Expr)):
-            return [self.visit(stmt)]
+            return [self.copy(stmt)]
         raise RuleError(f"rule {self.tpl.name!r}: unsupported statement "
                         f"{type(stmt).__name__} in a template")
 
@@ -282,15 +285,22 @@ class _Substituter(gast.NodeTransformer):
         """The primal variable a parameter is bound to (None: a constant)."""
         return primal_of(self.binding.get(param))
 
-    def visit_Subscript(self, node):
-        if _is_adjoint_ref(node):
+    def copy(self, node):
+        return astutil.clone_substituting(node, self._substitute)
+
+    def _substitute(self, node):
+        """What replaces a template node in the copy, or None: copy it."""
+        kind = type(node)
+        if kind is gast.Name:
+            return self._name(node)
+        if kind is gast.Subscript and _is_adjoint_ref(node):
             if node.slice.id != self.tpl.result:
                 raise RuleError(f"rule {self.tpl.name!r}: only d[{self.tpl.result}] "
                                 "may be read")
             return astutil.name(self.d_result)
-        return self.generic_visit(node)
+        return None
 
-    def visit_Name(self, node):
+    def _name(self, node):
         if node.id == self.tpl.result:
             return astutil.name(self.result)
         if node.id in self.renames:
