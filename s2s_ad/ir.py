@@ -403,3 +403,4 @@ class Adjoint:
     seed_param: str | None = None                 # pair mode: the cotangent
     scalars: frozenset = frozenset()              # locals known to hold scalars
     pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
+    temp_adjoints: frozenset = frozenset()        # the adjoints of temporaries

@@ -10,13 +10,18 @@ in optimize_fold.py, dead code and block tidying in optimize_dead.py.
   attribute.
 - `copies`: `b = a` where `a = b` ran before in the same block and neither
   name was bound since (the reverse sweep's `dy_next = dy; dy = dy_next`).
+- `forward_copies`: `b = a` where `b`, the adjoint of a temporary, is read
+  only later in the same block, before `a` is rebound: the reads read `a`.
 - `inline`: a generated temporary read once, by the next statement, goes
-  back into it (readability, and NumPy reuses the temporary in place).
+  back into it (readability, and NumPy reuses the temporary in place), and
+  what that puts together is folded.
 
 Invariants: passes only remove or simplify; the result computes the same
-values, and statements keep their order.  A `Block` is transparent to
-every pass: its statements are the enclosing body's, in place.  The
-fixpoint is bounded; reaching the bound is an `InternalError`.
+values, and statements keep their order.  Each pass is idempotent: run
+twice in a row, the second finds nothing (the fixpoint relies on it).  A
+`Block` is transparent to every pass: its statements are the enclosing
+body's, in place.  The fixpoint is bounded; reaching the bound is an
+`InternalError`.
 """
 from __future__ import annotations
 
@@ -35,10 +40,13 @@ _ROUNDS = 20
 
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
-             is_pure_call: Callable[[gast.Call], bool], temps: set[str]) -> gast.FunctionDef:
+             is_pure_call: Callable[[gast.Call], bool], temps: set[str],
+             temp_adjoints: set[str]) -> gast.FunctionDef:
     unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
+    disposable = temp_adjoints - protected
     passes = (lambda: propagate(fdef, protected), lambda: fold(fdef, unsafe),
-              lambda: dead_code(fdef, is_pure_call), lambda: copies(fdef))
+              lambda: dead_code(fdef, is_pure_call), lambda: copies(fdef),
+              lambda: forward_copies(fdef, disposable))
     settled = 0         # passes in a row with nothing left to do
     for step in range(_ROUNDS * len(passes)):
         # a pass that changed the code has nothing left to do itself (each
@@ -50,7 +58,8 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "
                             f"in {_ROUNDS} rounds")
-    inline(fdef, temps - protected, is_pure_call)
+    if inline(fdef, temps - protected, is_pure_call):
+        fold(fdef, unsafe)      # a number inlined: `v * _ln_base1` -> `v * 1.0` -> `v`
     empty_blocks(fdef)
     return fdef
 
@@ -82,6 +91,92 @@ def copies(fdef: gast.FunctionDef) -> bool:
                     block(getattr(stmt, child))
     block(fdef.body)
     return changed
+
+
+def forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> bool:
+    """`_forward_copies` until no copy of a removed copy waits (idempotent,
+    as the optimizer's fixpoint needs)."""
+    changed = False
+    while True:
+        removed, deferred = _forward_copies(fdef, disposable)
+        changed |= removed
+        if not deferred:        # (only a removal defers: this ends)
+            return changed
+
+
+def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool, bool]:
+    """Remove `b = a` where `b` is a disposable name (the adjoint of a
+    temporary) stored only there and read only by later statements of the
+    same block, before anything rebinds `a`: those reads read `a` instead
+    (`d_t1 = da2; da0 = d_t1 * x` -> `da0 = da2 * x`, no adjoint left named
+    after a temporary inlining removed)."""
+    loads: dict = {}
+    for node in traversal.names(fdef):
+        if type(node.ctx) is gast.Load:
+            loads[node.id] = loads.get(node.id, 0) + 1
+    counts = scopes.store_counts(fdef)
+    grown: set = set()      # names given more reads here: `loads` is stale for them
+    removed: set = set()    # copies removed here
+    deferred = False        # a copy of a removed copy waits for the next round
+    for body in _blocks(fdef.body):
+        pending: dict = {}      # b -> [its copy, a, reads seen, readers, open]
+        for stmt, owner in list(astutil.flat(body)):
+            _follow_copies(stmt, pending)
+            if scopes.is_simple_assign(stmt) and type(stmt.value) is gast.Name and \
+                    stmt.targets[0].id in disposable and counts.get(stmt.targets[0].id) == 1:
+                pending[stmt.targets[0].id] = [(stmt, owner), stmt.value.id, 0, [], True]
+        for b, (copy, a, seen, readers, _) in pending.items():
+            if a in removed:
+                deferred = True
+            elif seen and seen == loads.get(b) and b not in grown:
+                for node in (n for r in readers for n in traversal.names(r)):
+                    if node.id == b and type(node.ctx) is gast.Load:
+                        node.id = a
+                copy[1].remove(copy[0])
+                grown.add(a)
+                removed.add(b)
+    return bool(removed), deferred
+
+
+def _follow_copies(stmt, pending: dict) -> None:
+    """Note `stmt`'s reads of the pending copies' names, and close a copy
+    whose source `stmt` rebinds (a later read of it makes it stay; so does
+    a read inside a compound statement that also rebinds the source)."""
+    if not pending:
+        return
+    reads: dict = {}
+    bound = set()
+    for node in traversal.names(stmt):
+        if type(node.ctx) is gast.Load:
+            reads[node.id] = reads.get(node.id, 0) + 1
+        else:
+            bound.add(node.id)
+    simple = isinstance(stmt, (gast.Assign, gast.AugAssign))   # reads, then binds
+    for b, entry in list(pending.items()):
+        if b in reads:
+            if not entry[4] or (not simple and (entry[1] in bound or b in bound)):
+                del pending[b]
+                continue
+            entry[2] += reads[b]
+            entry[3].append(stmt)
+        if entry[1] in bound or b in bound:
+            entry[4] = False
+
+
+def _blocks(body: list):
+    """`body` and every statement list nested in it (not through Blocks,
+    which are transparent)."""
+    todo = [body]
+    while todo:
+        block = todo.pop()
+        yield block
+        for stmt, _ in astutil.flat(block):
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if type(inner) is list:
+                    todo.append(inner)
+            for handler in getattr(stmt, "handlers", ()):
+                todo.append(handler.body)
 
 
 # -- inlining ----------------------------------------------------------------

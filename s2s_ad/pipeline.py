@@ -188,7 +188,8 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     resolve = _callee_resolver(src, norm, adj.imports)
     pure = _pure_call_test(resolve)
     if options.optimize:
-        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure, norm.namer.temps)
+        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure, norm.namer.temps,
+                           adj.temp_adjoints)
         observe("optimized", lambda: _printed(adj.tree))
     trees = [adj.tree]
     if options.mode == "pair":

@@ -63,7 +63,9 @@ def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
     fdef = astutil.function_def(gen.name, args, prologue + forward + seed + backward + ret)
     gen.name_reserved(fdef)
     scalars = facts.scalars | {gen.adj[n] for n in facts.scalars if n in gen.adj}
-    return Adjoint(fdef, gen.imports, gen.seed_param, frozenset(scalars), gen.pair_names)
+    temp_adjoints = frozenset(d for p, d in gen.adj.items() if p in norm.namer.temps)
+    return Adjoint(fdef, gen.imports, gen.seed_param, frozenset(scalars), gen.pair_names,
+                   temp_adjoints)
 
 
 class _Reverser(ForwardSweep, Boundary, Naming):
