@@ -34,7 +34,7 @@ import weakref
 import gast
 import numpy as np
 
-from . import astutil
+from . import astutil, deletions
 from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
                      caller_location)
 from .ir import Source
@@ -44,7 +44,6 @@ _FENCED = {
     gast.AsyncWith: "async with statement", gast.AsyncFor: "async for loop",
     gast.AsyncFunctionDef: "async function", gast.ClassDef: "class definition",
     gast.Global: "global statement", gast.Nonlocal: "nonlocal statement",
-    gast.Delete: "del statement",
 }
 _FENCED_EXPR = {
     gast.Yield: "yield expression", gast.YieldFrom: "yield from expression",
@@ -185,6 +184,7 @@ def load(func) -> Source:
     src = Source(func, tree, filename, lines, first, indent,
                  func.__globals__, closure, cells)
     fence(src, tree.body)       # a `yield` or `await` is located precisely here
+    deletions.check(src)
     _fence_kind(src, func)
     if func.__name__ != "<lambda>":
         _check_unchanged(src)

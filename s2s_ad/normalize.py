@@ -259,6 +259,9 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def s_Pass(self, stmt) -> None:
         pass
 
+    def s_Delete(self, stmt) -> None:
+        pass        # `del name`: nothing reads the name again (deletions.py)
+
     def s_If(self, stmt: gast.If) -> None:
         before = self._enter_compound(stmt)
         test = self.atom(stmt.test)

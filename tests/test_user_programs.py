@@ -1236,10 +1236,9 @@ def err_nonlocal(x):
 
 
 def err_del(x):
-    y = x * 2
-    z = np.sum(y)
-    del y
-    return z
+    parts = {"y": x * 2, "z": x}
+    del parts["y"]
+    return np.sum(parts["z"])
 
 
 
@@ -1277,7 +1276,7 @@ ERROR_CASES = [
     ("nonlocal", lambda: ad.grad(err_nonlocal)(np.ones(3)),
      ad.UnsupportedSyntaxError, err_nonlocal, "nonlocal total", "nonlocal"),
     ("del", lambda: ad.grad(err_del)(np.ones(3)),
-     ad.UnsupportedSyntaxError, err_del, "del y", "del"),
+     ad.UnsupportedSyntaxError, err_del, 'del parts["y"]', "del"),
     ("attr_assign", lambda: ad.grad(err_attr_assign)(1.0),
      ad.S2SADError, err_attr_assign, "m.w[0] = x", "attribute"),
     ("no_rule_polyfit", lambda: ad.grad(err_no_rule_unknown_numpy)(np.arange(3.0)),
