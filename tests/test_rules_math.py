@@ -145,6 +145,47 @@ def test_max_of_a_list_splits_ties_between_items():
     assert checked_grad(lambda x: max([x, 2.0 * x]))(-1.0) == 1.0
 
 
+def largest_magnitude(xs):
+    return max(xs, key=abs) * 2.0
+
+
+def closest_candidate(x):
+    candidates = [x, 2.0 * x, x - 3.0]
+    best = min(candidates, key=lambda c: np.sum((c - 1.0) ** 2))
+    return np.sum(best * x)
+
+
+def by_key_of_arguments(a, b):
+    return max(a, b, key=lambda t: -t) * b
+
+
+def with_defaults(x):
+    return max([], default=x) * 3.0 + min([x, x * x], default=0.0)
+
+
+def best_row(m):
+    return np.sum(max(m, key=np.sum) ** 2)
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (largest_magnitude, ([1.0, -3.0, 2.0],), 0),
+    (closest_candidate, (np.array([0.5, 1.0]),), 0),
+    (closest_candidate, (np.array([5.0, 1.0]),), 0),
+    (by_key_of_arguments, (1.5, 0.5), (0, 1)),
+    (with_defaults, (0.7,), 0),
+    (best_row, (np.array([[0.3, -0.2], [1.1, 0.4], [-2.0, 0.5]]),), 0),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_max_and_min_with_key_or_default(f, args, wrt):
+    check_grad(f, args, wrt)
+    value, _ = ad.value_and_grad(f, wrt=wrt)(*args)
+    assert value == pytest.approx(f(*args))
+
+
+def test_key_gives_the_returned_item_all_the_gradient():
+    # ties in the key: Python returns the first such item, and so does the gradient
+    assert ad.grad(lambda xs: max(xs, key=abs))([2.0, -2.0, 1.0]) == [1.0, 0.0, 0.0]
+
+
 def test_kinks():
     assert checked_grad(lambda x: math.fabs(x) + abs(x) + math.copysign(x, -1.0))(0.0) == 0.0
     assert checked_grad(lambda x, y: math.hypot(x, y), wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)

@@ -244,10 +244,11 @@ def builtin_pow(z, base, exp, mod=None):
 
 
 @adjoint(builtins.max, builtins.min)
-def builtin_extremum(z, arg1, *args):
-    parts = rt.extremum_parts(d[z], z, arg1, args)
+def builtin_extremum(z, arg1, *args, key=None, default=None):
+    parts = rt.extremum_parts(d[z], z, arg1, args, key)
     d[arg1] += parts[0]
     d[args] += parts[1]
+    d[default] += rt.default_part(d[z], arg1, args)
 
 
 # -- sums and products ---------------------------------------------------------------

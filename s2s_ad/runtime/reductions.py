@@ -54,18 +54,34 @@ def unsum(g, items):
     return Seq(unbroadcast(g, item) for item in items)
 
 
-def extremum_parts(g, z, first, rest):
+def extremum_parts(g, z, first, rest, key=None):
     """The adjoints of the builtin `max`/`min` with result `z`: of its
     arguments `first, *rest`, or with no `rest`, of the items of the one
     sequence `first` (a list of them, an array for an array).  The items
-    equal to `z` share `g` equally; a NaN result gives none any."""
-    items = (first,) + tuple(rest) if rest else first
-    ties = [item == z for item in items]
-    count = sum(ties) or 1
-    parts = [g * tie / count for tie in ties]
+    equal to `z` share `g` equally; a NaN result gives none any.  With a
+    `key`, the item Python returned gets all of `g`: the first whose key
+    equals the result's."""
+    items = (first,) + tuple(rest) if rest else list(first)
+    if key is None:
+        ties = [item == z for item in items]
+        count = sum(ties) or 1
+        parts = [g * tie / count for tie in ties]
+    else:
+        chosen = key(z)
+        at = next((i for i, item in enumerate(items) if key(item) == chosen), None)
+        parts = [g if i == at else np.zeros_like(g) for i in range(len(items))]
     if rest:
         return parts[0], parts[1:]
-    return (np.array(parts) if isinstance(first, np.ndarray) else Seq(parts)), ()
+    if isinstance(first, np.ndarray):
+        return (np.stack([np.broadcast_to(p, np.shape(v)) for p, v in zip(parts, items)])
+                if items else np.zeros(first.shape)), ()
+    return Seq(parts), ()
+
+
+def default_part(g, first, rest):
+    """The adjoint of `max(items, default=...)`'s default: all of `g` when
+    `items` was empty (the default was the result), else none."""
+    return g if not rest and len(first) == 0 else np.zeros_like(g)
 
 
 def unlist(g, items):
