@@ -115,6 +115,22 @@ def augassign(g: Gen, sc: Scope):
     g.w.line(f"{var.name} {op} {strip(text)}")
 
 
+@statement("names", .4)
+def delete(g: Gen, sc: Scope):
+    """`del t` of a variable nothing reads again, at the top level of the
+    function (in a loop, the body would read it again on the next round);
+    never one a closure reads."""
+    if sc.depth or sc.in_loop:
+        return False
+    found = [v for v in sc.of(*FLOAT_KINDS) if v.name.isidentifier()
+             and not v.fixed and not v.pinned]
+    if len(found) < 3:
+        return False                # (something is left to return)
+    var = g.pick(found)
+    g.w.line(f"del {var.name}")
+    del sc.vars[var.name]
+
+
 @statement("stop_gradient", 1)
 def stop(g: Gen, sc: Scope):
     """`t = ad.stop_gradient(t) * c`: an inactive value overwriting an active one."""
