@@ -114,6 +114,19 @@ def test_non_scalar_output_names_function_and_suggests_vjp():
         ad.grad(returns_pair)
 
 
+def doubled(x):
+    return x * 2
+
+
+def test_a_decimal_or_text_argument_is_told_to_pass_a_float():
+    import decimal
+    for arg, kind in [(decimal.Decimal("1.5"), "Decimal"), ("ab", "str")]:
+        with pytest.raises(ad.NonScalarOutputError, match=f"returned a {kind}") as info:
+            ad.grad(doubled)(arg)
+        assert "pass a float instead" in info.value.hint
+        assert info.value.location.filename == HERE
+
+
 def test_vjp_seed_of_the_wrong_shape():
     with pytest.raises(ad.SeedError, match=r"shape \(4,\).*shape \(3,\)") as info:
         ad.vjp(returns_vector)(np.ones(3), np.ones(4))

@@ -185,15 +185,19 @@ def check_scalar(value, fname: str):
     if isinstance(value, (float, int, np.floating, np.integer, np.bool_, numbers.Real)) or \
             type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
         return value        # (a Fraction too: the gradient's boundary refuses it as wrt)
+    hint = "return a real number; use s2s_ad.vjp for non-scalar outputs, or " \
+           "reduce the output (e.g. np.sum) inside the function"
     if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) > 0:
         what = f"a value of shape {np.shape(value)}"
     else:
         what = "None" if value is None else f"a {type(value).__name__}"
+        if value is not None and not isinstance(value, (complex, np.ndarray, np.generic)):
+            hint = (f"return a float; if it is a {type(value).__name__} because an argument "
+                    "is one (a Decimal, a string, ...), pass a float instead: s2s_ad "
+                    "differentiates floats and float arrays")
     raise NonScalarOutputError(
         f"grad of {fname!r}: the function returned {what}, but grad needs a "
-        "real scalar output", origin(),
-        hint="return a real number; use s2s_ad.vjp for non-scalar outputs, or "
-             "reduce the output (e.g. np.sum) inside the function")
+        "real scalar output", origin(), hint=hint)
 
 
 def check_seed(seed, value, fname: str):
