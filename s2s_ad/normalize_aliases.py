@@ -179,9 +179,13 @@ class AliasForms:
         return {n.id for n in names if isinstance(n, gast.Name) and self._is_local(n.id)}
 
     def _same_object(self, value):
-        """`value`, or for `stop_gradient(e)` the `e` it returns itself (the
-        same object: updates through either reach both)."""
-        return value.args[0] if self._is_stop_gradient(value) else value
+        """`value`, or what it returns itself (the same object: updates
+        through either reach both): the `e` of `stop_gradient(e)`, the
+        default of `get_other(default, d, key)` (a dict's `get`)."""
+        if self._is_stop_gradient(value) or isinstance(value, gast.Call) and \
+                astutil.dotted_name(value.func) == f"{RUNTIME}.get_other":
+            return value.args[0]
+        return value
 
     def _is_stop_gradient(self, value) -> bool:
         return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \

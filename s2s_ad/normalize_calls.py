@@ -21,14 +21,17 @@ from .rules import registry
 
 
 class CallForms:
-    """Relies on the normalizer's `atom`, `is_atom`, `src`, `locals`,
-    `nested`, `displays`, `keyed`, `_lift`, `_pop`, `_setitem` and `_unsupported`."""
+    """Relies on the normalizer's `atom`, `is_atom`, `rhs`, `emit`, `capture`,
+    `namer`, `src`, `locals`, `nested`, `displays`, `keyed`, `_lift`, `_pop`,
+    `_setitem`, `_branches`, `_emit_branch` and `_unsupported`."""
 
     def e_Call(self, expr):
         """A call in ANF (see the module docstring)."""
         popped = self._pop(expr)
         if popped is not None:
             return popped
+        if self._is_get(expr):
+            return self._get(expr)
         callee = self.src.resolve(expr.func, self.locals)
         if callee is dict and not expr.args and expr.keywords and \
                 all(k.arg is not None for k in expr.keywords):     # `dict(a=x)`: {"a": x}
@@ -49,6 +52,33 @@ class CallForms:
                               + ", of dicts whose keys are not known where the function "
                               "is compiled")
         return self._call_of_atoms(expr)
+
+    def _is_get(self, call) -> bool:
+        """`items.get(key)` or `items.get(key, default)` on a local name."""
+        func = call.func
+        return isinstance(func, gast.Attribute) and func.attr == "get" and \
+            isinstance(func.value, gast.Name) and func.value.id in self.locals and \
+            1 <= len(call.args) <= 2 and not call.keywords and \
+            not any(isinstance(a, gast.Starred) for a in call.args)
+
+    def _get(self, call):
+        """`items.get(key, default)` as `items[key] if has_key(items, key)
+        else get_other(default, items, key)` (both arguments evaluated
+        first, as Python does), so that to the alias analysis too the value
+        is an item of the dict or the default (runtime/sequences.py)."""
+        items = call.func.value.id
+        key = self.atom(call.args[0])
+        default = self.atom(call.args[1]) if len(call.args) == 2 else astutil.const(None)
+        test = self.atom(astutil.call(f"{RUNTIME}.has_key", [astutil.name(items), key]))
+        value = self.namer.temp("get")
+        body, orelse = self._branches(
+            lambda: self.capture(lambda: self.emit(astutil.assign(value, self.rhs(
+                astutil.subscript(astutil.name(items), astutil.clone(key)))))),
+            lambda: self.capture(lambda: self.emit(astutil.assign(value, self.rhs(
+                astutil.call(f"{RUNTIME}.get_other", [default, astutil.name(items),
+                                                      astutil.clone(key)]))))))
+        self._emit_branch(astutil.if_(test, body, orelse))
+        return astutil.name(value)
 
     def _spread_arguments(self, expr, callee):
         """Spread `*t` and `**kw` of known size into `expr`'s arguments; and

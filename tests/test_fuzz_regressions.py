@@ -323,6 +323,11 @@ def parameter_rebound_in_dead_code_after_break(x):      # seed 19661, again
     return 1.0 + np.sum(x) * 0.0
 
 
+def missing_key_of_a_dict_parameter(theta, a):           # seed 301
+    err = a.get("absent", 1.0)
+    return err * theta
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -365,6 +370,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (parameter_killed_after_a_loop_that_read_it, [1.65], 0),
     (row_scaled_by_the_previous_one, [np.array([1.87, -2.38, -0.69, -0.76])], 0),
     (parameter_rebound_in_dead_code_after_break, [1.65], 0),
+    (missing_key_of_a_dict_parameter, [0.4, {"b": V3, "type": M3}], (0, 1)),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)

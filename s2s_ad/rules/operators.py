@@ -104,6 +104,12 @@ def pop(z, items, index):
     d[items] += rt.unpop(d[z], items, index)
 
 
+@adjoint(rt.get_other)
+def get_other(z, default, items, key):
+    d[items] += rt.unget_other(d[z], items)
+    d[default] += rt.unget_default(d[z], items)
+
+
 @adjoint(rt.sync_transposed)
 def sync_transposed(z, base, view):
     d[view] += np.transpose(d[z])
@@ -145,5 +151,5 @@ def T(z, self):
     d[self] += np.transpose(d[z])
 
 
-nondifferentiable(rt.enter, rt.exit, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.check_unpack, rt.same_length, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.enter, rt.exit, rt.has_key, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.check_unpack, rt.same_length, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

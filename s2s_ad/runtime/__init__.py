@@ -84,8 +84,8 @@ from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
-from .sequences import (join, repeat_items, sort_like, unjoin, unrepeat_items, unsort_like,
-                        unsorted)
+from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
+                        unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 
 

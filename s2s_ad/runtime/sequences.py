@@ -10,12 +10,17 @@ repeated one's sums its copies, and anything else is NumPy arithmetic.
 `sorted(xs)` and `xs.sort()` (`sort_like`) give each sorted item's adjoint
 back to the place it came from, found by sorting the positions again with
 the same key and direction (Python's sort is stable, so ties agree).
+`d.get(key, default)` is lowered to `d[key] if has_key(d, key) else
+get_other(default, d, key)`: an item of the dict, or the default itself
+(an alias of it, to the alias analysis).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .core import Seq, _rows, unbroadcast
+from ..errors import UnsupportedValueError
+from .core import Seq, Tree, _rows, unbroadcast, zeros_like
+from .origins import origin
 
 
 def join(a, b):
@@ -99,3 +104,36 @@ def unsorted(g, items, key=None, reverse=False):
         return np.stack([np.broadcast_to(b, np.shape(v)) for b, v in zip(back, values)]) \
             if values else np.zeros(items.shape)
     return Seq(back)
+
+
+def has_key(items, key) -> bool:
+    """Whether `items.get(key, ...)` reads `items[key]`: a dict holding it."""
+    return isinstance(items, dict) and key in items
+
+
+def get_other(default, items, key):
+    """`items.get(key, default)` where `has_key` is false: the default for
+    a dict, else whatever the object's own `get` returns."""
+    return default if isinstance(items, dict) else items.get(key, default)
+
+
+def unget_other(g, items):
+    """The adjoint of the `items` of `get_other`: none for a dict (the key
+    was missing)."""
+    _only_a_dict(items)
+    return Tree((k, zeros_like(v)) for k, v in items.items())
+
+
+def unget_default(g, items):
+    """The adjoint of the default of `get_other`: all of `g` for a dict."""
+    _only_a_dict(items)
+    return g
+
+
+def _only_a_dict(items) -> None:
+    if not isinstance(items, dict):
+        raise UnsupportedValueError(
+            f"s2s_ad differentiates `.get` of a dict, and this is a {type(items).__name__} "
+            "whose `get` it cannot see into", origin(),
+            hint="index it, or wrap the call in stop_gradient(...) if no gradient "
+                 "should flow through it")

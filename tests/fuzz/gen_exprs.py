@@ -368,6 +368,8 @@ def container_read(g: Gen, sc: Scope, kind: str):
     for var in sc.of("D"):
         if var.info.elem == kind:
             options.append(f"{var.name}[{g.pick(var.info.keys)!r}]")
+            options.append(f"{var.name}.get({g.pick(var.info.keys)!r})")
+            options.append(f"{var.name}.get('absent', {leaf(g, sc, kind)})")
     for var in sc.of("T"):
         options += [f"{var.name}[{j}]" for j, k in enumerate(var.info) if k == kind]
     return g.pick(options) if options else None
