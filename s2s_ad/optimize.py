@@ -111,20 +111,27 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     (`d_t1 = da2; da0 = d_t1 * x` -> `da0 = da2 * x`, no adjoint left named
     after a temporary inlining removed)."""
     loads: dict = {}
+    counts: dict = {}
     for node in traversal.names(fdef):
-        if type(node.ctx) is gast.Load:
+        kind = type(node.ctx)
+        if kind is gast.Load:
             loads[node.id] = loads.get(node.id, 0) + 1
-    counts = scopes.store_counts(fdef)
+        elif kind is gast.Store:
+            counts[node.id] = counts.get(node.id, 0) + 1
     grown: set = set()      # names given more reads here: `loads` is stale for them
     removed: set = set()    # copies removed here
     deferred = False        # a copy of a removed copy waits for the next round
     for body in _blocks(fdef.body):
         pending: dict = {}      # b -> [its copy, a, reads seen, readers, open]
+        sources: dict = {}      # a -> the pending b copying it
         for stmt, owner in list(astutil.flat(body)):
-            _follow_copies(stmt, pending)
+            if pending:
+                _follow_copies(stmt, pending, sources)
             if scopes.is_simple_assign(stmt) and type(stmt.value) is gast.Name and \
                     stmt.targets[0].id in disposable and counts.get(stmt.targets[0].id) == 1:
-                pending[stmt.targets[0].id] = [(stmt, owner), stmt.value.id, 0, [], True]
+                b, a = stmt.targets[0].id, stmt.value.id
+                pending[b] = [(stmt, owner), a, 0, [], True]
+                sources.setdefault(a, set()).add(b)
         for b, (copy, a, seen, readers, _) in pending.items():
             if a in removed:
                 deferred = True
@@ -138,29 +145,31 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     return bool(removed), deferred
 
 
-def _follow_copies(stmt, pending: dict) -> None:
+def _follow_copies(stmt, pending: dict, sources: dict) -> None:
     """Note `stmt`'s reads of the pending copies' names, and close a copy
-    whose source `stmt` rebinds (a later read of it makes it stay; so does
-    a read inside a compound statement that also rebinds the source)."""
-    if not pending:
-        return
+    whose source or name `stmt` rebinds (a later read of it makes it stay;
+    so does a read inside a compound statement that also rebinds it)."""
     reads: dict = {}
     bound = set()
     for node in traversal.names(stmt):
         if type(node.ctx) is gast.Load:
-            reads[node.id] = reads.get(node.id, 0) + 1
+            if node.id in pending:
+                reads[node.id] = reads.get(node.id, 0) + 1
         else:
             bound.add(node.id)
+    closed = {b for name in bound for b in sources.get(name, ())} | (bound & pending.keys())
     simple = isinstance(stmt, (gast.Assign, gast.AugAssign))   # reads, then binds
-    for b, entry in list(pending.items()):
-        if b in reads:
-            if not entry[4] or (not simple and (entry[1] in bound or b in bound)):
-                del pending[b]
-                continue
-            entry[2] += reads[b]
-            entry[3].append(stmt)
-        if entry[1] in bound or b in bound:
-            entry[4] = False
+    for b, count in reads.items():
+        entry = pending[b]
+        if not entry[4] or (not simple and b in closed):
+            del pending[b]
+            sources[entry[1]].discard(b)
+            continue
+        entry[2] += count
+        entry[3].append(stmt)
+    for b in closed:
+        if b in pending:
+            pending[b][4] = False
 
 
 def _blocks(body: list):
