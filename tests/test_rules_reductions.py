@@ -28,6 +28,9 @@ MNAN[0, 1] = MNAN[2, 2] = np.nan
 W4 = rng.uniform(0.5, 2.0, 4)
 WM = rng.uniform(0.5, 2.0, (3, 4))
 AX = (0, 2)                                 # an axis known only at run time
+KEEP = np.array([[True, False, True, True], [False, False, True, True],
+                 [True, False, False, True]])          # column 1 masked out
+KEEP_ROW = np.array([True, False, True, False])
 
 CASES = [
     # sum
@@ -103,6 +106,17 @@ CASES = [
     (lambda x: wsum(np.cumprod(x, axis=1)), [MZ]),
     (lambda x: wsum(np.cumprod(x, axis=0)), [MZ]),
     (lambda x: wsum(np.cumprod(x)), [MZ]),
+    # where= and initial= (a fixed mask; one column masked out entirely)
+    (lambda x: wsum(np.sum(x, where=KEEP)), [M]),
+    (lambda x: wsum(np.sum(x, axis=0, where=KEEP, initial=1.5)), [M]),
+    (lambda x: wsum(x.sum(axis=1, where=KEEP_ROW)), [M]),
+    (lambda x: wsum(np.mean(x, axis=1, where=KEEP)), [M]),
+    (lambda x: wsum(x.mean(axis=0, keepdims=True, where=KEEP_ROW[None, :] | True)), [M]),
+    (lambda x: wsum(np.max(x, axis=0, where=KEEP, initial=-5.0)), [M]),
+    (lambda x: wsum(np.max(x, axis=1, initial=0.2)), [M]),
+    (lambda x: wsum(np.min(x, where=KEEP, initial=5.0)), [M]),
+    (lambda x: wsum(x.min(axis=1, keepdims=True, initial=-0.1)), [M]),
+    (lambda x: wsum(np.amax(x, initial=10.0)), [V]),
 ]
 
 
@@ -162,13 +176,33 @@ def test_logsumexp_pattern():
     assert "reduced_mask" not in ad.source(ad.grad(lse_weighted))   # no adjoint of max
 
 
-def sum_where(x):
-    return np.sum(x, where=x > 0)
+def prod_where(x):
+    return np.prod(x, where=x > 0)
 
 
 def test_unsupported_parameters_are_rejected_at_compile_time():
     with pytest.raises(ad.RuleError, match="where"):
-        ad.grad(sum_where)(M)
+        ad.grad(prod_where)(M)
+
+
+def floored(x, floor):
+    return np.sum(np.max(x, axis=1, initial=floor)) + np.sum(x, initial=floor)
+
+
+def masked_mean(x, keep):
+    return np.mean(x * x, where=keep)
+
+
+def test_initial_and_where_carry_gradients_where_they_decide():
+    # row maxima above the floor come from x, the others are the floor
+    x = np.array([[0.1, 0.4, -0.2], [-1.0, -0.3, -0.6]])
+    check_grad(floored, [x, 0.2], wrt=(0, 1))
+    dx, dfloor = ad.grad(floored, wrt=(0, 1))(x, 0.2)
+    np.testing.assert_array_equal(dx, [[1.0, 2.0, 1.0], [1.0, 1.0, 1.0]])
+    assert dfloor == 2.0                # the second row's max, and the sum's initial
+    keep = np.array([[True, False, True], [False, False, True]])
+    check_grad(masked_mean, [x, keep])
+    np.testing.assert_allclose(ad.grad(masked_mean)(x, keep), 2 * x * keep / 3)
 
 
 # -- a list display mixing literals and active values -----------------------------

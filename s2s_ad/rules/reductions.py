@@ -5,10 +5,13 @@ Conventions:
   first gives the result's adjoint back its reduced axes (`g`), so that it
   broadcasts against the operand: the `if` folds at compile time when `axis`
   and `keepdims` are literals.
-- A template lists only the parameters its gradient honours (`out=`,
-  `initial=`, `where=`, ... are left out, so a call using them is rejected at
-  compile time instead of getting a wrong gradient); parameters after a left
-  out one are keyword-only.
+- A template lists only the parameters its gradient honours (`out=`, and
+  `initial=`/`where=` outside sum, mean, max and min, are left out, so a call
+  using them is rejected at compile time instead of getting a wrong
+  gradient); parameters after a left out one are keyword-only.
+- `where=` masks the gradient as it masks the reduction; `sum`'s `initial`
+  gets the whole adjoint, and `max`/`min`'s where no element attains the
+  result (an element equal to it takes it instead).
 - `max`/`min` (and `ptp`, `norm(ord=inf)`) split the gradient equally between
   tied extrema, as JAX does.  `median` gives its middle element (or each of
   the middle two, half each) the gradient.
@@ -27,12 +30,15 @@ d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
 @adjoint(np.sum, Method("sum"), shape=REDUCTION)
-def sum(z, a, axis=None, dtype=None, *, keepdims=False):
+def sum(z, a, axis=None, dtype=None, *, keepdims=False, initial=0, where=True):
     if axis is None or keepdims:
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
+    if where is not True:
+        g = np.where(where, g, 0.0)
     d[a] += np.full_like(a, g)
+    d[initial] += rt.unbroadcast(d[z], initial)
 
 
 @adjoint(np.nansum, shape=REDUCTION)
@@ -45,12 +51,16 @@ def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
 
 
 @adjoint(np.mean, Method("mean"), shape=REDUCTION)
-def mean(z, a, axis=None, dtype=None, *, keepdims=False):
+def mean(z, a, axis=None, dtype=None, *, keepdims=False, where=True):
     if axis is None or keepdims:
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    d[a] += np.full_like(a, g * (np.size(z) / max(np.size(a), 1)))   # (an empty a: no gradient)
+    if where is True:
+        share = np.size(z) / max(np.size(a), 1)     # (an empty a: no gradient)
+    else:
+        share = rt.where_share(where, a, axis)
+    d[a] += np.full_like(a, g * share)
 
 
 @adjoint(np.nanmean, shape=REDUCTION)
@@ -88,12 +98,17 @@ def prod(z, a, axis=None, dtype=None, *, keepdims=False):
 
 @adjoint(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"),
          shape=REDUCTION)
-def extremum(z, a, axis=None, *, keepdims=False):
+def extremum(z, a, axis=None, *, keepdims=False, initial=None, where=True):
     if axis is None or keepdims:
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    d[a] += g * rt.reduced_mask(a, z, axis, keepdims)
+    share = rt.reduced_mask_where(a, z, axis, keepdims, where)
+    if initial is None:
+        if where is True:
+            share = rt.reduced_mask(a, z, axis, keepdims)
+    d[a] += g * share
+    d[initial] += rt.initial_share(d[z], a, z, axis, keepdims, where)
 
 
 @adjoint(np.ptp, shape=REDUCTION)

@@ -22,6 +22,30 @@ def reduced_mask(x, z, axis=None, keepdims=False):
     return mask / mask.sum(axis=axis, keepdims=True)
 
 
+def reduced_mask_where(x, z, axis=None, keepdims=False, where=True):
+    """`reduced_mask` for a max/min over the elements `where` selects: no
+    element gets any where the result is the reduction's `initial`."""
+    if axis is not None and not keepdims:
+        z = np.expand_dims(z, _axes(axis, np.ndim(x)))
+    mask = np.logical_and(x == z, where).astype(_float_dtype(x))
+    return mask / np.maximum(mask.sum(axis=axis, keepdims=True), 1)
+
+
+def initial_share(g, x, z, axis=None, keepdims=False, where=True):
+    """The adjoint of a max/min's `initial` from `g`, that of its result:
+    the results no selected element attains are the initial's."""
+    zk = z if axis is None or keepdims else np.expand_dims(z, _axes(axis, np.ndim(x)))
+    attained = np.any(np.logical_and(x == zk, where), axis=axis, keepdims=keepdims)
+    return np.sum(np.where(attained, 0.0, g))
+
+
+def where_share(where, x, axis=None):
+    """Each element's share of a `np.mean(x, axis, where=where)`: 1/count of
+    the selected elements of its slice, 0 for one not selected."""
+    selected = np.broadcast_to(where, np.shape(x)).astype(_float_dtype(x))
+    return selected / selected.sum(axis=axis, keepdims=True)
+
+
 def prod_others(a, axis=None):
     """For each element, the product of the others along `axis` (zeros safe)."""
     a = np.asarray(a)
