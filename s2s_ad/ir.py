@@ -55,7 +55,7 @@ CLOSURE, GLOBAL, IMPORTED = "closure", "global", "imported"
 
 # Names that normalized code uses to call s2s_ad's own primitives and the
 # builtins (they never appear in generated source: the reverse transform
-# prints them as imports, see reverse_names.py).
+# prints them as imports, see reverse_plan.py).
 RUNTIME, OPERATORS, NUMPY = "__s2s_ad_rt__", "__s2s_ad_op__", "__s2s_ad_np__"
 _RESERVED = {RUNTIME: runtime, OPERATORS: operator, NUMPY: numpy, BUILTINS: builtins}
 

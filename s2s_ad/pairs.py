@@ -27,7 +27,7 @@ from . import astutil, scopes, traversal
 def split_pair(fdef: gast.FunctionDef, names: tuple, seed_param: str):
     """(forward def, backward def) of a pair-mode adjoint function; `names`
     are (forward name, backward name, saved-state parameter), fresh names
-    from the function's `Namer` (see reverse_names.py)."""
+    from the function's `Namer` (see reverse_plan.py)."""
     fwd_name, bwd_name, saved_param = names
     body = fdef.body
     cut = next(i for i, s in enumerate(body) if isinstance(s, astutil.Split))

@@ -1,4 +1,5 @@
-"""The forward sweep of an adjoint function (a mixin of reverse._Reverser).
+"""The forward sweep of an adjoint function (functions of the reverse
+transform's `Plan`, reverse_plan.py).
 
 The primal's statements, in order, plus what the reverse sweep needs:
 - before an assignment in `Facts.recorded`, its target's old value is saved
@@ -19,209 +20,215 @@ from . import astutil, runtime, scopes, traversal
 from .errors import InternalError, UnsupportedSyntaxError
 from .rules import registry
 from .ir import CALL, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
+from .reverse_plan import Plan, imported
 
 
-class ForwardSweep:
-    """Relies on the reverser's `prims`, `facts`, `namer`, `depth`, `saves`,
-    `counters`, `unbound`, `calls`, `req`, `src`, `params`, `pair_names`
-    and `_import`."""
-
-    def forward(self, body: list) -> list:
-        out = []
-        for stmt in body:
-            if isinstance(stmt, gast.Assign):
-                out.extend(self._check_mutating_call(stmt))
-                out.extend(self._record(stmt))
-                out.extend(self._forward_assign(stmt))
-            elif isinstance(stmt, gast.If):
-                self.branches += 1
-                body, orelse = self.forward(stmt.body), self.forward(stmt.orelse)
-                self.branches -= 1
-                if body or orelse:
-                    out.append(astutil.if_(astutil.clone(stmt.test), body or [astutil.pass_()],
-                                           orelse))
-            elif isinstance(stmt, (gast.For, gast.While)):
-                out.extend(self._forward_loop(stmt))
-            else:
-                out.extend(self._check_mutating_call(stmt))
-                out.append(astutil.clone(stmt))
-        return out
-
-    def _check_mutating_call(self, stmt) -> list:
-        """A helper that updates an argument in place.  Its adjoint pair
-        works on a copy, so the caller must not see the argument (a fresh
-        temporary is fine); a call that is not differentiated must not
-        change a varied one.  Where it surely would, a located error; where
-        it only augments the parameter (`p += v`, in place only for an
-        array, list or dict), a check before the call that raises one then."""
-        prim = self.prims.get(stmt)
-        varied = self.facts.varied_before.get(stmt, frozenset())
-        if prim is not None and prim.writes & varied:
-            name = sorted(prim.writes & varied)[0]
-            raise UnsupportedSyntaxError(
-                f"a function called here may update `{name}` in place, inside an "
-                "expression s2s_ad does not differentiate (`stop_gradient(...)` or a "
-                "call declared non-differentiable); its gradient would miss the update",
-                self.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
-        if prim is not None and prim.kind == DYNAMIC and stmt not in self.facts.active \
-                and not prim.pure:
-            self._check_dynamic_call(stmt, prim, varied)
-        if prim is None or prim.kind != CALL:
-            return []
-        return self._mutated_arguments(stmt, prim, varied)
-
-    def _mutated_arguments(self, stmt, prim, varied) -> list:
-        """For a call of a user function that updates an argument in place:
-        a located error if it surely changes a name the caller may read, or
-        the checks (`rt.copy`) before an augmenting call that raise one."""
-        # an undifferentiated call given a varied argument may write it into
-        # another one, which a later read would need the gradient of
-        passed = {n for node in prim.binding.values() for n in names_of(node)}
-        seen = self.norm.locals if stmt in self.facts.active or passed & varied \
-            else varied
-        checks = []
-        related = self.norm.passes.get(stmt, {})    # e.g. a temporary bound to `x`
-        for param in sorted(prim.mutates | prim.augments):
-            names = sorted({m for n in names_of(prim.binding.get(param))
-                            for m in related.get(n, {n}) if m in seen})
-            if not names:
-                continue
-            loc = self.src.locate(stmt)
-            if param in prim.mutates:
-                raise UnsupportedSyntaxError(_mutation_message(prim, param), loc,
-                                             hint=_MUTATION_HINT.format(prim.key.__name__))
-            where = (prim.key.__qualname__, param, loc.filename, loc.line, loc.col,
-                     loc.source_line)
-            # a name related to the argument may be bound on another path only
-            self.unbound.update(set(names) - set(names_of(prim.binding.get(param))) -
-                                self.params)
-            checks += [astutil.expr_stmt(astutil.call(f"{self._rt}.copy", [
-                astutil.name(n), astutil.const(where)])) for n in names]
-        return checks
-
-    def _check_dynamic_call(self, stmt, prim, varied) -> None:
-        """A call resolved only at run time whose result is not
-        differentiated (an active call's pair checks itself) must not be
-        able to update a value that carries a gradient: an argument, or the
-        object whose method it is, by a method that updates its receiver
-        (`xs.reverse()`)."""
-        func = stmt.value.func
-        receiver = func.value.id if isinstance(func, gast.Attribute) and \
-            isinstance(func.value, gast.Name) else None
-        if receiver in varied and func.attr in MUTATING_METHODS:
-            what, name = (f"`{receiver}`", receiver) if receiver in self.src.user_names \
-                else ("the value whose method it is", "xs")
-            raise UnsupportedSyntaxError(
-                f"the method `{func.attr}` may update {what} in place, which carries "
-                "a gradient, and s2s_ad has no derivative for it", self.src.locate(stmt),
-                hint=f"bind a new value instead (e.g. `{name} = {name}[::-1]`, "
-                     f"`{name} = sorted({name})`, `{name} = []`)")
-        if {n for node in prim.binding.values() for n in names_of(node)} & varied:
-            raise UnsupportedSyntaxError(
-                f"`{astutil.unparse(func)}` is a function value whose result is "
-                "not differentiated, called with an argument that carries a gradient; "
-                "s2s_ad cannot see whether it updates that argument in place",
-                self.src.locate(stmt), hint="pass a copy, or wrap the call in "
-                "stop_gradient(...)")
-
-    def _forward_assign(self, stmt) -> list:
-        """The statement itself, or for an active call of a user function,
-        `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
-        prim = self.prims[stmt]
-        if prim.is_sync:                    # done by the update through the view
-            return []
-        if prim.inplace:
-            return [_inplace_statement(stmt, prim)]
-        if prim.key is runtime.mutated:     # print the user's own call
-            return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
-        if not calls_pair(prim, stmt, self.facts):
-            return [astutil.clone(stmt)]
-        varied = self.facts.varied_before[stmt]
-        variant = prim.variant(varied)
-        call = astutil.clone(stmt.value)
-        if prim.kind == DYNAMIC:
-            if set(scopes.load_names(call.func)) & varied:
-                raise prim.problem          # the function value carries a gradient
-            call.args.insert(0, call.func)
-        ref = self.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
-                             self.src.locate(stmt))
-        stem = _stem(call.args[0]) if prim.kind == DYNAMIC else prim.key.__name__
-        if ref.site is not None:        # found when the call runs (dispatch.py)
-            fwd = self._import(stem + "_call", ref.site)
-            bwd = fwd + ".backward"
-        elif ref.objects is None:       # recursion: this pair's own defs
-            fwd, bwd = self.pair_names[:2]
+def forward(plan: Plan, body: list) -> list:
+    out = []
+    for stmt in body:
+        if isinstance(stmt, gast.Assign):
+            out.extend(_check_mutating_call(plan, stmt))
+            out.extend(_record(plan, stmt))
+            out.extend(_forward_assign(plan, stmt))
+        elif isinstance(stmt, gast.If):
+            plan.branches += 1
+            body, orelse = forward(plan, stmt.body), forward(plan, stmt.orelse)
+            plan.branches -= 1
+            if body or orelse:
+                out.append(astutil.if_(astutil.clone(stmt.test), body or [astutil.pass_()],
+                                       orelse))
+        elif isinstance(stmt, (gast.For, gast.While)):
+            out.extend(_forward_loop(plan, stmt))
         else:
-            fwd, bwd = self._import(ref.fwd, ref.objects[0]), self._import(ref.bwd, ref.objects[1])
-        saved = self.namer.fresh(stem + "_saved")
-        self.calls[stmt] = (saved, bwd, variant)
-        call.func = astutil.name(fwd)
-        target = astutil.tuple_([astutil.name(stmt.targets[0].id, store=True),
-                                 astutil.name(saved, store=True)], store=True)
-        out = [astutil.assign(target, call)]
-        if self.depth:
-            out.append(self._push(saved))
-        return out
+            out.extend(_check_mutating_call(plan, stmt))
+            out.append(astutil.clone(stmt))
+    return out
 
-    def _push(self, value) -> gast.stmt:
-        value = astutil.name(value) if isinstance(value, str) else value
-        return astutil.expr_stmt(astutil.call(
-            astutil.attribute(astutil.name(self._tape()), "append"), [value]))
 
-    def _record(self, stmt) -> list:
-        if stmt not in self.facts.recorded:
-            return []
-        target = stmt.targets[0].id
-        prim = self.prims[stmt]
-        value = astutil.name(target)
-        if prim.inplace:        # the old value is destroyed in place: copy it
-            value = astutil.call(f"{self._rt}.snapshot", [value] + index_of(prim))
-        if target not in self.params and (self.depth or self.branches):
-            self.unbound.add(target)        # may be saved before it is first bound
-        if self.depth == 0:
-            save = self.namer.fresh(target + "_old")
-            self.saves[stmt] = save
-            return [astutil.assign(save, value)]
-        return [self._push(value)]
+def _check_mutating_call(plan: Plan, stmt) -> list:
+    """A helper that updates an argument in place.  Its adjoint pair
+    works on a copy, so the caller must not see the argument (a fresh
+    temporary is fine); a call that is not differentiated must not
+    change a varied one.  Where it surely would, a located error; where
+    it only augments the parameter (`p += v`, in place only for an
+    array, list or dict), a check before the call that raises one then."""
+    prim = plan.prims.get(stmt)
+    varied = plan.facts.varied_before.get(stmt, frozenset())
+    if prim is not None and prim.writes & varied:
+        name = sorted(prim.writes & varied)[0]
+        raise UnsupportedSyntaxError(
+            f"a function called here may update `{name}` in place, inside an "
+            "expression s2s_ad does not differentiate (`stop_gradient(...)` or a "
+            "call declared non-differentiable); its gradient would miss the update",
+            plan.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
+    if prim is not None and prim.kind == DYNAMIC and stmt not in plan.facts.active \
+            and not prim.pure:
+        _check_dynamic_call(plan, stmt, prim, varied)
+    if prim is None or prim.kind != CALL:
+        return []
+    return _mutated_arguments(plan, stmt, prim, varied)
 
-    def _tape(self) -> str:
-        if self.tape is None:
-            self.tape = self.namer.fresh("tape")
-        return self.tape
 
-    def _forward_loop(self, loop) -> list:
-        self.depth += 1
-        body = self.forward(loop.body)
-        self.depth -= 1
-        pre = []
-        if self._needs_counter(loop):
-            counter = self.namer.fresh("trips")
-            self.counters[loop] = counter
-            pre.append(astutil.assign(counter, astutil.const(0)))
-            body.insert(0, astutil.assign(counter, astutil.binop(
-                astutil.name(counter), gast.Add, astutil.const(1))))
-        if isinstance(loop, gast.For):
-            new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
-        else:
-            new = astutil.while_(astutil.clone(loop.test), body)
-        post = []
-        if loop in self.counters and self.depth:
-            post.append(self._push(self.counters[loop]))   # one count per outer trip
-        return pre + [new] + post
+def _mutated_arguments(plan: Plan, stmt, prim, varied) -> list:
+    """For a call of a user function that updates an argument in place:
+    a located error if it surely changes a name the caller may read, or
+    the checks (`rt.copy`) before an augmenting call that raise one."""
+    # an undifferentiated call given a varied argument may write it into
+    # another one, which a later read would need the gradient of
+    passed = {n for node in prim.binding.values() for n in names_of(node)}
+    seen = plan.norm.locals if stmt in plan.facts.active or passed & varied \
+        else varied
+    checks = []
+    related = plan.norm.passes.get(stmt, {})    # e.g. a temporary bound to `x`
+    for param in sorted(prim.mutates | prim.augments):
+        names = sorted({m for n in names_of(prim.binding.get(param))
+                        for m in related.get(n, {n}) if m in seen})
+        if not names:
+            continue
+        loc = plan.src.locate(stmt)
+        if param in prim.mutates:
+            raise UnsupportedSyntaxError(_mutation_message(prim, param), loc,
+                                         hint=_MUTATION_HINT.format(prim.key.__name__))
+        where = (prim.key.__qualname__, param, loc.filename, loc.line, loc.col,
+                 loc.source_line)
+        # a name related to the argument may be bound on another path only
+        plan.unbound.update(set(names) - set(names_of(prim.binding.get(param))) -
+                            plan.params)
+        checks += [astutil.expr_stmt(astutil.call(f"{plan.rt}.copy", [
+            astutil.name(n), astutil.const(where)])) for n in names]
+    return checks
 
-    def _needs_counter(self, loop) -> bool:
-        if not self._loop_reversed(loop):
-            return False
-        return isinstance(loop, gast.While) or _has_break(loop.body)
 
-    def _loop_reversed(self, loop) -> bool:
-        """A loop is reversed iff its body has active or recorded statements,
-        or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
-        facts = self.facts
-        for stmt in traversal.walk(loop):
-            if stmt in facts.active or stmt in facts.recorded or stmt in facts.kills:
-                return True
+def _check_dynamic_call(plan: Plan, stmt, prim, varied) -> None:
+    """A call resolved only at run time whose result is not
+    differentiated (an active call's pair checks itself) must not be
+    able to update a value that carries a gradient: an argument, or the
+    object whose method it is, by a method that updates its receiver
+    (`xs.reverse()`)."""
+    func = stmt.value.func
+    receiver = func.value.id if isinstance(func, gast.Attribute) and \
+        isinstance(func.value, gast.Name) else None
+    if receiver in varied and func.attr in MUTATING_METHODS:
+        what, name = (f"`{receiver}`", receiver) if receiver in plan.src.user_names \
+            else ("the value whose method it is", "xs")
+        raise UnsupportedSyntaxError(
+            f"the method `{func.attr}` may update {what} in place, which carries "
+            "a gradient, and s2s_ad has no derivative for it", plan.src.locate(stmt),
+            hint=f"bind a new value instead (e.g. `{name} = {name}[::-1]`, "
+                 f"`{name} = sorted({name})`, `{name} = []`)")
+    if {n for node in prim.binding.values() for n in names_of(node)} & varied:
+        raise UnsupportedSyntaxError(
+            f"`{astutil.unparse(func)}` is a function value whose result is "
+            "not differentiated, called with an argument that carries a gradient; "
+            "s2s_ad cannot see whether it updates that argument in place",
+            plan.src.locate(stmt), hint="pass a copy, or wrap the call in "
+            "stop_gradient(...)")
+
+
+def _forward_assign(plan: Plan, stmt) -> list:
+    """The statement itself, or for an active call of a user function,
+    `y, saved = g_fwd(...)` (and `saved` taped inside loops)."""
+    prim = plan.prims[stmt]
+    if prim.is_sync:                    # done by the update through the view
+        return []
+    if prim.inplace:
+        return [_inplace_statement(stmt, prim)]
+    if prim.key is runtime.mutated:     # print the user's own call
+        return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
+    if not calls_pair(prim, stmt, plan.facts):
+        return [astutil.clone(stmt)]
+    varied = plan.facts.varied_before[stmt]
+    variant = prim.variant(varied)
+    call = astutil.clone(stmt.value)
+    if prim.kind == DYNAMIC:
+        if set(scopes.load_names(call.func)) & varied:
+            raise prim.problem          # the function value carries a gradient
+        call.args.insert(0, call.func)
+    ref = plan.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
+                         plan.src.locate(stmt))
+    stem = _stem(call.args[0]) if prim.kind == DYNAMIC else prim.key.__name__
+    if ref.site is not None:        # found when the call runs (dispatch.py)
+        fwd = imported(plan, stem + "_call", ref.site)
+        bwd = fwd + ".backward"
+    elif ref.objects is None:       # recursion: this pair's own defs
+        fwd, bwd = plan.pair_names[:2]
+    else:
+        fwd, bwd = imported(plan, ref.fwd, ref.objects[0]), imported(plan, ref.bwd, ref.objects[1])
+    saved = plan.namer.fresh(stem + "_saved")
+    plan.calls[stmt] = (saved, bwd, variant)
+    call.func = astutil.name(fwd)
+    target = astutil.tuple_([astutil.name(stmt.targets[0].id, store=True),
+                             astutil.name(saved, store=True)], store=True)
+    out = [astutil.assign(target, call)]
+    if plan.depth:
+        out.append(push(plan, saved))
+    return out
+
+
+def push(plan: Plan, value) -> gast.stmt:
+    value = astutil.name(value) if isinstance(value, str) else value
+    return astutil.expr_stmt(astutil.call(
+        astutil.attribute(astutil.name(tape_name(plan)), "append"), [value]))
+
+
+def _record(plan: Plan, stmt) -> list:
+    if stmt not in plan.facts.recorded:
+        return []
+    target = stmt.targets[0].id
+    prim = plan.prims[stmt]
+    value = astutil.name(target)
+    if prim.inplace:        # the old value is destroyed in place: copy it
+        value = astutil.call(f"{plan.rt}.snapshot", [value] + index_of(prim))
+    if target not in plan.params and (plan.depth or plan.branches):
+        plan.unbound.add(target)        # may be saved before it is first bound
+    if plan.depth == 0:
+        save = plan.namer.fresh(target + "_old")
+        plan.saves[stmt] = save
+        return [astutil.assign(save, value)]
+    return [push(plan, value)]
+
+
+def tape_name(plan: Plan) -> str:
+    if plan.tape is None:
+        plan.tape = plan.namer.fresh("tape")
+    return plan.tape
+
+
+def _forward_loop(plan: Plan, loop) -> list:
+    plan.depth += 1
+    body = forward(plan, loop.body)
+    plan.depth -= 1
+    pre = []
+    if _needs_counter(plan, loop):
+        counter = plan.namer.fresh("trips")
+        plan.counters[loop] = counter
+        pre.append(astutil.assign(counter, astutil.const(0)))
+        body.insert(0, astutil.assign(counter, astutil.binop(
+            astutil.name(counter), gast.Add, astutil.const(1))))
+    if isinstance(loop, gast.For):
+        new = astutil.for_(loop.target.id, astutil.clone(loop.iter), body)
+    else:
+        new = astutil.while_(astutil.clone(loop.test), body)
+    post = []
+    if loop in plan.counters and plan.depth:
+        post.append(push(plan, plan.counters[loop]))   # one count per outer trip
+    return pre + [new] + post
+
+
+def _needs_counter(plan: Plan, loop) -> bool:
+    if not loop_reversed(plan, loop):
         return False
+    return isinstance(loop, gast.While) or _has_break(loop.body)
+
+
+def loop_reversed(plan: Plan, loop) -> bool:
+    """A loop is reversed iff its body has active or recorded statements,
+    or statements that kill an adjoint (`v = 0.5` zeroes `dv`)."""
+    facts = plan.facts
+    for stmt in traversal.walk(loop):
+        if stmt in facts.active or stmt in facts.recorded or stmt in facts.kills:
+            return True
+    return False
 
 
 _SLOTTED = (runtime.setitem, *runtime.SCATTERS.values())      # update only x[index]
