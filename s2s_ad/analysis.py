@@ -27,11 +27,11 @@ import gast
 
 from . import astutil, scopes, shapes, traversal
 from .dataflow import State, Walk
-from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim
+from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim, ShapeFacts
 
 def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
-    facts = Facts(spread=spread)
+    facts = Facts(shapes=ShapeFacts(spread=spread))
     _varied(body, prims, wrt, facts)
     useful_after = _useful(body, prims, outputs, facts)
     for stmt in scopes.assignments(body):
@@ -45,7 +45,7 @@ def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
     shapes.shape_classes(body, prims, wrt, facts)
     stored = {n.id for n in traversal.walk(astutil.module(body))
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    facts.stable = frozenset(wrt) - stored
+    facts.shapes.stable = frozenset(wrt) - stored
     if spread:
         shapes.compact(body, prims, facts)
     _recorded(body, prims, wrt, facts, useful_after, shares or {}, heirs or {})
@@ -234,11 +234,11 @@ def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
     reads = set(reads)
     if prim.kind == RULE and prim.rule.elementwise:
         # un-broadcasting reads a varied operand's shape unless proven equal
-        same = facts.same_shape.get(stmt, State())
-        reads |= {facts.witness(stmt, n) for n in prim.operands
+        same = facts.shapes.same_shape.get(stmt, State())
+        reads |= {facts.shapes.witness(stmt, n) for n in prim.operands
                   if n in varied and n not in same}
-    if stmt in facts.expand or stmt in facts.needs_full:    # reads z's shape
-        witness = facts.witness(stmt, target)
+    if stmt in facts.shapes.expand or stmt in facts.shapes.needs_full:    # reads z's shape
+        witness = facts.shapes.witness(stmt, target)
         reads_result |= witness == target
         reads |= {witness} - {target}
     return State(reads), reads_result

@@ -13,7 +13,7 @@ stage can be read, printed (`s2s-ad dump --stage`) and replaced alone:
   normalization keeps verbatim and the primitives take for constants;
 - `Normalized`: the A-normal-form function and its alias tables;
 - `Prim`: what one ANF assignment computes (its kind, `COPY` ... `CALL`);
-- `Facts`: the analyses' results;
+- `Facts` and its `ShapeFacts`: the analyses' results;
 - `Request`, `PairRef`, `Adjoint`: what the reverse transform is asked
   for and returns;
 - `Block` and `Split` (gast statements, built in astutil): the structure
@@ -40,8 +40,8 @@ from .errors import Location, S2SADError
 from .naming import BUILTINS, Namer
 from .rules import registry, stop_gradient_like
 
-__all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split",
-           "Source", "Normalized", "Prim", "Facts", "Request", "PairRef", "Adjoint",
+__all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split", "Source",
+           "Normalized", "Prim", "Facts", "ShapeFacts", "Request", "PairRef", "Adjoint",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
            "names_of", "with_marker", "Star", "StarStar", "member"]
@@ -333,15 +333,11 @@ def names_of(node) -> list[str]:
 
 # -- analysis ------------------------------------------------------------------
 @dataclass
-class Facts:
-    """The analyses' side tables for one function (analysis.py for activity
-    and recording, shapes.py for shape classes and compact adjoints)."""
+class ShapeFacts:
+    """What shapes.py finds: shape classes, and where adjoints may stay
+    compact (smaller than their value, standing for its broadcast)."""
 
-    active: set = field(default_factory=set)               # stmt
-    varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
-    recorded: set = field(default_factory=set)             # stmt
     same_shape: dict = field(default_factory=dict)         # stmt -> frozenset of names
-    varied_out: frozenset = frozenset()                    # varied at the return
     shape_out: dict = field(default_factory=dict)          # name -> class at the return
     scalars: set = field(default_factory=set)              # names only ever bound to scalars
     classes: dict = field(default_factory=dict)            # stmt -> {name: class}
@@ -350,8 +346,6 @@ class Facts:
     expand: set = field(default_factory=set)               # stmt: spread d[target] first
     needs_full: dict = field(default_factory=dict)         # stmt -> operands: see compact
     in_loops: frozenset = frozenset()                      # names a loop assigns: never compact
-    carriers: frozenset = frozenset()                      # names that may have an adjoint
-    kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
 
     def witness(self, stmt, name: str) -> str:
         """A name with `name`'s shape at `stmt` whose value never changes:
@@ -360,6 +354,20 @@ class Facts:
             return name
         cls = self.classes.get(stmt, {}).get(name)
         return cls if cls in self.stable else name
+
+
+@dataclass
+class Facts:
+    """The analyses' side tables for one function: activity and recording
+    (analysis.py), and `shapes` (shapes.py)."""
+
+    active: set = field(default_factory=set)               # stmt
+    varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
+    recorded: set = field(default_factory=set)             # stmt
+    varied_out: frozenset = frozenset()                    # varied at the return
+    carriers: frozenset = frozenset()                      # names that may have an adjoint
+    kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
+    shapes: ShapeFacts = field(default_factory=ShapeFacts)
 
 
 # -- the reverse transform -------------------------------------------------------

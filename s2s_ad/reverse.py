@@ -57,7 +57,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
     fdef = astutil.function_def(plan.name, _arguments(norm, req),
                                 prologue + forward_code + seed_code + backward_code + ret)
     name_reserved(plan, fdef)
-    scalars = facts.scalars | {plan.adj[n] for n in facts.scalars if n in plan.adj}
+    scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
     temp_adjoints = frozenset(d for p, d in plan.adj.items() if p in norm.namer.temps)
     return Adjoint(fdef, plan.imports, plan.seed_param, frozenset(scalars), plan.pair_names,
                    temp_adjoints)
@@ -146,9 +146,9 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     code = []
     d_result = adjoint_name(plan, target)
     self_ref = target in prim.operands
-    if stmt in plan.facts.expand:      # this rule needs d[z] full-size
+    if stmt in plan.facts.shapes.expand:      # this rule needs d[z] full-size
         code.append(astutil.assign(d_result, astutil.call(f"{plan.rt}.expand", [
-            astutil.name(d_result), astutil.name(plan.facts.witness(stmt, target))])))
+            astutil.name(d_result), astutil.name(plan.facts.shapes.witness(stmt, target))])))
     if self_ref:        # the old value's adjoint starts from zero
         plan.live.discard(target)
     if prim.kind == COPY:
@@ -230,21 +230,21 @@ def _contribute(plan: Plan, stmt, prim, primal, value, value_name) -> gast.stmt:
     if primal in plan.live and _is_call_to(value, plan.rt, "unindex"):
         # (a scatter-add: in place where the code owns `d`, ownership.py)
         return astutil.assign(d, astutil.binop(astutil.name(d), gast.Add, value))
-    full = primal in plan.facts.needs_full.get(stmt, ())
-    if plan.facts.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
-            and primal not in plan.facts.in_loops:
+    full = primal in plan.facts.shapes.needs_full.get(stmt, ())
+    if plan.facts.shapes.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
+            and primal not in plan.facts.shapes.in_loops:
         value = value.args[1]                       # left compact
-    if full and (prim.kind != RULE or primal in plan.facts.same_shape.get(stmt, ())):
+    if full and (prim.kind != RULE or primal in plan.facts.shapes.same_shape.get(stmt, ())):
         value = astutil.call(f"{plan.rt}.expand", [value, astutil.name(
-            plan.facts.witness(stmt, stmt.targets[0].id))])
+            plan.facts.shapes.witness(stmt, stmt.targets[0].id))])
     elif prim.kind == RULE and prim.rule.elementwise and \
-            primal not in plan.facts.same_shape.get(stmt, ()):
+            primal not in plan.facts.shapes.same_shape.get(stmt, ()):
         negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
         inner = value.operand if negated else value     # sum first, negate less
-        like = plan.facts.witness(stmt, primal) if value_name == primal else value_name
+        like = plan.facts.shapes.witness(stmt, primal) if value_name == primal else value_name
         args = [inner, astutil.name(like)]
         if full:
-            args.append(astutil.name(plan.facts.witness(stmt, stmt.targets[0].id)))
+            args.append(astutil.name(plan.facts.shapes.witness(stmt, stmt.targets[0].id)))
         value = astutil.call(f"{plan.rt}.unbroadcast", args)
         if negated:
             value = astutil.neg(value)

@@ -63,7 +63,7 @@ def _scalar_witness(plan: Plan, output: str, req: Request) -> str | None:
     itself, or a parameter proven to have the output's shape (checking
     it lets the forward sweep drop a primal that only fed the check),
     or None when the output is a literal number."""
-    cls = plan.facts.shape_out.get(output)
+    cls = plan.facts.shapes.shape_out.get(output)
     if cls == "scalar":
         return None
     if cls in plan.params and req.mode == "grad":

@@ -1,4 +1,4 @@
-"""Shape facts over an ANF body, written into the analysis' `Facts`.
+"""Shape facts over an ANF body, written into the analysis' `Facts.shapes`.
 
 - shape classes (forward, must): two names in one class have equal shapes
   at run time (`shape_classes`); from them, `same_shape`: for an elementwise
@@ -8,7 +8,7 @@
   adjoints are scalars too.
 - compact (backward, may): adjoints that may be smaller than their value
   (a reduction's, unfilled), and where they must be spread (`compact`);
-  `Facts.witness` names a never-reassigned parameter of the same shape
+  `ShapeFacts.witness` names a never-reassigned parameter of the same shape
   class, read instead of an intermediate whose shape is all the reverse
   needs.
 
@@ -41,7 +41,7 @@ def compact(body, prims, facts) -> None:
     Names a loop assigns are never left compact (they get `needs_full`), so
     no spreading runs inside a loop.
     """
-    facts.in_loops = _assigned_in_loops(body)
+    facts.shapes.in_loops = _assigned_in_loops(body)
     Walk(lambda stmt, state: _compact_step(stmt, state, prims, facts), State.union,
          backward=True).run(body, State())
 
@@ -61,14 +61,14 @@ def _compact_step(stmt, state, prims, facts) -> State:
     varied = facts.varied_before.get(stmt, State())
     if prim.kind == COPY:
         source = prim.operands[0]
-        if incoming and source in facts.in_loops:
-            facts.needs_full.setdefault(stmt, set()).add(source)
+        if incoming and source in facts.shapes.in_loops:
+            facts.shapes.needs_full.setdefault(stmt, set()).add(source)
             return state
         return state | ({source} if incoming else set())
     tolerant = prim.kind == RULE and prim.rule.elementwise and not prim.inplace \
         and target not in prim.operands
     if incoming and not tolerant:
-        facts.expand.add(stmt)
+        facts.shapes.expand.add(stmt)
     if prim.kind != RULE:
         return state
     return state | _compact_operands(stmt, prim, target, varied, facts,
@@ -88,13 +88,13 @@ def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
     tpl = prim.rule.template
     reads = dict(tpl.reads)
     bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
-    same = facts.same_shape.get(stmt, State())
+    same = facts.shapes.same_shape.get(stmt, State())
     compact = set()
     for param, name in bound.items():
         if name not in varied or param not in reads:
             continue
         if param in tpl.spreads:
-            if name not in facts.in_loops:
+            if name not in facts.shapes.in_loops:
                 compact.add(name)
             continue
         if not incoming:
@@ -102,11 +102,11 @@ def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
         read = reads[param]
         covers = tpl.result in read or {p for p in bound if p != param} <= read
         if name not in same and not covers:
-            facts.needs_full.setdefault(stmt, set()).add(name)      # summed exactly, so full
+            facts.shapes.needs_full.setdefault(stmt, set()).add(name)      # summed exactly, so full
         elif tpl.result not in read and param not in read and \
-                facts.classes.get(stmt, {}).get(name) != "scalar":
-            if name in facts.in_loops:      # spread here, not in every iteration
-                facts.needs_full.setdefault(stmt, set()).add(name)
+                facts.shapes.classes.get(stmt, {}).get(name) != "scalar":
+            if name in facts.shapes.in_loops:      # spread here, not in every iteration
+                facts.shapes.needs_full.setdefault(stmt, set()).add(name)
             else:
                 compact.add(name)
     return compact
@@ -135,7 +135,7 @@ def shape_classes(body, prims, wrt, facts) -> None:
         (scalar if shape == "scalar" else other).add(target)
         operands = list(scopes.load_names(stmt.value))
         if target not in operands:          # `x = f(x)`: no witness for either x
-            facts.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
+            facts.shapes.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
         return cls
 
     # Loops start from the facts at entry and intersect to a fixpoint: a
@@ -148,8 +148,8 @@ def shape_classes(body, prims, wrt, facts) -> None:
 
     out = Walk(transfer, _join_classes, loop_entry=loop_entry, fork=dict.copy).run(
         body, {w: w for w in wrt})
-    facts.shape_out = dict(out or {})
-    facts.scalars = scalar - other - set(wrt)
+    facts.shapes.shape_out = dict(out or {})
+    facts.shapes.scalars = scalar - other - set(wrt)
 
 
 def _assigned_shape(stmt, prim, numeric, cls: dict, facts) -> str | None:
@@ -159,7 +159,7 @@ def _assigned_shape(stmt, prim, numeric, cls: dict, facts) -> str | None:
     if prim is not None and _may_join(prim, numeric, cls):
         shape = None        # a list joined or repeated: not the operands' shape
     if prim is not None and prim.kind == RULE and prim.rule.elementwise:
-        facts.same_shape[stmt] = State(
+        facts.shapes.same_shape[stmt] = State(
             n for n in prim.operands if shape is not None and cls.get(n) == shape)
     if shape is None and astutil.is_number(stmt.value):
         shape = "scalar"
