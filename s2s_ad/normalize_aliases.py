@@ -103,6 +103,7 @@ class AliasForms:
             group = self.aliases.setdefault(value.id, {value.id})
             group.add(target)
             self.aliases[target] = group
+            self._inherit_maybe(target, value.id)
             if value.id in self.loose:      # one with `value`, loosely with the rest
                 self.loose.add(target)
             for part in self.parts.get(value.id, []):   # the same view of the same base
@@ -113,6 +114,16 @@ class AliasForms:
             group = self.aliases.setdefault(item, {item})
             group.add(target)
             self.aliases[target] = group
+            self._inherit_maybe(target, item)
+
+    def _inherit_maybe(self, target: str, source: str) -> None:
+        """`target` now holds `source`'s object, so it may be what `source`
+        may be (`mu = v` made uncertain by an `if` that swaps them: a copy
+        of either, taken in the `if`, may still be the other)."""
+        for other in list(self.maybe_aliases.get(source, ())):
+            if other != target:
+                self.maybe_aliases.setdefault(target, set()).add(other)
+                self.maybe_aliases.setdefault(other, set()).add(target)
 
     def _bind_parts(self, target: str, value, bound) -> None:
         """Relate `target` to the memory it may share as a part (a view or a

@@ -328,6 +328,31 @@ def missing_key_of_a_dict_parameter(theta, a):           # seed 301
     return err * theta
 
 
+def swap_in_a_branch_then_update(v):                     # seed 14087
+    mu = v
+    if v[0] > -100.0:
+        v, mu = (mu, v)         # (one object: the swap keeps it shared)
+        v *= 1.04
+    return np.mean(mu)
+
+
+def copies_in_a_branch_then_update(v):
+    mu = v * 1.0
+    a = mu
+    if v[0] > -100.0:
+        a, mu = (mu, a)
+        tmp = a
+        tmp *= 1.04
+    return np.mean(mu * v)
+
+
+def list_item_of_a_parameter_updated(w, b):             # seed 15372
+    lr = [b, 1.0]
+    b = 1.0
+    lr[-2] += 1.0               # updates the caller's array: the derived function copies it
+    return w * np.sum(lr[0]) * b
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -371,6 +396,9 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (row_scaled_by_the_previous_one, [np.array([1.87, -2.38, -0.69, -0.76])], 0),
     (parameter_rebound_in_dead_code_after_break, [1.65], 0),
     (missing_key_of_a_dict_parameter, [0.4, {"b": V3, "type": M3}], (0, 1)),
+    (swap_in_a_branch_then_update, [V3], 0),
+    (copies_in_a_branch_then_update, [V3], 0),
+    (list_item_of_a_parameter_updated, [0.7, V3], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
