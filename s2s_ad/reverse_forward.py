@@ -335,7 +335,12 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
         for name in sorted({target} | shares.get(stmt, set())):     # (items and views too)
             reach(name)
         return
-    shared = alias.get(source, set()) if prim.kind == COPY or prim.key in _PARTS_OF else set()
+    if prim.kind == COPY or prim.key in _PARTS_OF:
+        shared = alias.get(source, set())
+    elif prim.key in _HOLDERS:          # a display holds its items' objects
+        shared = set().union(*(alias.get(o, set()) for o in prim.operands))
+    else:
+        shared = set()
     if nested:
         alias.setdefault(target, set()).update(shared)
     elif shared:
@@ -354,6 +359,7 @@ def _join(a: dict, b: dict) -> dict:
 
 _PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
              registry.Method("ravel"), runtime.indexable)     # may share memory with it
+_HOLDERS = (registry.Literal("list"), registry.Literal("tuple"), registry.Literal("dict"))
 
 
 def _has_break(body) -> bool:
