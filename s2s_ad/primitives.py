@@ -25,9 +25,8 @@ import numpy as np
 from . import astutil, runtime, scopes, templates, traversal
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
-from .ir import (BUILTINS, CALL, CONST, COPY, DYNAMIC, NUMPY, OPERATORS, RULE, RUNTIME,
-                 SEQUENCE_OPERATORS, UNKNOWN, Normalized, Prim, Source, Star, StarStar,
-                 is_opaque, is_resolved, member, names_of)
+from .ir import (CALL, CONST, COPY, DYNAMIC, RULE, SEQUENCE_OPERATORS, UNKNOWN, Normalized,
+                 Prim, Source, Star, StarStar, is_opaque, is_resolved, member, names_of)
 from .effects import mutated_parameters
 from .rules import registry
 
@@ -327,16 +326,17 @@ def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
     stop_gradient, or a rule of one's own."""
     func = rhs.func if isinstance(rhs, gast.Call) else rhs
     written = astutil.dotted_name(func)
-    if written is None or written.split(".")[0] in (BUILTINS, NUMPY, OPERATORS, RUNTIME) \
+    if written is None or written.split(".")[0] not in src.user_names \
             or is_library(src.func):     # a library's own spelling is not the user's
-        written = None
+        written = None                  # (nor is a temporary's, `_t2.get`)
     canonical = registry.display_name(key) if key is not None else None
-    if isinstance(key, (registry.Method, registry.Attr)) and not hasattr(np.ndarray, key.name):
+    of_object = isinstance(key, (registry.Method, registry.Attr))
+    if of_object and not hasattr(np.ndarray, key.name):
         canonical = None                # (`d.popitem()` of a dict: not an array's)
-    shown = written or canonical or astutil.unparse(func)
+    shown = written or canonical or (f".{key.name}" if of_object else astutil.unparse(func))
     what = shown if canonical in (None, shown) else f"{shown} ({canonical})"
     # what to register: the object as the user names it (`x.foo()`: as s2s_ad does)
-    name = canonical if isinstance(key, (registry.Method, registry.Attr)) else shown
+    name = canonical if of_object else shown
     form = ""
     if registry.ufunc_of(key) is not None:
         form = " on a template def rule(z, ufunc, ...) that takes the ufunc first"
