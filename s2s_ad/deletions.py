@@ -127,16 +127,12 @@ class _Deletions:
         before its stores (conservative for `:=`)."""
         if not state:
             return state
-        stores = set()
         for n in walk(node):
-            if type(n) is gast.Name:
-                if type(n.ctx) is gast.Load:
-                    self._read(n, state)
-                else:
-                    stores.add(n.id)
+            if type(n) is gast.Name and type(n.ctx) is gast.Load:
+                self._read(n, state)
         if type(node) is gast.AugAssign and type(node.target) is gast.Name:
             self._read(node.target, state)
-        return state - stores
+        return state - _own_stores(node)
 
     def _read(self, name: gast.Name, state: frozenset) -> None:
         if name.id in state:
@@ -145,3 +141,25 @@ class _Deletions:
                 f"`{name.id}` may be read here after `del {name.id}` (line {line}) "
                 f"unbound it: Python would raise NameError, and s2s_ad would read "
                 f"the old value", self.src.locate(name), hint=_HINT)
+
+
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _own_stores(node) -> set:
+    """The names `node` binds in the function's own scope: not those of a
+    nested function, lambda or comprehension (a `:=` in a comprehension is
+    missed, which only keeps a name deleted: conservative)."""
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is gast.FunctionDef:
+            out.add(n.name)
+            stack.extend(n.decorator_list + n.args.defaults)
+            continue
+        if isinstance(n, _SCOPES):
+            continue
+        if type(n) is gast.Name and type(n.ctx) is not gast.Load:
+            out.add(n.id)
+        stack.extend(c for c in gast.iter_child_nodes(n))
+    return out

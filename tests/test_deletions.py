@@ -163,3 +163,27 @@ def test_del_in_a_helper_is_checked_too():
         return read_after(x) * 2.0
     with pytest.raises(ad.UnsupportedSyntaxError, match="after `del y`"):
         ad.grad(outer)(V)
+
+
+def rebound_only_in_a_comprehension(x):
+    y = x * 2.0
+    del y
+    squares = [y * y for y in x]
+    return np.sum(y) + sum(squares)
+
+
+def rebound_only_in_a_nested_def(x):
+    y = x * 2.0
+    del y
+
+    def helper():
+        y = 1.0
+        return y
+    return np.sum(y) * helper()
+
+
+@pytest.mark.parametrize("f", [rebound_only_in_a_comprehension, rebound_only_in_a_nested_def])
+def test_a_binding_in_a_nested_scope_does_not_rebind_the_name(f):
+    # (a nested def naming y is refused as such: conservative)
+    with pytest.raises(ad.UnsupportedSyntaxError, match="del y"):
+        ad.grad(f)(V)
