@@ -335,18 +335,30 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
         for name in sorted({target} | shares.get(stmt, set())):     # (items and views too)
             reach(name)
         return
-    if prim.kind == COPY or prim.key in _PARTS_OF:
-        shared = alias.get(source, set())
-    elif prim.key in _HOLDERS:          # a display holds its items' objects
-        shared = set().union(*(alias.get(o, set()) for o in prim.operands))
-    else:
-        shared = set()
-    if nested:
-        alias.setdefault(target, set()).update(shared)
-    elif shared:
-        alias[target] = set(shared)
-    elif target not in params:      # (a parameter keeps its own)
-        alias.pop(target, None)     # a new object
+    shared, held = _shared_and_held(prim, source, alias)
+    for key, found in ((target, shared), ((_ITEMS, target), held)):
+        if nested:
+            alias.setdefault(key, set()).update(found)
+        elif found:
+            alias[key] = set(found)
+        elif key not in params:     # (a parameter keeps its own)
+            alias.pop(key, None)    # a new object
+
+
+def _shared_and_held(prim, source, alias: dict) -> tuple[set, set]:
+    """(the parameters the value `prim` makes may be, those its items may
+    be): a copy is its source and holds what it holds; a part (an item, a
+    view) may be its source or one of its items; a display holds its
+    items (updating the list itself, `lr.append(v)`, changes none of them)."""
+    items = alias.get((_ITEMS, source), set())
+    if prim.kind == COPY:
+        return alias.get(source, set()), items
+    if prim.key in _PARTS_OF:
+        return alias.get(source, set()) | items, items
+    if prim.key in _HOLDERS:
+        return set(), set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
+                                    for o in prim.operands))
+    return set(), set()
 
 
 def _copy(alias: dict) -> dict:
@@ -360,6 +372,7 @@ def _join(a: dict, b: dict) -> dict:
 _PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
              registry.Method("ravel"), runtime.indexable)     # may share memory with it
 _HOLDERS = (registry.Literal("list"), registry.Literal("tuple"), registry.Literal("dict"))
+_ITEMS = "items"        # alias[(_ITEMS, name)]: the parameters `name`'s items may be
 
 
 def _has_break(body) -> bool:
