@@ -1263,6 +1263,11 @@ def dict_of_pairs_the_last_wins(x):
     return q["a"] * q["b"]
 
 
+def display_with_a_repeated_key(x):
+    q = {"a": x[0] * 2, "b": x[1], "a": x[2]}     # noqa: F601 (the last "a" wins)
+    return q["a"] * q["b"]
+
+
 def dict_of_keywords(x):
     q = dict(a=x[0] * 2, b=x[1])
     return q["a"] * q["b"]
@@ -1282,6 +1287,7 @@ def lists_of_zip_and_enumerate(x, y):
 @pytest.mark.parametrize("f, args", [
     (copies_a_dict, [{"w": np.array([0.3, 0.5]), "b": np.array([1.0, -2.0])}]),
     (dict_of_pairs_the_last_wins, [np.array([0.3, 0.7, -0.2])]),
+    (display_with_a_repeated_key, [np.array([0.3, 0.7, -0.2])]),
     (dict_of_keywords, [np.array([0.3, 0.7, -0.2])]),
     (dict_of_zipped_names, [np.array([0.3, 0.7, -0.2])]),
     (lists_of_zip_and_enumerate, [np.array([0.3, 0.7, -0.2]), np.array([1.1, -0.4, 0.9])])])

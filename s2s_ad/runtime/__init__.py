@@ -294,9 +294,12 @@ def _part(g, key):
 
 
 def dict_parts(g, keys, values):
-    """The adjoints of a dict display's values, from the dict's adjoint."""
+    """The adjoints of a dict display's values, from the dict's adjoint; a
+    value a later one of the same key replaced gets none (`{"a": x, "a": y}`)."""
+    last = {k: i for i, k in enumerate(keys)}
     if isinstance(g, dict):
-        return Seq(g[k] if k in g else zeros_like(v) for k, v in zip(keys, values))
+        return Seq(g[k] if k in g and last[k] == i else zeros_like(v)
+                   for i, (k, v) in enumerate(zip(keys, values)))
     return Seq(zeros_like(v) for v in values)
 
 
