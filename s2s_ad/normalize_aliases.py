@@ -185,8 +185,13 @@ class AliasForms:
             return None
         if len(value.args) != 1:
             return set()
-        arg = value.args[0]
-        names = arg.elts if isinstance(arg, (gast.List, gast.Tuple)) else [arg]
+        names, todo = [], [value.args[0]]
+        while todo:             # (the items of displays in it: `dict(((k, v),))`)
+            arg = todo.pop()
+            if isinstance(arg, (gast.List, gast.Tuple)):
+                todo.extend(arg.elts)
+            else:
+                names.append(arg)
         return {n.id for n in names if isinstance(n, gast.Name) and self._is_local(n.id)}
 
     def _same_object(self, value):

@@ -38,6 +38,10 @@ class CallForms:
             return self.rhs(gast.copy_location(astutil.dict_(
                 [astutil.const(k.arg) for k in expr.keywords],
                 [k.value for k in expr.keywords]), expr))
+        pairs = _pairs_display(expr) if callee is dict else None
+        if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
+            return self.rhs(gast.copy_location(astutil.dict_(
+                [k for k, _ in pairs], [v for _, v in pairs]), expr))
         late, expr = self._spread_arguments(expr, callee)
         out = next((k.value for k in expr.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Name) and self._writes_out(expr):   # y[...] = f(x), value y
@@ -268,3 +272,15 @@ class CallForms:
             build = astutil.tuple_ if isinstance(expr, gast.Tuple) else astutil.list_
             return build([self._argument(e) for e in expr.elts])
         return self.atom(expr)
+
+
+def _pairs_display(call: gast.Call) -> list | None:
+    """The (key, value) expressions of `dict([(k, v), ...])` (a list or
+    tuple display of pair displays), else None."""
+    if len(call.args) != 1 or call.keywords or \
+            not isinstance(call.args[0], (gast.List, gast.Tuple)):
+        return None
+    elts = call.args[0].elts
+    if not all(isinstance(e, gast.Tuple) and len(e.elts) == 2 for e in elts):
+        return None
+    return [(e.elts[0], e.elts[1]) for e in elts]

@@ -12,6 +12,7 @@ The primal's statements, in order, plus what the reverse sweep needs:
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import gast
@@ -19,7 +20,7 @@ import gast
 from . import astutil, runtime, scopes, traversal
 from .errors import InternalError, UnsupportedSyntaxError
 from .rules import registry
-from .ir import CALL, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
+from .ir import CALL, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, member, names_of
 from .reverse_plan import Plan, imported
 
 
@@ -334,6 +335,10 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
     if prim.inplace:
         for name in sorted({target} | shares.get(stmt, set())):     # (items and views too)
             reach(name)
+        inserted = names_of(prim.binding.get("item", prim.binding.get("value")))
+        if inserted:            # `xs.append(v)`, `d[k] = v`: the container holds v now
+            alias.setdefault((_ITEMS, target), set()).update(
+                *(alias.get(n, set()) | alias.get((_ITEMS, n), set()) for n in inserted))
         return
     shared, held = _shared_and_held(prim, source, alias)
     for key, found in ((target, shared), ((_ITEMS, target), held)):
@@ -355,7 +360,7 @@ def _shared_and_held(prim, source, alias: dict) -> tuple[set, set]:
         return alias.get(source, set()), items
     if prim.key in _PARTS_OF:
         return alias.get(source, set()) | items, items
-    if prim.key in _HOLDERS:
+    if member(prim.key, _HOLDERS):
         return set(), set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
                                     for o in prim.operands))
     return set(), set()
@@ -371,7 +376,12 @@ def _join(a: dict, b: dict) -> dict:
 
 _PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
              registry.Method("ravel"), runtime.indexable)     # may share memory with it
-_HOLDERS = (registry.Literal("list"), registry.Literal("tuple"), registry.Literal("dict"))
+# displays, and calls whose result may hold their arguments' objects
+_HOLDERS = frozenset({registry.Literal("list"), registry.Literal("tuple"),
+                      registry.Literal("dict"), builtins.list, builtins.tuple, builtins.dict,
+                      builtins.zip, builtins.enumerate, builtins.sorted, builtins.reversed,
+                      builtins.iter, builtins.map, builtins.filter, registry.Method("items"),
+                      registry.Method("values"), registry.Method("copy")})
 _ITEMS = "items"        # alias[(_ITEMS, name)]: the parameters `name`'s items may be
 
 

@@ -77,17 +77,23 @@ def refuse_shared(view, base, where):
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 
 
-def _in(view, base) -> bool:
+def _in(view, base, depth: int = 0) -> bool:
     """Whether `view` is `base`, shares memory with it, or is (or shares
-    memory with) one of its items."""
+    memory with) one of its items, or theirs (`dict([("w", w)])` holds `w`
+    through a pair; nesting deeper than 8, or a list holding itself, is
+    not followed)."""
     if isinstance(base, np.ndarray):
         return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    if isinstance(base, (list, tuple, dict)):
-        items = base.values() if isinstance(base, dict) else base
-        return view is base or any(
-            item is view or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
-            and np.may_share_memory(item, view) for item in items)
-    return False
+    if not isinstance(base, (list, tuple, dict)):
+        return False
+    if view is base:
+        return True
+    items = base.values() if isinstance(base, dict) else base
+    return any(item is view
+               or isinstance(item, (list, tuple, dict)) and depth < 8
+               and _in(view, item, depth + 1)
+               or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
+               and np.may_share_memory(item, view) for item in items)
 
 
 def sync_index(x, index, value):
