@@ -38,7 +38,9 @@ class CallForms:
             return self.rhs(gast.copy_location(astutil.dict_(
                 [astutil.const(k.arg) for k in expr.keywords],
                 [k.value for k in expr.keywords]), expr))
-        pairs = _pairs_display(expr) if callee is dict else None
+        pairs = _pairs_display(expr, self.src.resolve(expr.args[0].func, self.locals)
+                               if expr.args and isinstance(expr.args[0], gast.Call)
+                               else None) if callee is dict else None
         if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
             return self.rhs(gast.copy_location(astutil.dict_(
                 [k for k, _ in pairs], [v for _, v in pairs]), expr))
@@ -274,13 +276,23 @@ class CallForms:
         return self.atom(expr)
 
 
-def _pairs_display(call: gast.Call) -> list | None:
+def _pairs_display(call: gast.Call, inner) -> list | None:
     """The (key, value) expressions of `dict([(k, v), ...])` (a list or
-    tuple display of pair displays), else None."""
-    if len(call.args) != 1 or call.keywords or \
-            not isinstance(call.args[0], (gast.List, gast.Tuple)):
+    tuple display of pair displays), or of `dict(zip([k, ...], [v, ...]))`
+    with literal keys (`inner`: what the argument calls), else None."""
+    if len(call.args) != 1 or call.keywords:
         return None
-    elts = call.args[0].elts
-    if not all(isinstance(e, gast.Tuple) and len(e.elts) == 2 for e in elts):
+    arg = call.args[0]
+    displays = (gast.List, gast.Tuple)
+    if inner is zip and len(arg.args) == 2 and not arg.keywords and \
+            all(isinstance(a, displays) for a in arg.args):
+        keys, values = arg.args[0].elts, arg.args[1].elts
+        if len(keys) == len(values) and all(isinstance(k, gast.Constant) for k in keys) \
+                and not any(isinstance(v, gast.Starred) for v in values):
+            return list(zip(keys, values))      # (keys first or not: the same)
         return None
-    return [(e.elts[0], e.elts[1]) for e in elts]
+    if not isinstance(arg, displays) or not all(
+            isinstance(e, gast.Tuple) and len(e.elts) == 2 and
+            not any(isinstance(p, gast.Starred) for p in e.elts) for e in arg.elts):
+        return None
+    return [(e.elts[0], e.elts[1]) for e in arg.elts]

@@ -353,10 +353,24 @@ def list_item_of_a_parameter_updated(w, b):             # seed 15372
     return w * np.sum(lr[0]) * b
 
 
-def dict_of_pairs_item_updated(b):                       # seed 2864
+def dict_of_pairs_item_updated(b):
     r = dict([("bias", b)])
     r["bias"] *= b              # b is r["bias"]: it is squared too
     return np.mean(b)
+
+
+def dict_of_zip_item_updated(b):                         # seed 2864
+    r = dict(zip(["bias"], [b]))
+    r["bias"] *= b
+    return np.mean([b])
+
+
+def row_of_a_parameter_updated_through_a_dict_of_zip(v, W):  # seed 757
+    for dv in W:
+        pass
+    acc = dict(zip(["lr"], [dv]))
+    acc["lr"] *= dv             # updates a row of W: the derived function copies W
+    return v * np.sum(acc["lr"])
 
 
 V3 = np.array([0.3, -0.8, 1.1])
@@ -406,35 +420,42 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (copies_in_a_branch_then_update, [V3], 0),
     (list_item_of_a_parameter_updated, [0.7, V3], 0),
     (dict_of_pairs_item_updated, [V3], 0),
+    (dict_of_zip_item_updated, [V3], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
 
 
-def dict_of_zip_item_updated(b):                         # seed 2864
-    r = dict(zip(["bias"], [b]))
+def dict_of_zipped_lists_item_updated(b):
+    keys, values = ["bias"], [b]
+    r = dict(zip(keys, values))
     r["bias"] *= b
     return np.mean([b])
 
 
-def row_of_a_parameter_updated_through_a_dict_of_zip(v, W):  # seed 757
+def row_of_a_parameter_updated_through_a_dict_of_zipped_lists(v, W):
     for dv in W:
         pass
-    acc = dict(zip(["lr"], [dv]))
+    keys, values = ["lr"], [dv]
+    acc = dict(zip(keys, values))
     acc["lr"] *= dv             # updates the caller's W (a plain call does too)
     return v * 2.0
 
 
 def test_an_item_of_a_dict_of_zip_updated_in_place_is_refused_unmutated():
-    # zip's pairs hold the arrays too (a shallow copy's items, followed into
-    # the pairs): an update through the dict is refused where it is, before
-    # it changes anything (it changed the gradient, or the caller's W)
-    for f, args, line in [(dict_of_zip_item_updated, [V3.copy()], 'r["bias"] *= b'),
-                          (row_of_a_parameter_updated_through_a_dict_of_zip,
-                           [0.7, M3.copy()], 'acc["lr"] *= dv')]:
+    # which value zip paired with which key is not followed (for displays it
+    # is: a dict display): an update through the dict is refused where it
+    # is, before it changes anything (it changed the gradient, or W)
+    # (a row a loop bound, written through, is refused as such)
+    for f, args, line, match in [
+            (dict_of_zipped_lists_item_updated, [V3.copy()], 'r["bias"] *= b',
+             "an item another list holds"),
+            (row_of_a_parameter_updated_through_a_dict_of_zipped_lists, [0.7, M3.copy()],
+             'acc["lr"] *= dv', "an item another list holds"),
+            (row_of_a_parameter_updated_through_a_dict_of_zip, [0.7, M3.copy()],
+             'acc["lr"] *= dv', "written through")]:
         before = [np.copy(a) for a in args]
-        with pytest.raises(ad.UnsupportedSyntaxError, match="an item another list holds") \
-                as info:
+        with pytest.raises(ad.UnsupportedSyntaxError, match=match) as info:
             ad.grad(f)(*args)
         assert info.value.location.source_line.strip().startswith(line)
         for a, b in zip(args, before):
