@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from dataclasses import dataclass
 
 import gast
 import numpy
 
 from . import astutil, effects, runtime, scopes, traversal
+from .alias_parts import Part, items_of, may_be_slot
 from .rules import registry, stop_gradient_like
 from .ir import OPERATORS, RUNTIME
 
@@ -35,35 +35,6 @@ _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
                    numpy.asarray: "reshape", numpy.transpose: "T",
                    runtime.indexable: "reshape"}
-
-
-@dataclass
-class Part:
-    """A name bound to `view`, a view or an item of `base` (see above)."""
-    base: str
-    kind: str                   # "index", "T" or "reshape": how a write reaches base
-    view: gast.expr             # the expression that reads it from `base`
-    certain: bool = True
-    reread: bool = True         # re-read it when `base` changes (not a temporary)
-    item: bool = False          # an item a display or `append` put there
-    masked: bool = False        # bound by `stop_gradient(view)`: no gradient to `base`
-
-    @property
-    def index(self):
-        return astutil.index_value(self.view.slice) if self.kind == "index" else None
-
-    @property
-    def key(self) -> tuple:
-        """What the part says, for telling two copies of it apart from two
-        parts (its `view` is a node: copies are other objects)."""
-        return (self.base, self.kind, gast.dump(self.view), self.certain, self.reread,
-                self.item, self.masked)
-
-    def rebase(self, base: str) -> None:
-        for node in traversal.walk(self.view):
-            if isinstance(node, gast.Name) and node.id == self.base:
-                node.id = base
-        self.base = base
 
 
 class AliasForms:
@@ -91,6 +62,7 @@ class AliasForms:
         self.loose.discard(target)
         self._bind_alias(target, value)
         self._bind_parts(target, value, stmt.value)
+        self._bind_chosen(target, value)
 
     def _bind_alias(self, target: str, value) -> None:
         """Relate `target` to what it was bound to as one object: a copy of
@@ -125,6 +97,25 @@ class AliasForms:
                 self.maybe_aliases.setdefault(target, set()).add(other)
                 self.maybe_aliases.setdefault(other, set()).add(target)
 
+    def _bind_chosen(self, target: str, value) -> None:
+        """`y = max(a, b)`, `min(xs, key=f)`, `max(xs, default=d)`: `y` is
+        one of the arguments (or the default), or an item of the one
+        sequence, which is known only when the call runs."""
+        if not (isinstance(value, gast.Call) and
+                self.src.resolve(value.func, self.locals) in (max, min)):
+            return
+        args = value.args + [k.value for k in value.keywords if k.arg == "default"]
+        if len(value.args) == 1 and isinstance(value.args[0], (gast.List, gast.Tuple)):
+            args = value.args[0].elts + args[1:]        # `max([a, b], key=f)`
+        names = [a.id for a in args
+                 if isinstance(a, gast.Name) and a.id != target and self._is_local(a.id)]
+        if len(value.args) == 1 and names and names[0] == getattr(value.args[0], "id", None):
+            self.parts.setdefault(target, []).append(
+                Part(names.pop(0), "index", astutil.clone(value), certain=False))
+        for name in names:
+            self.maybe_aliases.setdefault(target, set()).add(name)
+            self.maybe_aliases.setdefault(name, set()).add(target)
+
     def _bind_parts(self, target: str, value, bound) -> None:
         """Relate `target` to the memory it may share as a part (a view or a
         slot read from a local, masked if `bound` is `stop_gradient(value)`,
@@ -138,13 +129,13 @@ class AliasForms:
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             index = astutil.index_value(value.slice)
             for held, part in self._views_of({value.value.id}):   # `v = xs[i]` may be
-                if part.item and held != target and _may_be_slot(index, part.index):
+                if part.item and held != target and may_be_slot(index, part.index):
                     self.maybe_aliases.setdefault(target, set()).add(held)
                     self.maybe_aliases.setdefault(held, set()).add(target)
         for arg in self._viewed_arguments(value):   # a helper may return a view of it
             self.parts.setdefault(target, []).append(
                 Part(arg, "index", astutil.clone(value), certain=False))
-        for key, elt in _items(value):
+        for key, elt in items_of(value):
             if isinstance(elt, gast.Name) and elt.id != target and self._is_local(elt.id):
                 item = astutil.subscript(astutil.name(target), key)
                 self.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
@@ -377,35 +368,6 @@ class AliasForms:
     def _views_of(self, names: set):
         return [(view, part) for view, parts in sorted(self.parts.items())
                 for part in parts if part.base in names]
-
-
-def _items(value) -> list:
-    """(key, item) of a tuple, list or dict display (dict keys: literals)."""
-    if isinstance(value, (gast.Tuple, gast.List)):
-        return [(astutil.const(i), e) for i, e in enumerate(value.elts)]
-    if isinstance(value, gast.Dict):
-        return [(astutil.clone(k), v) for k, v in zip(value.keys, value.values)
-                if isinstance(k, gast.Constant)]
-    return []
-
-
-def distinct_slots(a, b) -> bool:
-    """Whether the indices `a` and `b` surely name two slots: two different
-    literals of one type, not an index from the end and one from the start
-    (`-1` may be `0`: a list's length changes)."""
-    if not (isinstance(a, gast.Constant) and isinstance(b, gast.Constant)) or \
-            type(a.value) is not type(b.value):
-        return False
-    x, y = a.value, b.value
-    return x != y and not (type(x) is int and (x < 0) != (y < 0))
-
-
-def _may_be_slot(read, held) -> bool:
-    """Whether the index `read` may name the slot of the item at `held`
-    other than as the same literal (which the part relation follows)."""
-    same = isinstance(read, gast.Constant) and isinstance(held, gast.Constant) and \
-        type(read.value) is type(held.value) and read.value == held.value
-    return not same and not distinct_slots(read, held)
 
 
 def _join_operands(value) -> list:

@@ -15,7 +15,7 @@ import numpy
 
 from . import astutil, runtime
 from .ir import OPERATORS, RUNTIME
-from .normalize_aliases import Part
+from .alias_parts import Part
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
             gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",

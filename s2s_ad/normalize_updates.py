@@ -32,7 +32,7 @@ import gast
 
 from . import astutil, scopes, traversal
 from .ir import RUNTIME
-from .normalize_aliases import Part, distinct_slots
+from .alias_parts import Part, distinct_slots
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 

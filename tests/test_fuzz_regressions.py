@@ -373,6 +373,13 @@ def row_of_a_parameter_updated_through_a_dict_of_zip(v, W):  # seed 757
     return v * np.sum(acc["lr"])
 
 
+def item_min_returned_updated(x, b):                      # seed 5416
+    y = min([b], key=np.sum)
+    total = y
+    total *= 2.0                # b itself: the caller's b must stay as it was
+    return np.sum(x * b)
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -421,6 +428,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (list_item_of_a_parameter_updated, [0.7, V3], 0),
     (dict_of_pairs_item_updated, [V3], 0),
     (dict_of_zip_item_updated, [V3], 0),
+    (item_min_returned_updated, [V3, V3 * 2.0], (0, 1)),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)

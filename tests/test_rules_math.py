@@ -181,6 +181,27 @@ def test_max_and_min_with_key_or_default(f, args, wrt):
     assert value == pytest.approx(f(*args))
 
 
+def doubles_the_largest(a, b):
+    y = max([a, b], key=np.sum)     # y is a or b itself: the update reaches it
+    y *= 2.0
+    return np.sum(a) + np.sum(b)
+
+
+def doubles_the_smallest(a, b):
+    y = min(a, b, key=np.sum)
+    y *= 2.0
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("f", [doubles_the_largest, doubles_the_smallest],
+                         ids=lambda f: f.__name__)
+def test_the_item_max_or_min_returns_is_the_argument_itself(f):
+    a, b = np.array([1.0, 2.0]), np.array([0.5, 0.25])
+    check_grad(f, [a, b], (0, 1))        # (inputs left unchanged: checked there too)
+    value, _ = ad.value_and_grad(f, wrt=(0, 1))(a, b)
+    assert value == pytest.approx(f(a.copy(), b.copy()))
+
+
 def test_key_gives_the_returned_item_all_the_gradient():
     # ties in the key: Python returns the first such item, and so does the gradient
     assert ad.grad(lambda xs: max(xs, key=abs))([2.0, -2.0, 1.0]) == [1.0, 0.0, 0.0]
