@@ -204,10 +204,11 @@ MUTATING_METHODS = frozenset({
 
 def member(obj, table) -> bool:
     """`obj in table` for a set or dict keyed by objects, False for an
-    unhashable `obj` (a user's object that defines `__eq__` only)."""
+    unhashable `obj` (a user's object that defines `__eq__` only) or one
+    whose comparison raises."""
     try:
         return obj in table
-    except TypeError:
+    except Exception:       # (a user's __eq__ or __hash__ may raise anything)
         return False
 
 

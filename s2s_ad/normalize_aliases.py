@@ -101,8 +101,9 @@ class AliasForms:
         """`y = max(a, b)`, `min(xs, key=f)`, `max(xs, default=d)`: `y` is
         one of the arguments (or the default), or an item of the one
         sequence, which is known only when the call runs."""
-        if not (isinstance(value, gast.Call) and
-                self.src.resolve(value.func, self.locals) in (max, min)):
+        callee = self.src.resolve(value.func, self.locals) \
+            if isinstance(value, gast.Call) else None
+        if callee is not max and callee is not min:     # (identity: a user's __eq__ may raise)
             return
         args = value.args + [k.value for k in value.keywords if k.arg == "default"]
         if len(value.args) == 1 and isinstance(value.args[0], (gast.List, gast.Tuple)):
