@@ -273,9 +273,10 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
 
 def _store_counts_and_operands(fdef) -> tuple[dict, set]:
     """(name -> how many times it is stored, names read as what is indexed,
-    called or asked for an attribute), in one walk.  A number put where an
-    operand is would print `1.0[0]` (code after a run-time check that
-    raises, e.g. the seed of a non-scalar output, still compiles quietly)."""
+    called, asked for an attribute or compared by identity), in one walk.
+    A number put where an operand is would print `1.0[0]` (code after a
+    run-time check that raises, e.g. the seed of a non-scalar output, still
+    compiles quietly) or `0.5 is None` (a SyntaxWarning)."""
     counts: dict = {}
     operands: set = set()
     name, store = gast.Name, gast.Store
@@ -289,6 +290,8 @@ def _store_counts_and_operands(fdef) -> tuple[dict, set]:
                 operands.add(node.func.id)
         elif (kind is gast.Subscript or kind is gast.Attribute) and type(node.value) is name:
             operands.add(node.value.id)
+        elif kind is gast.Compare and any(type(op) in (gast.Is, gast.IsNot) for op in node.ops):
+            operands.update(n.id for n in [node.left, *node.comparators] if type(n) is name)
     return counts, operands
 
 
