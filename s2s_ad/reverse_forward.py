@@ -360,7 +360,8 @@ def _shared_and_held(prim, source, alias: dict) -> tuple[set, set]:
         return alias.get(source, set()), items
     if prim.key in _PARTS_OF:
         return alias.get(source, set()) | items, items
-    if prim.key is builtins.max or prim.key is builtins.min:     # one of its arguments,
+    if prim.key is builtins.max or prim.key is builtins.min or \
+            prim.key is runtime.get_other:                      # one of its arguments,
         return set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
                              for o in prim.operands)), set()    # or of their items
     if member(prim.key, _HOLDERS):

@@ -380,6 +380,12 @@ def item_min_returned_updated(x, b):                      # seed 5416
     return np.sum(x * b)
 
 
+def default_of_get_updated(y, a):                        # seed 9684
+    a = y.get("absent", a)      # a itself: the caller's a must stay as it was
+    a /= 2.0
+    return np.sum(a * y["b"])
+
+
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -429,6 +435,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (dict_of_pairs_item_updated, [V3], 0),
     (dict_of_zip_item_updated, [V3], 0),
     (item_min_returned_updated, [V3, V3 * 2.0], (0, 1)),
+    (default_of_get_updated, [{"b": V3}, V3 * 2.0], (0, 1)),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
