@@ -38,9 +38,7 @@ class CallForms:
             return self.rhs(gast.copy_location(astutil.dict_(
                 [astutil.const(k.arg) for k in expr.keywords],
                 [k.value for k in expr.keywords]), expr))
-        pairs = _pairs_display(expr, self.src.resolve(expr.args[0].func, self.locals)
-                               if expr.args and isinstance(expr.args[0], gast.Call)
-                               else None) if callee is dict else None
+        pairs = self._dict_pairs(expr) if callee is dict else None
         if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
             return self.rhs(gast.copy_location(astutil.dict_(
                 [k for k, _ in pairs], [v for _, v in pairs]), expr))
@@ -58,6 +56,12 @@ class CallForms:
                               + ", of dicts whose keys are not known where the function "
                               "is compiled")
         return self._call_of_atoms(expr)
+
+    def _dict_pairs(self, call) -> list | None:
+        """`_pairs_display` of a `dict(...)` call, its argument's callee resolved."""
+        arg = call.args[0] if call.args else None
+        inner = self.src.resolve(arg.func, self.locals) if isinstance(arg, gast.Call) else None
+        return _pairs_display(call, inner)
 
     def _is_get(self, call) -> bool:
         """`items.get(key)` or `items.get(key, default)` on a local name."""
