@@ -74,7 +74,7 @@ class Source:
     closure: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)     # closure variable -> its cell
     # names normalization bound at compile time: lifted nested functions
-    # (see lift.py) and names imported inside the function
+    # (see normalize/lift.py) and names imported inside the function
     lifted: dict = field(default_factory=dict)
     # alias -> (module name, attribute or None) for names imported inside
     imported: dict = field(default_factory=dict)

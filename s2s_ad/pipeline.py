@@ -21,10 +21,11 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import (analysis, astutil, codegen, complex_check, frontend, guards, jumps,
+from . import (analysis, astutil, codegen, complex_check, frontend, guards,
                normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
                traversal, withblocks)
 from . import optimize as optimizer
+from .normalize import jumps
 from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
 from .reverse_forward import pair_requests

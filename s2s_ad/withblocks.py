@@ -2,7 +2,7 @@
 generation.
 
 Until here a `with M as v:` block is a bracket of two marker statements at
-one level, `v = rt.enter(M)` ... `rt.exit(M)` (normalize.py makes the
+one level, `v = rt.enter(M)` ... `rt.exit(M)` (normalize/ makes the
 forward one, reverse.py the reverse sweep's), so that every stage in
 between sees plain statements.  `structure` turns each bracket into the
 statement around what it holds; a manager not known to let exceptions pass

@@ -99,7 +99,7 @@ def stop_gradient(x: T) -> T:
 
 
 def bind(func, /, **free):
-    """A nested function as a value: its lifted function (lift.py) with the
+    """A nested function as a value: its lifted function (normalize/lift.py) with the
     enclosing values it reads bound (a `functools.partial`), so a caller
     that receives it calls it as the user's code would."""
     return functools.partial(func, **free) if free else func

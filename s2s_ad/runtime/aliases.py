@@ -1,4 +1,4 @@
-"""Run-time helpers of the alias analysis (normalize_aliases.py): whether a
+"""Run-time helpers of the alias analysis (normalize/aliasing.py): whether a
 name still views a part of another (`shares`), where an update through an
 item writes back (`slots` -> `Slots`), the located error for a relation the
 analysis could not follow (`refuse_shared`), and the markers of an update

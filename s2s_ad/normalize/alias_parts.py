@@ -1,4 +1,4 @@
-"""The relation the alias analysis (normalize_aliases.py) keeps between a
+"""The relation the alias analysis (normalize/aliasing.py) keeps between a
 name and what it is a part of, and the questions asked of two slots.
 
 A `Part` says that a name was bound to a view or an item of `base`: how a
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, traversal
+from .. import astutil, traversal
 
 
 @dataclass

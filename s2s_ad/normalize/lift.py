@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import gast
 
-from . import astutil, scopes, traversal
-from .frontend import hold_lines
-from .ir import Source
+from .. import astutil, scopes, traversal
+from ..frontend import hold_lines
+from ..ir import Source
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,32 @@ The grammar guaranteed on output (every later pass relies on it):
              differentiated: `stop_gradient(e)`, calls of functions declared
              non-differentiable, comparisons, `not`, `and`/`or` of those,
              f-strings; never one that binds a name (`:=`): see
-             normalize_exprs.py for those, for chained comparisons and for
+             normalize/exprs.py for those, for chained comparisons and for
              `and`/`or` whose value may carry a gradient.
 
 Every emitted statement maps to the user statement it came from in the
 `origin` side table (used for `# grad of:` comments and error locations), and
 carries that statement's line and column.
+
+The package, in the order a statement meets it: `Normalizer` (here) walks
+the user's statements in program order and dispatches each statement and
+expression kind to its handler (`_STATEMENTS`, `_EXPRESSIONS`), a function
+over the normalizer `nz` in the module of its construct:
+
+    assign.py          `x = e`, unpacking         iteration.py  for, while
+    calls.py           calls, `*t`, `**kw`, out=  blocks.py     with, try
+    exprs.py           and/or, if-else, :=, <     scope.py      nested def,
+    comprehensions.py  comprehensions -> loops                  lambda, import
+    inplace.py         `x[i] = v`, `x += v`, `xs.append(v)`, ... as primitives
+
+The alias analysis runs in the same walk, because what an update emits
+depends on what the names share at that point: `aliasing.bind` and
+`aliasing.passed` see every emitted statement (`Normalizer.emit`),
+`compound.py` joins the relations across `if`s and loops, and
+`writebacks.after_update` emits what keeps them true after an update.
+`lift.py` compiles nested functions; `alias_parts.py` is the relation's
+vocabulary.  The next sub-pass, `jumps.lower_jumps`, takes this grammar
+and lowers `break`, `continue`, early `return` and loop `else`s.
 """
 from __future__ import annotations
 
@@ -43,20 +63,13 @@ import collections
 
 import gast
 
-from . import astutil, naming, scopes, traversal
-from .errors import UnsupportedSyntaxError
-from .ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
-from .naming import Namer
-from .normalize_aliases import AliasForms
-from .normalize_compound import CompoundForms
-from .normalize_blocks import BlockForms
-from .normalize_calls import CallForms
-from .normalize_comprehensions import ComprehensionForms
-from .normalize_updates import UpdateForms
-from .normalize_exprs import ControlExprForms, binds
-from .normalize_inplace import InPlaceForms
-from .normalize_loops import LoopForms
-from .normalize_scope import ScopeForms
+from .. import astutil, naming, scopes, traversal
+from ..errors import UnsupportedSyntaxError
+from ..ir import Normalized, Source, is_opaque, is_resolved
+from ..naming import Namer
+from . import aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace, iteration, scope
+from .exprs import binds
+
 
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
@@ -67,15 +80,18 @@ def normalize(src: Source) -> Normalized:
     locals_ = scopes.local_names(fdef)
     namer = Namer(scopes.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
-    norm = _Normalizer(src, locals_, namer)
+    norm = Normalizer(src, locals_, namer)
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), norm.block(fdef.body))
     gast.copy_location(out, fdef)
     return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.heirs,
                       norm.passes, norm.unbound, norm.while_tests)
 
 
-class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, CallForms,
-                  InPlaceForms, AliasForms, CompoundForms, UpdateForms, ScopeForms):
+class Normalizer:
+    """The state of one walk: what the handlers read and write (each
+    attribute is described where it is set), and the core every handler
+    uses: `block`, `capture`, `emit`, `atom`, `rhs`, `unsupported`."""
+
     def __init__(self, src: Source, locals_: set[str], namer: Namer):
         self.src, self.locals, self.namer = src, locals_, namer
         self.origin: dict = {}
@@ -109,43 +125,43 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
             n.id for n in traversal.walk(src.tree)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
         self.depth = 0                  # nesting of compound statements
-        self._out: list = []
-        self._stmt = None
-        self._note_masks()
+        self.out: list = []
+        self.user_stmt = None
+        aliasing.note_masks(self)
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:
-        saved, self._out = self._out, []
-        outer = self._stmt
+        saved, self.out = self.out, []
+        outer = self.user_stmt
         self.depth += outer is not None
         for stmt in stmts:
-            self._stmt = stmt
-            handler = getattr(self, "s_" + type(stmt).__name__, None)
+            self.user_stmt = stmt
+            handler = _STATEMENTS.get(type(stmt))
             if handler is None:
-                self._unsupported(stmt, astutil.describe(stmt))
-            handler(stmt)
-        self._stmt = outer
+                self.unsupported(stmt, astutil.describe(stmt))
+            handler(self, stmt)
+        self.user_stmt = outer
         self.depth -= outer is not None
-        out, self._out = self._out, saved
+        out, self.out = self.out, saved
         return out
 
     def capture(self, fn) -> list:
         """The statements `fn()` emits, as a separate list."""
-        saved, self._out = self._out, []
+        saved, self.out = self.out, []
         fn()
-        out, self._out = self._out, saved
+        out, self.out = self.out, saved
         return out
 
     def emit(self, stmt) -> None:
-        user = self._stmt
+        user = self.user_stmt
         gast.copy_location(stmt, user)
         self.origin[stmt] = self.stand_in.get(user, user)
-        self._out.append(stmt)
+        self.out.append(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr)):
-            self._passed(stmt)
+            aliasing.passed(self, stmt)
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0].id
-            self._bind(stmt)
+            aliasing.bind(self, stmt)
             self.displays.pop(target, None)
             self.keyed.pop(target, None)
             once = self.depth == 0 and self.store_counts[target] == 1
@@ -156,88 +172,6 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
                     and k.value.isidentifier() for k in stmt.value.keys):
                 self.keyed[target] = [k.value for k in stmt.value.keys]
 
-    def s_Assign(self, stmt: gast.Assign) -> None:
-        targets = stmt.targets
-        if len(targets) == 1 and isinstance(targets[0], gast.Name) \
-                and isinstance(stmt.value, gast.Lambda):
-            self._lift(stmt.value, targets[0].id)
-            return
-        if len(targets) == 1 and isinstance(targets[0], gast.Name):
-            self.emit(astutil.assign(targets[0].id, self.rhs(stmt.value)))
-            return
-        value = self.atom(stmt.value) if len(targets) > 1 else None
-        for target in targets:
-            self._assign_target(target, value if value is not None else stmt.value)
-
-    def _assign_target(self, target, value) -> None:
-        if isinstance(target, gast.Name):
-            self.emit(astutil.assign(target.id, self.rhs(value)))
-        elif isinstance(target, (gast.Tuple, gast.List)):
-            self._unpack(target, value)
-        elif isinstance(target, gast.Subscript):
-            base, index = self._subscript_target(target)
-            self._setitem(base, index, self.atom(value))
-        else:
-            self._unsupported(target, "assignment to " + astutil.describe(target))
-
-    def _unpack(self, target, value) -> None:
-        elts = target.elts
-        if any(isinstance(e, gast.Starred) for e in elts):
-            return self._unpack_starred(target, value)
-        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
-            # Evaluate every element before assigning any (swap semantics).
-            atoms = [self._fresh_atom(v, target) for v in value.elts]
-        else:
-            whole = self.atom(value)
-            atoms = []
-            for i in range(len(elts)):
-                t = self.namer.temp()
-                self.emit(astutil.assign(t, astutil.subscript(
-                    astutil.clone(whole), astutil.const(i))))
-                atoms.append(astutil.name(t))
-        for elt, atom in zip(elts, atoms):
-            self._assign_target(elt, atom)
-
-    def _unpack_starred(self, target, value) -> None:
-        """`a, *rest, b = value`: the items of `list(value)` by position, the
-        starred name a list of those in between, after the check Python
-        makes (`rt.check_unpack`: at least as many items as names)."""
-        elts = target.elts
-        star = next(i for i, e in enumerate(elts) if isinstance(e, gast.Starred))
-        if sum(isinstance(e, gast.Starred) for e in elts) > 1:
-            self._unsupported(target, "two starred names in one assignment")
-        items = self.namer.temp("items")
-        self.emit(astutil.assign(items, astutil.call(astutil.builtin("list"),
-                                                     [self.atom(value)])))
-        self.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_unpack", [
-            astutil.name(items), astutil.const(len(elts) - 1)])))
-        after = len(elts) - star - 1
-        parts = []
-        for i, elt in enumerate(elts):
-            if i == star:
-                stop = astutil.const(-after) if after else None
-                index = astutil.slice_(astutil.const(star), stop, None)
-            else:
-                index = astutil.const(i if i < star else i - len(elts))
-            part = self.namer.temp()
-            self.emit(astutil.assign(part, astutil.subscript(astutil.name(items), index)))
-            parts.append(astutil.name(part))
-        for elt, part in zip(elts, parts):
-            self._assign_target(elt.value if isinstance(elt, gast.Starred) else elt, part)
-
-    def _fresh_atom(self, value, target):
-        """An atom for `value` that assignments to `target` cannot clobber."""
-        atom = self.atom(value)
-        stored = {n.id for n in traversal.walk(target) if isinstance(n, gast.Name)}
-        if isinstance(atom, gast.Name) and atom.id in stored:
-            t = self.namer.temp()
-            self.emit(astutil.assign(t, atom))
-            return astutil.name(t)
-        return atom
-
-    def s_AnnAssign(self, stmt: gast.AnnAssign) -> None:
-        if stmt.value is not None:
-            self._assign_target(stmt.target, stmt.value)
 
     def s_Return(self, stmt: gast.Return) -> None:
         value = stmt.value if stmt.value is not None else astutil.const(None)
@@ -249,7 +183,7 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def s_Expr(self, stmt: gast.Expr) -> None:
         if isinstance(stmt.value, gast.Constant):
             return                          # a docstring or a bare literal
-        if isinstance(stmt.value, gast.Call) and self._mutation(stmt.value):
+        if isinstance(stmt.value, gast.Call) and inplace.mutation(self, stmt.value):
             return                          # an in-place update, as an assignment
         value = self.rhs(stmt.value)
         if not isinstance(value, gast.Call) and not self._opaque(stmt.value):
@@ -263,15 +197,15 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         pass        # `del name`: nothing reads the name again (deletions.py)
 
     def s_If(self, stmt: gast.If) -> None:
-        before = self._enter_compound(stmt)
+        before = compound.enter_compound(self, stmt)
         test = self.atom(stmt.test)
         if isinstance(test, gast.Name) and test.id in scopes.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
-        body, orelse = self._branches(lambda: self.block(stmt.body),
+        body, orelse = compound.branches(self, lambda: self.block(stmt.body),
                                       lambda: self.block(stmt.orelse))
         branch = astutil.if_(test, body, orelse)
         self.emit(branch)
-        self._leave_compound(stmt, before, branch)
+        compound.leave_compound(self, stmt, before, branch)
 
     def _copy(self, atom: gast.Name) -> gast.Name:
         t = self.namer.temp()
@@ -285,13 +219,13 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def atom(self, expr) -> gast.expr:
         """An atom with the value of `expr` (emitting temporaries as needed)."""
         if isinstance(expr, gast.Lambda):           # a lifted function, or rt.bind(...)
-            expr = self.e_Lambda(expr)
+            expr = scope.e_Lambda(self, expr)
         elif isinstance(expr, gast.Name) and expr.id in self.nested:
-            expr = self._function_value(expr)
+            expr = scope.function_value(self, expr)
         if self.is_atom(expr):
             return astutil.clone(expr)
         if isinstance(expr, gast.NamedExpr):        # `(n := e)`: n = e, then n
-            return self.e_NamedExpr(expr)
+            return exprs.e_NamedExpr(self, expr)
         value = self.rhs(expr)
         t = self.namer.temp(_stem(expr))
         self.emit(astutil.assign(t, value))
@@ -315,19 +249,19 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def rhs(self, expr) -> gast.expr:
         """`expr` as one primitive operation over atoms."""
         if isinstance(expr, gast.Name) and expr.id in self.nested:
-            return self._function_value(expr)
+            return scope.function_value(self, expr)
         if self.is_atom(expr):
             return astutil.clone(expr)
-        if self._opaque(expr) and not binds(expr) and not self._value_of_boolop(expr):
+        if self._opaque(expr) and not binds(expr) and not exprs.value_of_boolop(self, expr):
             return self._relink(astutil.clone(expr))
         if self._opaque(expr) and not isinstance(expr, (gast.Compare, gast.BoolOp,
                                                         gast.UnaryOp, gast.Call)):
-            self._unsupported(expr, "an assignment expression (:=) inside "
+            self.unsupported(expr, "an assignment expression (:=) inside "
                               + astutil.describe(expr))
-        handler = getattr(self, "e_" + type(expr).__name__, None)
+        handler = _EXPRESSIONS.get(type(expr))
         if handler is None:
-            self._unsupported(expr, astutil.describe(expr))
-        return handler(expr)
+            self.unsupported(expr, astutil.describe(expr))
+        return handler(self, expr)
 
     def _relink(self, expr):
         """`expr` (kept verbatim) with calls of nested functions going to the
@@ -352,19 +286,19 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
         return astutil.attribute(self.atom(expr.value), expr.attr)
 
     def e_Subscript(self, expr):
-        return astutil.subscript(self.atom(expr.value), self._index(expr.slice))
+        return astutil.subscript(self.atom(expr.value), self.index(expr.slice))
 
-    def _index(self, index):
+    def index(self, index):
         if isinstance(index, gast.Slice):
             return astutil.slice_(*(None if part is None else self.atom(part)
                                     for part in (index.lower, index.upper, index.step)))
         if isinstance(index, gast.Tuple):
-            return astutil.tuple_([self._index(e) for e in index.elts])
+            return astutil.tuple_([self.index(e) for e in index.elts])
         return self.atom(index)
 
     def e_Dict(self, expr):
         if any(k is None for k in expr.keys):
-            self._unsupported(expr, "`**` unpacking in a dict display")
+            self.unsupported(expr, "`**` unpacking in a dict display")
         return astutil.dict_([self.atom(k) for k in expr.keys],
                              [self.atom(v) for v in expr.values])
 
@@ -374,11 +308,33 @@ class _Normalizer(LoopForms, BlockForms, ControlExprForms, ComprehensionForms, C
     def e_List(self, expr):
         return astutil.list_([self.atom(e) for e in expr.elts])
 
-    def _unsupported(self, node, what: str):
+    def unsupported(self, node, what: str):
         raise UnsupportedSyntaxError(
             f"s2s_ad cannot differentiate {what}", self.src.locate(node),
             hint="rewrite it, or wrap the value it computes in "
                  "`stop_gradient(...)` if no gradient should flow through it")
+
+
+N = Normalizer
+# statement and expression kinds -> their handler(normalizer, node); a kind
+# missing here is refused, located
+_STATEMENTS = {
+    gast.Assign: assign.s_Assign, gast.AnnAssign: assign.s_AnnAssign, gast.AugAssign: inplace.s_AugAssign,
+    gast.Return: N.s_Return, gast.Expr: N.s_Expr, gast.Pass: N.s_Pass, gast.Delete: N.s_Delete,
+    gast.If: N.s_If, gast.Assert: N.s_Assert, gast.For: iteration.s_For,
+    gast.While: iteration.s_While, gast.Break: iteration.s_Break,
+    gast.Continue: iteration.s_Continue, gast.With: blocks.s_With, gast.Try: blocks.s_Try,
+    gast.FunctionDef: scope.s_FunctionDef, gast.Import: scope.s_Import,
+    gast.ImportFrom: scope.s_ImportFrom}
+_EXPRESSIONS = {
+    gast.BinOp: N.e_BinOp, gast.UnaryOp: N.e_UnaryOp, gast.Attribute: N.e_Attribute,
+    gast.Subscript: N.e_Subscript, gast.Dict: N.e_Dict, gast.Tuple: N.e_Tuple,
+    gast.List: N.e_List, gast.Call: calls.e_Call, gast.ListComp: comprehensions.e_ListComp,
+    gast.SetComp: comprehensions.e_SetComp, gast.DictComp: comprehensions.e_DictComp,
+    gast.GeneratorExp: comprehensions.e_GeneratorExp, gast.NamedExpr: exprs.e_NamedExpr,
+    gast.Compare: exprs.e_Compare, gast.BoolOp: exprs.e_BoolOp, gast.IfExp: exprs.e_IfExp,
+    gast.Lambda: scope.e_Lambda}
+del N
 
 
 def _stem(expr) -> str:

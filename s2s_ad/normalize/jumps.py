@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import astutil, traversal
-from .ir import Normalized
-from .naming import Namer
+from .. import astutil, traversal
+from ..ir import Normalized
+from ..naming import Namer
 
 
 @dataclass

@@ -1,0 +1,419 @@
+"""The alias analysis: which names may share memory.
+
+Functions over the normalizer's state `nz` (__init__.py).  Two relations are tracked in
+program order while the function is normalized:
+
+- *aliases*: names bound to one object by plain copies (`y = x`);
+- *parts*: `v` is a part of `b` when it was bound to a view of `b` (any
+  subscript `b[i]`, `b.T`, `b.reshape(...)`, `b.ravel()`, `np.asarray(b)`,
+  the rows a `for` loop reads) or is an item of a display `b = [v, w]`.
+
+A relation bound inside an `if` or a loop is *uncertain* after it (the
+index it was bound with is not known), and so is one whose index variable
+was rebound; names that only may be one object are *maybe-aliases*.  What
+an in-place update emits from these relations is normalize/writebacks.py.
+`Normalized.heirs` maps each rebinding to the names that still share memory
+with the object it unbinds (recorded by reference, that old value changes
+with them), and `Normalized.passes` each call of a helper to what its
+arguments may share memory with.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+
+import gast
+import numpy
+
+from .. import astutil, effects, runtime, scopes, traversal
+from .alias_parts import Part, items_of, may_be_slot
+from ..rules import registry, stop_gradient_like
+from ..ir import OPERATORS, RUNTIME
+from . import writebacks
+
+
+_COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
+_VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
+_VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
+                   numpy.asarray: "reshape", numpy.transpose: "T",
+                   runtime.indexable: "reshape"}
+
+
+# -- binding -------------------------------------------------------------
+def bind(nz, stmt: gast.Assign) -> None:
+    """Update the relations for an emitted `target = value`."""
+    target, value = stmt.targets[0].id, _same_object(nz, stmt.value)
+    if stmt in nz.rereads or isinstance(value, gast.Name) and value.id == target:
+        return                      # (`x = x` keeps the object and its relations)
+    if _updates_in_place(value, target):
+        _index_changed(nz, target)     # `j += 1` rebinds an int
+        if astutil.dotted_name(value.func.value) == OPERATORS:
+            nz.loose.add(target)  # ...and `r *= c` a float: still one object?
+        _shares_items(nz, target, value)
+        return                      # the object, and its relations, stay
+    _keep_old(nz, target, stmt)
+    _rebind(nz, target, stmt)
+    _shares_items(nz, target, value)
+    _note_mask(nz, target, stmt.value)
+    nz.loose.discard(target)
+    _bind_alias(nz, target, value)
+    _bind_parts(nz, target, value, stmt.value)
+    _bind_chosen(nz, target, value)
+
+
+def _bind_alias(nz, target: str, value) -> None:
+    """Relate `target` to what it was bound to as one object: a copy of
+    a name, or an item of a tuple display (which `tuples` keeps)."""
+    for holder in [h for h, items in nz.tuples.items() if target in items or h == target]:
+        del nz.tuples[holder]         # an item rebound: the display no longer holds it
+    if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
+        nz.tuples[target] = [e.id for e in value.elts]
+    if isinstance(value, gast.Name) and value.id != target and is_local(nz, value.id):
+        group = nz.aliases.setdefault(value.id, {value.id})
+        group.add(target)
+        nz.aliases[target] = group
+        _inherit_maybe(nz, target, value.id)
+        if value.id in nz.loose:      # one with `value`, loosely with the rest
+            nz.loose.add(target)
+        for part in nz.parts.get(value.id, []):   # the same view of the same base
+            nz.parts.setdefault(target, []).append(dataclasses.replace(
+                part, view=astutil.clone(part.view), reread=target in nz.locals))
+    item = _tuple_item(nz, value)
+    if item is not None and item != target:     # `t = pair[0]` is that item
+        group = nz.aliases.setdefault(item, {item})
+        group.add(target)
+        nz.aliases[target] = group
+        _inherit_maybe(nz, target, item)
+
+
+def _inherit_maybe(nz, target: str, source: str) -> None:
+    """`target` now holds `source`'s object, so it may be what `source`
+    may be (`mu = v` made uncertain by an `if` that swaps them: a copy
+    of either, taken in the `if`, may still be the other)."""
+    for other in list(nz.maybe_aliases.get(source, ())):
+        if other != target:
+            nz.maybe_aliases.setdefault(target, set()).add(other)
+            nz.maybe_aliases.setdefault(other, set()).add(target)
+
+
+def _bind_chosen(nz, target: str, value) -> None:
+    """`y = max(a, b)`, `min(xs, key=f)`, `max(xs, default=d)`: `y` is
+    one of the arguments (or the default), or an item of the one
+    sequence, which is known only when the call runs."""
+    callee = nz.src.resolve(value.func, nz.locals) \
+        if isinstance(value, gast.Call) else None
+    if callee is not max and callee is not min:     # (identity: a user's __eq__ may raise)
+        return
+    args = value.args + [k.value for k in value.keywords if k.arg == "default"]
+    if len(value.args) == 1 and isinstance(value.args[0], (gast.List, gast.Tuple)):
+        args = value.args[0].elts + args[1:]        # `max([a, b], key=f)`
+    names = [a.id for a in args
+             if isinstance(a, gast.Name) and a.id != target and is_local(nz, a.id)]
+    if len(value.args) == 1 and names and names[0] == getattr(value.args[0], "id", None):
+        nz.parts.setdefault(target, []).append(
+            Part(names.pop(0), "index", astutil.clone(value), certain=False))
+    for name in names:
+        nz.maybe_aliases.setdefault(target, set()).add(name)
+        nz.maybe_aliases.setdefault(name, set()).add(target)
+
+
+def _bind_parts(nz, target: str, value, bound) -> None:
+    """Relate `target` to the memory it may share as a part (a view or a
+    slot read from a local, masked if `bound` is `stop_gradient(value)`,
+    or a helper's result), and a display's items to `target`."""
+    view = _view_of(nz, value)
+    if view is not None and view.base != target and is_local(nz, view.base):
+        # a temporary read by subscript is used once, before any update
+        view.reread = target in nz.locals or not isinstance(value, gast.Subscript)
+        view.masked = value is not bound
+        nz.parts.setdefault(target, []).append(view)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        index = astutil.index_value(value.slice)
+        for held, part in views_of(nz, {value.value.id}):   # `v = xs[i]` may be
+            if part.item and held != target and may_be_slot(index, part.index):
+                nz.maybe_aliases.setdefault(target, set()).add(held)
+                nz.maybe_aliases.setdefault(held, set()).add(target)
+    for arg in _viewed_arguments(nz, value):   # a helper may return a view of it
+        nz.parts.setdefault(target, []).append(
+            Part(arg, "index", astutil.clone(value), certain=False))
+    for key, elt in items_of(value):
+        if isinstance(elt, gast.Name) and elt.id != target and is_local(nz, elt.id):
+            item = astutil.subscript(astutil.name(target), key)
+            nz.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
+
+
+def _shares_items(nz, target: str, value) -> None:
+    """Track the names that may hold a list or tuple the function built
+    (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
+    repeats it: `z`'s items are its operands' (a repeated one's, each
+    other's), which no relation follows; a shallow copy (`list(a)`,
+    `tuple((x, y))`, `sorted(a)`, `dict(d)`) holds the items of what it
+    copies, or the rows of an array.  `joined` keeps what the items are
+    shared with, for the check an in-place update of an item makes
+    (inplace.py, writebacks.py)."""
+    operands = _join_operands(value)
+    copied = _copied(nz, value)
+    built = isinstance(value, (gast.List, gast.Tuple)) or copied is not None
+    in_place = _updates_in_place(value, target)
+    if copied:
+        nz.sequences.add(target)
+        nz.joined[target] = copied - {target}
+    elif operands and any(o in nz.sequences for o in operands):
+        nz.sequences.add(target)
+        kept = nz.joined.get(target, set()) if in_place else set()
+        nz.joined[target] = kept | {o for o in operands if o != target and is_local(nz, o)}
+    elif built:
+        nz.sequences.add(target)
+        nz.joined.pop(target, None)
+    elif not in_place:
+        nz.sequences.discard(target)
+        nz.joined.pop(target, None)
+
+
+def _copied(nz, value) -> set | None:
+    """For `list(a)`, `tuple(a)`, `sorted(a)`, `dict(a)` (or of a display
+    `(x, y)`): the local names whose items (or rows) it holds; None for
+    any other value."""
+    if not (isinstance(value, gast.Call) and any(
+            nz.src.resolve(value.func, nz.locals) is f for f in _COPIES)):
+        return None
+    if len(value.args) != 1:
+        return set()
+    names, todo = [], [value.args[0]]
+    while todo:             # (the items of displays in it: `dict(((k, v),))`)
+        arg = todo.pop()
+        if isinstance(arg, (gast.List, gast.Tuple)):
+            todo.extend(arg.elts)
+        else:
+            names.append(arg)
+    return {n.id for n in names if isinstance(n, gast.Name) and is_local(nz, n.id)}
+
+
+def _same_object(nz, value):
+    """`value`, or what it returns itself (the same object: updates
+    through either reach both): the `e` of `stop_gradient(e)`, the
+    default of `get_other(default, d, key)` (a dict's `get`)."""
+    if _is_stop_gradient(nz, value) or isinstance(value, gast.Call) and \
+            astutil.dotted_name(value.func) == f"{RUNTIME}.get_other":
+        return value.args[0]
+    return value
+
+
+def _is_stop_gradient(nz, value) -> bool:
+    return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+        and stop_gradient_like(nz.src.resolve(value.func, nz.locals))
+
+# -- masking: which names hold a value `stop_gradient` returned ----------
+def _note_mask(nz, target: str, value) -> None:
+    """Record whether `target = value` binds a masked value (returned by
+    `stop_gradient`, or a copy of one).  The sets only grow, and the
+    user's bindings were all noted up front (`note_masks`), so a name
+    bound both ways anywhere is mixed at every point of the function."""
+    mask = True if _is_stop_gradient(nz, value) else \
+        mask_of(nz, value.id) if isinstance(value, gast.Name) else False
+    if mask is not False:
+        nz.masked.add(target)
+    if mask is not True:
+        nz.unmasked.add(target)
+
+
+def note_masks(nz) -> None:
+    """Note every binding of the user's function (and its parameters)."""
+    by_stop = {s.targets[0] for s in scopes.assignments(nz.src.tree.body)
+               if isinstance(s.targets[0], gast.Name) and _is_stop_gradient(nz, s.value)}
+    for node in traversal.walk(nz.src.tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            (nz.masked if node in by_stop else nz.unmasked).add(node.id)
+    nz.unmasked |= nz.params
+
+
+def mask_of(nz, name: str) -> bool | None:
+    """Whether `name` holds a masked value: True, False, or None where
+    it may be either."""
+    masked, unmasked = name in nz.masked, name in nz.unmasked
+    return None if masked and unmasked else masked
+
+
+def _tuple_item(nz, value) -> str | None:
+    """For `tup[i]`, with `tup` bound to a tuple display, the name at i."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and isinstance(value.slice, gast.Constant)):
+        return None
+    items = nz.tuples.get(value.value.id)
+    index = value.slice.value
+    if items is None or not isinstance(index, int) or not -len(items) <= index < len(items):
+        return None
+    return items[index]
+
+
+def _helper_arguments(nz, value) -> list:
+    """The local names passed to a function of the user's (or a nested
+    one) called by `value`: its result may be one of them, or a view."""
+    if not isinstance(value, gast.Call):
+        return []
+    func = value.func
+    callee = nz.src.resolve(func, nz.locals)
+    nested = isinstance(func, gast.Name) and func.id in nz.nested
+    if not nested and not (isinstance(callee, types.FunctionType) and
+                           registry.lookup(callee) is None and
+                           not registry.is_nondifferentiable(callee)):
+        return []
+    args = [*value.args, *(k.value for k in value.keywords)]
+    return sorted({a.id for a in args if isinstance(a, gast.Name) and is_local(nz, a.id)})
+
+
+def _viewed_arguments(nz, value) -> list:
+    """The arguments of a helper called by `value` whose memory its
+    result may share: none if every value it returns is new."""
+    args = _helper_arguments(nz, value)
+    if args and effects.returns_fresh(nz.src.resolve(value.func, nz.locals)):
+        return []
+    return args
+
+
+def passed(nz, stmt) -> None:
+    """For a call of a helper (which may update an argument in place):
+    the names each local argument may share memory with."""
+    args = _helper_arguments(nz, stmt.value)
+    if args:
+        nz.passes[stmt] = {a: frozenset(related(nz, a)) for a in args}
+
+
+def related(nz, name: str, upward: bool = True) -> set:
+    """`name`, its aliases and the views of them, transitively; `upward`:
+    also maybe-aliases and the bases of parts - every name that may
+    share memory with `name`."""
+    out, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out.add(n)
+        todo.extend(nz.aliases.get(n, ()))
+        todo.extend(view for view, _ in views_of(nz, {n}))
+        if upward:
+            todo.extend(nz.maybe_aliases.get(n, ()))
+            todo.extend(p.base for p in nz.parts.get(n, []))
+            todo.extend(nz.joined.get(n, ()))     # holds their items
+    return out
+
+
+def is_local(nz, name: str) -> bool:
+    """A name the function binds, or a temporary (a name of s2s_ad's;
+    not a lifted function's, which is bound at compile time)."""
+    if nz.user_names is None:
+        nz.user_names = scopes.all_names(nz.src.tree)
+    return name in nz.locals or name not in nz.user_names and \
+        name not in nz.src.lifted
+
+
+def _keep_old(nz, name: str, stmt) -> None:
+    """Before `stmt` rebinds `name` while views of its object live on
+    (`res = y.T; y = 0.5`) and no other name holds it: bind a temporary
+    to it (`_y1 = y`, the heir of `_rebind`), so that an update through
+    one view still reaches the others through their common base."""
+    if nz.aliases.get(name, {name}) - {name} or writebacks.maybe_one(nz, {name}) \
+            or not views_of(nz, {name}) or name not in nz.locals:
+        return              # (a name that may be another is left uncertain)
+    nz.out.remove(stmt)
+    nz.emit(astutil.assign(nz.namer.temp(name), astutil.name(name)))
+    nz.out.append(stmt)
+
+
+def _rebind(nz, name: str, stmt) -> None:
+    """`name` now holds a new object (bound by `stmt`): its relations end.
+    The names still sharing memory with the old object are its heirs: an
+    update through them changes the old value that `stmt` may record."""
+    maybe = nz.maybe_aliases.pop(name, set())
+    for other in maybe:
+        nz.maybe_aliases.get(other, set()).discard(name)
+    group = nz.aliases.pop(name, None)
+    if group is not None:
+        group.discard(name)
+    heirs = maybe | set(group or ()) | {p.base for p in nz.parts.pop(name, [])} | \
+        {view for view, _ in views_of(nz, {name})}
+    if heirs:
+        nz.heirs[stmt] = frozenset(heirs)
+    heir = min(group) if group else None
+    for view, part in views_of(nz, {name}):
+        if heir is not None:
+            part.rebase(heir)       # the old object lives on as `heir`
+        else:
+            part.certain = False
+    _index_changed(nz, name)
+
+
+def _index_changed(nz, name: str) -> None:
+    """Views read with `name` (`B[:, name]`) are no longer known."""
+    for parts in nz.parts.values():
+        for part in parts:
+            if part.base != name and name in scopes.load_names(part.view):
+                part.certain = False
+
+
+def _view_of(nz, value) -> Part | None:
+    """The relation a value read from a local has to it, if it may share
+    memory with it."""
+    view = astutil.clone(value)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return Part(value.value.id, "index", view)
+    if isinstance(value, gast.Attribute) and value.attr == "T" and \
+            isinstance(value.value, gast.Name):
+        return Part(value.value.id, "T", view)
+    if not isinstance(value, gast.Call):
+        return None
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and \
+            isinstance(func.value, gast.Name) and func.value.id in nz.locals:
+        return Part(func.value.id, _VIEW_METHODS[func.attr], view)
+    callee = nz.src.resolve(func, nz.locals)
+    kind = _VIEW_FUNCTIONS.get(callee) if _hashable(callee) else None
+    if kind and value.args and isinstance(value.args[0], gast.Name) and \
+            (kind != "T" or len(value.args) == 1 and not value.keywords):
+        return Part(value.args[0].id, kind, view)
+    return None
+
+
+def view_base(nz, expr) -> gast.Name:
+    """An atom for the base of `x.T[0] = v` or `x[1][2] = v`: a view of
+    `x` the update writes through."""
+    base = nz.atom(expr)
+    view = _view_of(nz, expr)
+    if view is not None:
+        nz.parts.setdefault(base.id, []).append(view)
+    return base
+
+
+def views_of(nz, names: set):
+    return [(view, part) for view, parts in sorted(nz.parts.items())
+            for part in parts if part.base in names]
+
+
+def _join_operands(value) -> list:
+    """The names `a + b`, `a * b`, `a += b` or `a *= b` reads (empty for
+    anything else)."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+        args = [value.left, value.right]
+    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+            astutil.dotted_name(value.func.value) == OPERATORS and \
+            value.func.attr in ("iadd", "imul"):
+        args = value.args
+    else:
+        return []
+    return [a.id for a in args if isinstance(a, gast.Name)]
+
+
+def _updates_in_place(value, target: str) -> bool:
+    """`x = setitem(x, ...)` or `x = iadd(x, ...)`: the object stays."""
+    return (isinstance(value, gast.Call) and value.args
+            and isinstance(value.args[0], gast.Name) and value.args[0].id == target
+            and isinstance(value.func, gast.Attribute)
+            and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False

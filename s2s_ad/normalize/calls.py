@@ -1,0 +1,312 @@
+"""Calls in A-normal form.
+
+Functions over the normalizer's state `nz` (__init__.py has the grammar).  A call
+becomes `f(atoms...)`: `*t` of a known length and `**kw` of known keys are
+spread, tuple and list
+literal arguments stay literals of atoms, a nested function or lambda is
+called as its lifted function with what it reads, `items.pop(i)` is an
+in-place update, and a NumPy `out=y` writes the result into `y` as
+`y[...] = f(...)`.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+
+import gast
+
+from .. import astutil
+from ..ir import RUNTIME, is_resolved
+from ..rules import registry
+from . import compound, comprehensions, exprs, inplace, scope
+
+
+def e_Call(nz, expr):
+    """A call in ANF (see the module docstring)."""
+    popped = inplace.pop(nz, expr)
+    if popped is not None:
+        return popped
+    if _is_get(nz, expr):
+        return _get(nz, expr)
+    callee = nz.src.resolve(expr.func, nz.locals)
+    if callee is dict and not expr.args and expr.keywords and \
+            all(k.arg is not None for k in expr.keywords):     # `dict(a=x)`: {"a": x}
+        return nz.rhs(gast.copy_location(astutil.dict_(
+            [astutil.const(k.arg) for k in expr.keywords],
+            [k.value for k in expr.keywords]), expr))
+    pairs = _dict_pairs(nz, expr) if callee is dict else None
+    if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
+        return nz.rhs(gast.copy_location(astutil.dict_(
+            [k for k, _ in pairs], [v for _, v in pairs]), expr))
+    late, expr = _spread_arguments(nz, expr, callee)
+    out = next((k.value for k in expr.keywords if k.arg == "out"), None)
+    if isinstance(out, gast.Name) and _writes_out(nz, expr):   # y[...] = f(x), value y
+        kept = [k for k in expr.keywords if k.arg != "out"]
+        value = nz.atom(gast.copy_location(
+            astutil.call(expr.func, expr.args, kept), expr))
+        inplace.setitem(nz, out.id, astutil.const(...), value)
+        return astutil.name(out.id)
+    if sum(k.arg is None for k in expr.keywords) > (1 if late else 0):
+        nz.unsupported(expr, ("several `**kwargs` in a call" if late else
+                                 "`**kwargs` in a call of a nested function with defaults")
+                          + ", of dicts whose keys are not known where the function "
+                          "is compiled")
+    return _call_of_atoms(nz, expr)
+
+
+def _dict_pairs(nz, call) -> list | None:
+    """`_pairs_display` of a `dict(...)` call, its argument's callee resolved."""
+    arg = call.args[0] if call.args else None
+    inner = nz.src.resolve(arg.func, nz.locals) if isinstance(arg, gast.Call) else None
+    return _pairs_display(call, inner)
+
+
+def _is_get(nz, call) -> bool:
+    """`items.get(key)` or `items.get(key, default)` on a local name."""
+    func = call.func
+    return isinstance(func, gast.Attribute) and func.attr == "get" and \
+        isinstance(func.value, gast.Name) and func.value.id in nz.locals and \
+        1 <= len(call.args) <= 2 and not call.keywords and \
+        not any(isinstance(a, gast.Starred) for a in call.args)
+
+
+def _get(nz, call):
+    """`items.get(key, default)` as `items[key] if has_key(items, key)
+    else get_other(default, items, key)` (both arguments evaluated
+    first, as Python does), so that to the alias analysis too the value
+    is an item of the dict or the default (runtime/sequences.py)."""
+    items = call.func.value.id
+    key = nz.atom(call.args[0])
+    default = nz.atom(call.args[1]) if len(call.args) == 2 else astutil.const(None)
+    test = nz.atom(astutil.call(f"{RUNTIME}.has_key", [astutil.name(items), key]))
+    value = nz.namer.temp("get")
+    body, orelse = compound.branches(nz, 
+        lambda: nz.capture(lambda: nz.emit(astutil.assign(value, nz.rhs(
+            astutil.subscript(astutil.name(items), astutil.clone(key)))))),
+        lambda: nz.capture(lambda: nz.emit(astutil.assign(value, nz.rhs(
+            astutil.call(f"{RUNTIME}.get_other", [default, astutil.name(items),
+                                                  astutil.clone(key)]))))))
+    exprs.emit_branch(nz, astutil.if_(test, body, orelse))
+    return astutil.name(value)
+
+
+def _spread_arguments(nz, expr, callee):
+    """Spread `*t` and `**kw` of known size into `expr`'s arguments; and
+    whether the call may keep one of unknown size, spread when it runs."""
+    value = not is_resolved(callee) and \
+        getattr(expr.func, "id", None) not in nz.nested       # a function value
+    nested = nz.nested.get(getattr(expr.func, "id", None))
+    late = value or _spread_late(nz, callee) or nested is not None and not any(
+        position is not None for _, _, position, _ in nested.defaults)   # (filled here)
+    args = _unstar(nz, comprehensions.consumed_generators(nz, expr, callee), late, callee)
+    keywords = _unstar_keywords(nz, expr.keywords, late, callee, len(args))
+    expr = gast.copy_location(astutil.call(expr.func, args, keywords), expr)
+    return late, expr
+
+
+def _call_of_atoms(nz, expr):
+    """`f(atoms...)` for a call whose arguments are spread: a nested
+    function or lambda called as its lifted function, its callee an atom."""
+    keywords = list(expr.keywords)
+    lifted = scope.lift_nested(nz, expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
+        else nz.nested.get(getattr(expr.func, "id", None))
+    if lifted is not None:          # call the lifted function, passing what it reads
+        expr = gast.copy_location(lifted.call(expr.args, keywords), expr)
+    callee = nz.src.resolve(expr.func, nz.locals)
+    if is_resolved(callee):
+        func = astutil.clone(expr.func)
+    elif isinstance(expr.func, gast.Attribute):
+        func = astutil.attribute(nz.atom(expr.func.value), expr.func.attr)
+    else:
+        func = nz.atom(expr.func)
+    args = [argument(nz, a) for a in expr.args]
+    kws = [(k.arg, argument(nz, k.value)) for k in expr.keywords]   # (arg None: **)
+    return astutil.call(func, args, kws)
+
+
+def _writes_out(nz, call) -> bool:
+    """A NumPy function or method, whose `out=y` writes its result into y
+    (a function of the user's may have a parameter named `out`)."""
+    callee = nz.src.resolve(call.func, nz.locals)
+    if not is_resolved(callee):         # an ndarray method: `x.sum(out=y)`
+        return isinstance(call.func, gast.Attribute)
+    return getattr(callee, "__module__", None) in (None, "numpy") or \
+        str(getattr(callee, "__module__", "")).startswith("numpy") or \
+        type(callee).__name__ == "ufunc"
+
+
+def _spread_late(nz, callee) -> bool:
+    """Whether a call of `callee` may keep a last `*t` or a `**kw` of
+    unknown size, spread when the call runs (dispatch.py): a function of
+    the user's, or one with a rule; not what no gradient flows through."""
+    return is_resolved(callee) and callable(callee) and \
+        not registry.is_nondifferentiable(callee) and \
+        (isinstance(callee, types.FunctionType) or registry.lookup(callee) is not None)
+
+
+def _unstar(nz, args: list, late: bool, callee) -> list:
+    """`f(*t)` for a `t` of known length: `f(t[0], t[1], ...)`; the last
+    argument of a function of fixed arity is spread to fill it (after
+    Python's count check); otherwise the last argument stays `*t`,
+    spread when the call runs (dispatch.py), where `late` allows it."""
+    out = []
+    for arg in args:
+        items = _known_items(nz, arg.value) if isinstance(arg, gast.Starred) else None
+        if not isinstance(arg, gast.Starred):
+            out.append(arg)
+        elif items is not None:
+            out.extend(items)
+        elif arg is args[-1] and _arity(callee, len(out)) is not None:
+            out.extend(_spread(nz, arg.value, _arity(callee, len(out)), callee))
+        elif arg is args[-1] and late:
+            out.append(arg)         # spread when the call runs
+        else:
+            nz.unsupported(arg, "`*args` in a call, from a sequence whose "
+                              "length is not known where the function is compiled "
+                              + ("(other than the last argument)" if late else
+                                 "(into a nested function with defaults)"))
+    return out
+
+
+def _known_items(nz, value) -> list | None:
+    """The items of `value` if their number is known here: a display, a
+    name bound once to one, or `list(...)` / `tuple(...)` of either."""
+    if isinstance(value, (gast.Tuple, gast.List)) and \
+            not any(isinstance(e, gast.Starred) for e in value.elts):
+        return list(value.elts)
+    if isinstance(value, gast.Name) and value.id in nz.displays:
+        return [astutil.subscript(astutil.name(value.id), astutil.const(i))
+                for i in range(len(nz.displays[value.id]))]
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and nz.src.resolve(value.func, nz.locals) in (list, tuple) \
+            and not isinstance(value.args[0], gast.Starred):
+        return _known_items(nz, value.args[0])
+    return None
+
+
+def _keyword_params(callee, given: int, written: set) -> list | None:
+    """The parameters of a function of the user's that `**kw` must fill
+    after `given` positional arguments and the keywords `written`, if
+    that is fixed (none has a default; no `**` parameter)."""
+    if not isinstance(callee, types.FunctionType):
+        return None
+    params = list(inspect.signature(callee).parameters.values())
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    left = [p for i, p in enumerate(params) if p.name not in written and
+            (p.kind is inspect.Parameter.KEYWORD_ONLY or
+             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and i >= given)]
+    if any(p.default is not inspect.Parameter.empty for p in left):
+        return None
+    return [p.name for p in left]
+
+
+def _spread_keywords(nz, value, names: list, callee) -> list:
+    """`a=kw['a'], ...` after Python's check that `kw` has just those keys."""
+    kw = nz.atom(value)
+    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_keywords", [
+        astutil.clone(kw), astutil.const(tuple(names)), astutil.const(callee.__name__)])))
+    return [(n, astutil.subscript(astutil.clone(kw), astutil.const(n))) for n in names]
+
+
+def _arity(callee, given: int) -> int | None:
+    """How many more positional arguments a function of the user's takes
+    after `given`, if that is fixed (no defaults, no `*args`)."""
+    if not isinstance(callee, types.FunctionType):
+        return None
+    params = inspect.signature(callee).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL or
+           p.default is not inspect.Parameter.empty for p in params):
+        return None
+    positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return len(positional) - given if len(positional) >= given else None
+
+
+def _spread(nz, value, count: int, callee) -> list:
+    """`t[0], ..., t[count - 1]` after Python's check that `t` has as
+    many items as the function's remaining parameters."""
+    seq = nz.atom(value)
+    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_arity", [
+        astutil.clone(seq), astutil.const(count), astutil.const(callee.__name__)])))
+    return [astutil.subscript(astutil.clone(seq), astutil.const(i)) for i in range(count)]
+
+
+def _unstar_keywords(nz, keywords: list, late: bool, callee,
+                     given: int) -> list:
+    """`f(**kw)` for a `kw` whose keys are known (a dict display, or a
+    name bound once to one): `f(a=kw['a'], ...)`; for a function of the
+    user's whose parameters left have no default, those (after Python's
+    check of the keys); a function value's `**kw` stays (dispatch.py)."""
+    out = []
+    one = sum(kw.arg is None for kw in keywords) == 1
+    names = _keyword_params(callee, given, {kw.arg for kw in keywords}) \
+        if one else None
+    for k in keywords:
+        value = k.value
+        known = _known_keys(nz, value) if k.arg is None else None
+        if k.arg is not None:
+            out.append((k.arg, value))
+        elif known is not None:
+            out.extend(known)
+        elif names is not None:
+            out.extend(_spread_keywords(nz, value, names, callee))
+        else:   # spread when the call runs, where `late` allows; else refused above
+            out.append((None, value))
+    given = [key for key, _ in out if key is not None]
+    twice = sorted({key for key in given if given.count(key) > 1})
+    if twice:
+        nz.unsupported(keywords[0].value, f"a call that gives the keyword argument "
+                          f"`{twice[0]}` twice (Python raises TypeError)")
+    return out
+
+
+def _known_keys(nz, value) -> list | None:
+    """(key, value) of a dict whose str keys are known here: a display, a
+    name bound once to one, or `dict(a=..., ...)` / `dict(display)`."""
+    if isinstance(value, gast.Dict) and all(
+            isinstance(key, gast.Constant) and isinstance(key.value, str)
+            for key in value.keys):
+        return [(key.value, v) for key, v in zip(value.keys, value.values)]
+    if isinstance(value, gast.Name) and value.id in nz.keyed:
+        return [(key, astutil.subscript(astutil.name(value.id), astutil.const(key)))
+                for key in nz.keyed[value.id]]
+    if isinstance(value, gast.Call) and nz.src.resolve(value.func, nz.locals) is dict:
+        if not value.args and all(k.arg is not None for k in value.keywords):
+            return [(k.arg, k.value) for k in value.keywords]
+        if len(value.args) == 1 and not value.keywords:
+            return _known_keys(nz, value.args[0])
+    return None
+
+
+def argument(nz, expr):
+    """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`),
+    or `*atom`."""
+    if isinstance(expr, gast.Starred):
+        return astutil.starred(nz.atom(expr.value))
+    if isinstance(expr, (gast.Tuple, gast.List)) and not nz.is_atom(expr):
+        build = astutil.tuple_ if isinstance(expr, gast.Tuple) else astutil.list_
+        return build([argument(nz, e) for e in expr.elts])
+    return nz.atom(expr)
+
+
+def _pairs_display(call: gast.Call, inner) -> list | None:
+    """The (key, value) expressions of `dict([(k, v), ...])` (a list or
+    tuple display of pair displays), or of `dict(zip([k, ...], [v, ...]))`
+    with literal keys (`inner`: what the argument calls), else None."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    displays = (gast.List, gast.Tuple)
+    if inner is zip and len(arg.args) == 2 and not arg.keywords and \
+            all(isinstance(a, displays) for a in arg.args):
+        keys, values = arg.args[0].elts, arg.args[1].elts
+        if len(keys) == len(values) and all(isinstance(k, gast.Constant) for k in keys) \
+                and not any(isinstance(v, gast.Starred) for v in values):
+            return list(zip(keys, values))      # (keys first or not: the same)
+        return None
+    if not isinstance(arg, displays) or not all(
+            isinstance(e, gast.Tuple) and len(e.elts) == 2 and
+            not any(isinstance(p, gast.Starred) for p in e.elts) for e in arg.elts):
+        return None
+    return [(e.elts[0], e.elts[1]) for e in arg.elts]

@@ -1,0 +1,205 @@
+"""How the alias relations cross compound statements.
+
+Functions over the normalizer's state `nz` (__init__.py) and the relations of
+normalize/aliasing.py, which are tracked in one pass in program order:
+- an `if`: each branch starts from the relations before it, and what
+  either relates holds after it, uncertainly (`branches`);
+- a loop: the relations of the names it rebinds are uncertain on entry
+  (the next iteration) and after it; an in-place update of a name the body
+  rebinds later to a view or alias is refused (`_check_carried`), and the
+  names the body copies into one another share their relations after it,
+  an update of one checked at run time against them (`_carry_around`).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from .. import astutil, scopes, traversal
+from ..errors import UnsupportedSyntaxError
+from . import aliasing, writebacks
+
+
+def _relations(nz) -> tuple:
+    """A copy of the alias and part relations (for the other branch)."""
+    groups, aliases = {}, {}
+    for name, group in nz.aliases.items():
+        aliases[name] = groups.setdefault(id(group), set(group))
+    maybe = {name: set(others) for name, others in nz.maybe_aliases.items()}
+    parts = {name: [dataclasses.replace(p, view=astutil.clone(p.view)) for p in ps]
+             for name, ps in nz.parts.items()}
+    return aliases, maybe, parts
+
+
+def branches(nz, body_fn, orelse_fn):
+    """Normalize both branches of an `if` from the relations before it,
+    and join them: what either branch relates holds after, uncertainly."""
+    before = _relations(nz)
+    body = body_fn()
+    after_body = _relations(nz)
+    nz.aliases, nz.maybe_aliases, nz.parts = before
+    orelse = orelse_fn()
+    aliases, maybe, parts = after_body
+    for name, others in maybe.items():
+        nz.maybe_aliases.setdefault(name, set()).update(others)
+    for name, group in aliases.items():
+        if nz.aliases.get(name) != group:
+            for other in group - {name}:
+                nz.maybe_aliases.setdefault(name, set()).add(other)
+                nz.maybe_aliases.setdefault(other, set()).add(name)
+    for name, ps in parts.items():
+        known = nz.parts.setdefault(name, [])
+        keys = {p.key for p in known}
+        for p in ps:
+            if p.key not in keys:       # (a copy of a part from before the `if`)
+                keys.add(p.key)
+                known.append(p)
+    return body, orelse
+
+
+def enter_compound(nz, stmt) -> dict:
+    """At the start of a compound statement: the relations of the names
+    it rebinds become uncertain (a loop's next iteration); returns them,
+    for `leave_compound`."""
+    leave_compound(nz, stmt)
+    return {name: list(nz.parts.get(name, [])) for name in _rebound_names(stmt)}
+
+
+def _check_carried(nz, loop, rebound: set) -> None:
+    """Refuse an in-place update, in a loop body, of a name the body
+    rebinds later to a view or alias of another value (`prev *= 2;
+    prev = row`): from the second iteration on the update writes what
+    the previous one bound, which the single pass of this analysis does
+    not follow.  Called after the body, before its relations are joined."""
+    carried = _carried_names(loop)
+    for stmt in scopes.statements(loop.body):
+        updated = _augmented(stmt) | _written_through(stmt)
+        for name in sorted(updated & carried):
+            others = set(nz.aliases.get(name, ())) | nz.maybe_aliases.get(name, set())
+            if nz.parts.get(name) or others - rebound - {name}:   # (names the loop
+                # rebinds too are copied into one another: see `_carry_around`)
+                raise UnsupportedSyntaxError(
+                    f"`{name}` is updated in place in this loop and rebound later in "
+                    "it to a view or alias of another value, so from the second "
+                    "iteration on the update writes that value; s2s_ad does not "
+                    "follow a relation around a loop", nz.src.locate(stmt),
+                    hint=f"copy where `{name}` is rebound (`{name} = ....copy()`), "
+                         "or update the value it is bound to directly")
+
+
+def leave_compound(nz, stmt, before: dict | None = None, emitted=None) -> None:
+    """Relations of names a compound statement rebinds (in the user's
+    code, or in `emitted`, its A-normal form) are uncertain after it;
+    `before` (from `enter_compound`) holds those they had on entry,
+    which hold on the paths that did not rebind them."""
+    rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
+    looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
+    if looped:
+        _check_carried(nz, stmt, rebound)  # (the body's relations, before the joins)
+    for name, parts in (before or {}).items():
+        known = nz.parts.setdefault(name, [])
+        known.extend(p for p in parts if p not in known)
+    for name in rebound:
+        group = nz.aliases.pop(name, None)
+        if group is not None:
+            group.discard(name)
+            for other in group:
+                nz.maybe_aliases.setdefault(name, set()).add(other)
+                nz.maybe_aliases.setdefault(other, set()).add(name)
+        for part in nz.parts.get(name, []):
+            part.certain = False
+    for _, part in aliasing.views_of(nz, rebound):
+        part.certain = False
+    if looped:
+        _carry_around(nz, emitted, rebound)
+
+
+def _carry_around(nz, loop, rebound: set) -> None:
+    """A loop's next iteration reads what this one bound: names the body
+    copies into one another (`a, b = b, a`) may each hold, after the
+    loop, what any of them held in some iteration.  They become
+    maybe-aliases of each other and share their (uncertain) parts."""
+    group = {name: {name} for name in rebound}
+    carried = _carried_names(loop)
+    for stmt in scopes.assignments(loop.body):
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, gast.Name) and isinstance(value, gast.Name) \
+                and {target.id, value.id} <= rebound and group[target.id] is not group[value.id]:
+            merged = group[target.id] | group[value.id]
+            for name in merged:
+                group[name] = merged
+    for members in {id(g): g for g in group.values() if len(g) > 1}.values():
+        shared = [p for name in members for p in nz.parts.get(name, [])]
+        outside = {p.base for p in shared} | {
+            a for name in members for a in nz.aliases.get(name, ())} - members
+        if members & carried:       # a value held around the loop
+            writebacks.refuse_carried_updates(nz, loop, members, sorted(outside))
+        for name in members:
+            known = nz.parts.setdefault(name, [])
+            known.extend(p for p in shared if p not in known)
+            nz.maybe_aliases.setdefault(name, set()).update(members - {name})
+        for part in shared:
+            part.certain = False
+
+
+def _carried_names(loop) -> set:
+    """Names the body of `loop` may read before it rebinds them: each
+    iteration's value of such a name is the previous iteration's.  Paths
+    through ifs are followed; a name is bound after an `if` only if both
+    branches bind it, and never by a nested loop (it may not run)."""
+    bound = set()
+    if isinstance(loop, gast.For):
+        bound |= {n.id for n in traversal.walk(loop.target) if isinstance(n, gast.Name)}
+    carried: set = set()
+    _reads_before_binding(loop.body, bound, carried)
+    return carried & _rebound_names(loop)
+
+
+def _reads_before_binding(body: list, bound: set, carried: set) -> set:
+    """Add to `carried` the names `body` reads while not in `bound`; return
+    the names bound after it on every path."""
+    bound = set(bound)
+    for stmt in body:
+        if isinstance(stmt, gast.If):
+            carried |= set(scopes.load_names(stmt.test)) - bound
+            bound |= _reads_before_binding(stmt.body, bound, carried) & \
+                _reads_before_binding(stmt.orelse, bound, carried)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            header = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            carried |= set(scopes.load_names(header)) - bound
+            inner = bound | (scopes.all_names(stmt.target) if isinstance(stmt, gast.For) else set())
+            _reads_before_binding(stmt.body + stmt.orelse, inner, carried)
+        else:
+            carried |= (set(scopes.load_names(stmt)) | _augmented(stmt)) - bound
+            bound |= _rebound_names(stmt)
+    return bound
+
+
+def _augmented(stmt) -> set:
+    """Names `stmt` updates with `op=` (`x += v`, `x[i] += v`)."""
+    return {n.id for node in traversal.walk(stmt) if isinstance(node, gast.AugAssign)
+            for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
+
+
+def _written_through(stmt) -> set:
+    """Names `stmt` writes into by subscript (`x[i] = v`)."""
+    return {node.value.id for node in traversal.walk(stmt)
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
+            and isinstance(node.value, gast.Name)}
+
+
+def _rebound_names(stmt) -> set:
+    """Names a statement binds to new objects (an augmented assignment keeps
+    an array: it is an in-place update, tracked where it happens)."""
+    names = set()
+    for node in traversal.walk(stmt):
+        if isinstance(node, gast.Assign):
+            targets = node.targets
+        elif isinstance(node, (gast.AnnAssign, gast.For, gast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        names |= {n.id for t in targets for n in traversal.walk(t)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return names

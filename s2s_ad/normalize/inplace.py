@@ -1,0 +1,227 @@
+"""In-place updates in A-normal form.
+
+Functions over the normalizer's state `nz` (__init__.py has the grammar).
+`x[i] = v` becomes `x = setitem(x, i, v)`, `a += b` becomes `a = iadd(a, b)`,
+`np.add.at(a, i, v)` becomes `a = scatter_add(a, i, v)` and
+`items.append(v)` becomes `items = append(items, v, k)`: primitives that
+update their first operand in place, as NumPy and Python do, and return it.
+After each, `after_update` (normalize/writebacks.py) emits what makes the names
+that share memory with the updated one change too.
+"""
+from __future__ import annotations
+
+import gast
+import numpy
+
+from .. import astutil, runtime
+from ..ir import OPERATORS, RUNTIME
+from .alias_parts import Part
+from . import aliasing, calls, writebacks
+
+
+_INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
+            gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
+            gast.FloorDiv: "ifloordiv"}
+
+
+# NumPy functions and ndarray methods that update an argument in place and
+# have no functional form here: a gradient through them is a located error.
+_OPAQUE_MUTATORS = {"put", "place", "putmask", "partition", "itemset", "resize",
+                    "shuffle", "setfield", "byteswap"}
+
+
+def subscript_target(nz, target) -> tuple[str, gast.expr]:
+    """`x[i, 1:3]` as an assignment target: (x, the index as a value).
+    `x.T[0]` and `x[1][2]` write through a view of `x`, bound first."""
+    base = target.value
+    if not isinstance(base, gast.Name):
+        if not (isinstance(base, gast.Subscript) or isinstance(base, gast.Attribute)
+                and base.attr == "T"):
+            nz.unsupported(target, "assignment into " + astutil.describe(base)
+                              + " (only `name[index] = value` is supported)")
+        base = aliasing.view_base(nz, base)
+    return base.id, astutil.index_value(nz.index(target.slice))
+
+
+def setitem(nz, base: str, index, value) -> None:
+    """`x[index] = value` in place: `x = setitem(x, index, value)`."""
+    if not aliasing.is_local(nz, base):
+        nz.unsupported(nz.user_stmt, f"an in-place update of `{base}`, which is not "
+                          "a local variable of the function")
+    stmt = astutil.assign(base, astutil.call(
+        f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
+    nz.emit(stmt)
+    writebacks.after_update(nz, stmt, base, always=True)
+
+
+def mutation(nz, call: gast.Call) -> bool:
+    """Lower a statement-level call that updates an array in place;
+    False if `call` is no such call."""
+    func = call.func
+    method = func.attr if isinstance(func, gast.Attribute) else None
+    receiver = func.value.id if method and isinstance(func.value, gast.Name) \
+        and func.value.id in nz.locals else None
+    if method in ("sort", "fill") and _is_view(func.value):
+        receiver = aliasing.view_base(nz, func.value).id   # `y[::-1].sort()`, `y.T.fill(v)`
+    callee = nz.src.resolve(func, nz.locals)
+    first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
+        and call.args[0].id in nz.locals else None
+    if pop(nz, call) is not None:
+        pass
+    elif receiver and method == "append" and len(call.args) == 1 and not call.keywords:
+        _append(nz, receiver, call.args[0])
+    elif receiver and method == "fill" and len(call.args) == 1 and not call.keywords:
+        setitem(nz, receiver, astutil.const(...), nz.atom(call.args[0]))
+    elif receiver and method == "sort" and not call.args and \
+            all(k.arg in ("axis", "key", "reverse") for k in call.keywords):
+        _sort_in_place(nz, receiver, call.keywords)
+    elif first and callee is numpy.copyto and len(call.args) == 2 and not call.keywords:
+        setitem(nz, first, astutil.const(...), nz.atom(call.args[1]))
+    elif first and callee is numpy.fill_diagonal and len(call.args) == 2 \
+            and not call.keywords:
+        index = nz.atom(astutil.call(f"{RUNTIME}.diagonal_index", [astutil.name(first)]))
+        setitem(nz, first, index, nz.atom(call.args[1]))
+    elif first and _scatter(callee) and len(call.args) == 3 and not call.keywords:
+        _scatter_update(nz, first, _scatter(callee), call.args[1], call.args[2])
+    elif (receiver and method in _OPAQUE_MUTATORS) or (first and callable(callee) and
+                                                       callee.__name__ in _OPAQUE_MUTATORS):
+        _opaque_mutation(nz, receiver or first, call)
+    elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in nz.locals:
+        _opaque_mutation(nz, _root_name(call.args[0]), call)   # e.g. into a view
+    else:
+        return False
+    return True
+
+
+def _opaque_mutation(nz, target: str, call: gast.Call) -> None:
+    """A call that updates `target` in place and has no functional form:
+    `target = mutated(target, call)`, a located error if a gradient must
+    flow through it."""
+    stmt = astutil.assign(target, astutil.call(
+        f"{RUNTIME}.mutated", [astutil.name(target), astutil.clone(call)]))
+    nz.emit(stmt)
+    writebacks.after_update(nz, stmt, target, always=True)
+
+
+def _scatter_update(nz, base: str, update, index, values) -> None:
+    """`np.add.at(base, index, values)` & co., unbuffered and in place:
+    `base = scatter_add(base, index, values)`."""
+    stmt = astutil.assign(base, astutil.call(
+        f"{RUNTIME}.{update.__name__}",
+        [astutil.name(base), calls.argument(nz, index), nz.atom(values)]))
+    nz.emit(stmt)
+    writebacks.after_update(nz, stmt, base, always=True)
+
+
+def pop(nz, call: gast.Call):
+    """`items.pop(i)` on a local list or dict: `v = items[i]` (the value),
+    then `items = pop(items, i)` in place; None if `call` is no such call."""
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and func.attr == "pop" and
+            isinstance(func.value, gast.Name) and func.value.id in nz.locals
+            and len(call.args) <= 1 and not call.keywords):
+        return None
+    items = func.value.id
+    index = nz.atom(call.args[0]) if call.args else astutil.const(-1)
+    value = nz.namer.temp("pop")
+    nz.emit(astutil.assign(value, astutil.subscript(
+        astutil.name(items), astutil.clone(index))))
+    stmt = astutil.assign(items, astutil.call(
+        f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
+    nz.emit(stmt)
+    for _, part in aliasing.views_of(nz, {items}):
+        part.certain = False        # its items moved: which index is which?
+    writebacks.after_update(nz, stmt, items, always=True, moves_items=True)
+    return astutil.name(value)
+
+
+def _sort_in_place(nz, name: str, keywords) -> None:
+    """`y.sort(...)` of an array or a list: `y[:] = sort_like(y, ...)`."""
+    kws = [(k.arg, nz.atom(k.value)) for k in keywords]
+    value = nz.atom(astutil.call(f"{RUNTIME}.sort_like", [astutil.name(name)], kws))
+    setitem(nz, name, astutil.call(astutil.builtin("slice"), [astutil.const(None)]),
+                  value)
+
+
+def _append(nz, items: str, value) -> None:
+    """`items.append(v)` in place, recording where the item lands:
+    `k = len(items); items = append(items, v, k)`."""
+    item = nz.atom(value)
+    position = nz.namer.temp("at")
+    nz.emit(astutil.assign(position, astutil.call(astutil.builtin("len"), [astutil.name(items)])))
+    stmt = astutil.assign(items, astutil.call(
+        f"{RUNTIME}.append", [astutil.name(items), item, astutil.name(position)]))
+    nz.emit(stmt)
+    writebacks.after_update(nz, stmt, items, always=True, moves_items=True)
+    if isinstance(item, gast.Name) and item.id != items and aliasing.is_local(nz, item.id):
+        # the item is a part of the list, as an item of a display is
+        nz.parts.setdefault(item.id, []).append(Part(items, "index", astutil.subscript(
+            astutil.name(items), astutil.name(position)), item=True))
+
+
+def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
+    """`a += b` updates arrays in place, as in NumPy: `a = iadd(a, b)`;
+    `x[i] += v` reads, adds and stores back into `x`."""
+    target = stmt.target
+    if isinstance(target, gast.Subscript):
+        # as Python does: the item is augmented (in place if it is an
+        # array) and stored back
+        base, index = subscript_target(nz, target)
+        item = nz.namer.temp()
+        nz.emit(astutil.assign(item, astutil.subscript(
+            astutil.name(base), astutil.index_syntax(index))))
+        for other in sorted(nz.joined.get(base, ())):    # `+`/`*` shared its items
+            writebacks.refuse_shared(nz, item, Part(other, "reshape", astutil.name(other)),
+                                "is updated in place, an item another list holds too,")
+        _augment(nz, item, stmt.op, nz.atom(stmt.value))
+        setitem(nz, base, index, astutil.name(item))
+        return
+    if not isinstance(target, gast.Name):
+        nz.unsupported(stmt, "augmented assignment to " + astutil.describe(target))
+    _augment(nz, target.id, stmt.op, nz.atom(stmt.value))
+
+
+def _own_operand(nz, name: str, value):
+    """`value`, copied first (`rt.keep`, whose adjoint is the identity)
+    if it may share memory with `name`, which the update overwrites:
+    NumPy reads such an operand before writing, and so must the adjoint."""
+    if isinstance(value, gast.Name) and value.id in aliasing.related(nz, name):
+        return nz.atom(astutil.call(f"{RUNTIME}.keep", [value]))
+    return value
+
+
+def _augment(nz, name: str, op, value) -> None:
+    """`name op= value`: `name = iadd(name, value)`, in place for arrays
+    (an operand sharing its memory copied first: `z = v; v *= z`)."""
+    value = _own_operand(nz, name, value)
+    func = _INPLACE.get(type(op))
+    rhs = astutil.call(f"{OPERATORS}.{func}", [astutil.name(name), value]) \
+        if func else astutil.binop(astutil.name(name), op, value)
+    update = astutil.assign(name, rhs)
+    nz.emit(update)
+    writebacks.after_update(nz, update, name, always=False)
+
+
+def _is_ufunc_at(callee) -> bool:
+    """Whether `callee` is a ufunc's `.at` method (`np.add.at`)."""
+    return isinstance(getattr(callee, "__self__", None), numpy.ufunc) and \
+        getattr(callee, "__name__", None) == "at"
+
+
+def _is_view(expr) -> bool:
+    """`x[...]` or `x.T`: an expression that may be a view of a local."""
+    return isinstance(expr, gast.Subscript) or \
+        isinstance(expr, gast.Attribute) and expr.attr == "T"
+
+
+def _scatter(callee):
+    """The runtime primitive for `np.add.at` & co., or None."""
+    return runtime.SCATTERS.get(callee.__self__) if _is_ufunc_at(callee) else None
+
+
+def _root_name(node) -> str | None:
+    """`a` for `a`, `a[i]`, `a.T`, `a[i].T`, ...; None otherwise."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+

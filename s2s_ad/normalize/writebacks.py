@@ -1,0 +1,384 @@
+"""What an in-place update emits, so that every name sharing memory with
+the updated one stays true for the analyses.
+
+Functions over the normalizer's state `nz` (__init__.py) and the relations of
+normalize/aliasing.py.  After an in-place update of `n` (`n[i] = v`,
+`n += e`, `n.append(v)`, ...) the normalizer emits, each guarded by a
+run-time test that the relation still holds (`rt.shares`: a view still
+shares memory with its base; an item is still `b[i]`), so a copy (`y[i]`
+of a 1-d array is a scalar) is never mistaken for a view:
+- for each alias `y`: `y = n` (a no-op rebinding; `if y is n: y = n` for
+  maybe-aliases and for names updated by `op=`, which rebinds a number);
+- for each `b` that `n` is a part of: `b = rt.sync_index(b, i, n)` (or
+  `sync_transposed`, `sync_reshaped`): a no-op at run time and, for the
+  analyses, the write of `n` into `b` - into every slot of a list, tuple
+  or dict that holds the object at run time (`rt.slots`), whatever index
+  it was read with; then `b`'s own relations, recursively;
+- for each part `v` of `n`: `v = n[i]` again (the view now reads new values).
+
+Where an update would have to go through an uncertain relation - writing
+back through it, or re-reading a view that the program reads again - the
+generated code checks at run time that the two do not share memory
+(`rt.refuse_shared`), and raises a located error if they do: a float bound
+in a loop never does.  `Normalized.shares` maps each in-place statement to
+every name whose memory it may write, so that recording saves what the
+reverse sweep needs.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from .. import astutil, scopes, traversal
+from ..ir import RUNTIME
+from .alias_parts import Part, distinct_slots
+from . import aliasing, compound
+
+
+_SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
+
+
+def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -> None:
+    """Emit what keeps related names true after the in-place update
+    `stmt` of `name`; record the names whose memory it may write.  (A
+    write through a relation that cannot be followed is checked before
+    the update, so a refused call changes nothing.)  An update that
+    only `moves_items` of a list (`append`, `pop`) changes no item: the
+    names bound to its items are not read again."""
+    at = len(nz.out) - 1
+    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name},
+                                                  items_kept=moves_items))
+    checks = [s for s in nz.out[at + 1:] if _is_refusal(s)]
+    if checks:
+        nz.out[at:] = checks + [s for s in nz.out[at:] if not _is_refusal(s)]
+
+
+def _propagate(nz, name: str, always: bool, seen: set, source=None,
+               written=None, items_kept: bool = False) -> set:
+    """Emit the write-backs and re-reads after `name` got new values
+    (re-read through the part `source`); returns the names reached.  The
+    views of a changed object are all claimed before any is followed, so
+    that a name that is both a view of it and an item of a container is
+    re-read from the object and then written back into the container,
+    never re-read from the container's stale item.  `written` holds the
+    slots written so far: a view held in several slots is re-read from
+    the one written.  A write-back reaches every slot of a container
+    that holds the object (`rt.slots`), so a view re-read from a base is
+    never written back into it (its other relations to that base may be
+    stale: `zs[-1]` after an `append`).  `items_kept`: the update of
+    `name` changed no item (an `append`), whose names are not re-read."""
+    written = {} if written is None else written
+    group = nz.aliases.get(name, {name})
+    seen |= group                   # one object: nothing to write back between them
+    own = {view for view, part in aliasing.views_of(nz, group)
+           if not _untouched(part, group, written, items_kept)} - seen
+    seen |= own                     # claimed: re-read below, from `name`
+    _realias(nz, name, always)
+    reached = set(group) | maybe_one(nz, group)
+    reached |= _write_back_parts(nz, name, group, seen, source, written)
+    views = _views_to_reread(nz, group, seen, own, written, items_kept)
+    seen.update(views)
+    reached |= _reread_views(nz, name, group, views, seen, written)
+    return reached
+
+
+def _write_back_parts(nz, name: str, group: set, seen: set, source,
+                      written: dict) -> set:
+    """Write the new values of `name` into every base its object is a
+    part of (refusing an uncertain or masked relation), then follow
+    the bases' own relations; returns the names reached."""
+    reached = set()
+    for member in sorted(group):
+        for part in list(nz.parts.get(member, [])):
+            if part.base in group or _slot(part) in written or \
+                    source is not None and part.base == source.base:
+                continue
+            if not part.certain:
+                refuse_shared(nz, member, part, "is written through")
+                continue
+            if part.masked:         # `member = stop_gradient(base[i])`
+                _refuse_masked(nz, part.base, member)
+                continue
+            written[_slot(part)] = part
+            for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
+                refuse_shared(nz, name, Part(other, "reshape", astutil.name(other)),
+                                    f"is updated in place, an item `{part.base}` shares "
+                                    "with it,")
+            _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
+                          "slots" if part.kind == "index" else "shares")
+            if part.base not in seen:
+                seen.add(part.base)
+                reached |= _propagate(nz, part.base, True, seen, written=written)
+    return reached
+
+
+def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
+                     items_kept: bool) -> dict:
+    """The views of the object (and, uncertain, of what may be it) whose
+    values changed, each by the part to re-read it through: a view held
+    in several slots by the one written."""
+    views: dict = {}
+    maybe = maybe_one(nz, group) - seen
+    for view, part in aliasing.views_of(nz, group) + [   # and views of what may be it:
+            (v, dataclasses.replace(p, certain=False)) for v, p in aliasing.views_of(nz, maybe)]:
+        if _untouched(part, group, written, items_kept):
+            continue
+        if (view in own or view not in seen) and \
+                (view not in views or _slot(part) in written):
+            views[view] = part
+    return views
+
+
+def _reread_views(nz, name: str, group: set, views: dict, seen: set,
+                  written: dict) -> set:
+    """Re-read each changed view from `name` (refusing an uncertain one
+    that is read again, or a crossing of masks), then follow its own
+    relations; returns the names reached."""
+    reached = set()
+    for view, part in views.items():
+        reached.add(view)           # its values change: record them if needed
+        if not part.reread and not nz.parts.get(view):
+            continue                # (a temporary that is no link to further bases)
+        if not part.certain:
+            for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
+                refuse_shared(nz, other, Part(part.base, part.kind, part.view),
+                                    "is read again")
+            for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
+                refuse_shared(nz, name, Part(holder, "reshape", astutil.name(holder)),
+                                    f"is updated while `{holder}` holds a view of it, "
+                                    "read again")
+            continue
+        fresh = dataclasses.replace(part, view=astutil.clone(part.view))
+        fresh.rebase(name)          # read from the name holding the new value
+        how = _crossing(nz, _view_mask(nz, view, part), aliasing.mask_of(nz, name))
+        if how == "refuse":
+            _refuse_masked(nz, view, name)
+            continue
+        reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
+        nz.rereads.add(reread)    # the same object: its relations stay
+        _guarded(nz, view, fresh, lambda slots: reread)
+        reached |= _propagate(nz, view, True, seen, part, written)
+    return reached
+
+
+def _realias(nz, name: str, always: bool) -> None:
+    """Rebind the aliases of `name` to it (a no-op for the primal), so
+    the analyses see them change too; names that only may be aliases
+    (bound in a branch or loop, with their own aliases) are rebound if
+    they still are.  An alias holding what `stop_gradient` returned
+    stays masked; an update through one is refused (`_crossing`)."""
+    group = set(nz.aliases.get(name, {name}))
+    maybe = maybe_one(nz, group)
+    for other in sorted(group - {name}):
+        if other not in nz.locals and not aliasing.views_of(nz, {other}):
+            continue                # a temporary, read once already (no base of views)
+        how = _crossing(nz, aliasing.mask_of(nz, other), aliasing.mask_of(nz, name))
+        if how == "refuse":
+            _refuse_masked(nz, other, name)
+        elif always and other not in nz.loose and name not in nz.loose:
+            nz.emit(astutil.assign(other, _masked_as(astutil.name(name), how)))
+        else:               # (a number updated by `op=` is a new object)
+            _if_same(nz, [other], name, how)
+    done: set = set()
+    for other in sorted(maybe):
+        names = sorted(n for n in nz.aliases.get(other, {other}) if n in nz.locals)
+        if names and names[0] not in done:
+            done.update(names)
+            nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
+            ways: dict = {}
+            for n in names:
+                ways.setdefault(_crossing(nz, aliasing.mask_of(nz, n), aliasing.mask_of(nz, name)), []).append(n)
+            for n in ways.pop("refuse", []):
+                _refuse_masked(nz, n, name)
+            for how, same in sorted(ways.items()):
+                _if_same(nz, same, name, how)
+
+
+def _crossing(nz, want, have) -> str:
+    """How a name whose binding is masked by `stop_gradient` as `want`
+    says (True, False or None: either) follows an update that gave the
+    object a new value held by a name masked as `have`: "same" (`v =
+    name`), "mask" (`v = rt.stop_gradient(name)`) or "refuse" - an
+    update through a masked name changed a value that carries gradient,
+    and which of its elements it changed is not known."""
+    if want is not None and want == have:
+        return "same"
+    return "mask" if want is True and have is False else "refuse"
+
+
+def _view_mask(nz, view: str, part: Part):
+    """Whether the view `view` holds a masked value: bound by
+    `stop_gradient`, or read from a masked base."""
+    masks = [aliasing.mask_of(nz, view), aliasing.mask_of(nz, part.base), part.masked]
+    return None if None in masks else any(masks)
+
+
+def _masked_as(value, how: str):
+    return astutil.call(f"{RUNTIME}.stop_gradient", [value]) if how == "mask" else value
+
+
+def maybe_one(nz, group: set) -> set:
+    """The names that may be one object with `group`, through chains of
+    maybe-aliases and aliases (`t = w` in a branch, then `s = t`)."""
+    out, todo = set(), list(group)
+    while todo:
+        for other in nz.maybe_aliases.get(todo.pop(), ()):
+            for n in nz.aliases.get(other, {other}):
+                if n not in out and n not in group:
+                    out.add(n)
+                    todo.append(n)
+    return out
+
+
+def _if_same(nz, others: list, name: str, how: str = "same") -> None:
+    """`if others[0] is name: others... = name` (masked as `how` says)."""
+    same = nz.namer.temp("same")
+    nz.emit(astutil.assign(same, astutil.compare(
+        astutil.name(others[0]), gast.Is, astutil.name(name))))
+    body = nz.capture(lambda: [nz.emit(astutil.assign(
+        o, _masked_as(astutil.name(name), how))) for o in others])
+    guard = astutil.if_(astutil.name(same), body)
+    nz.emit(guard)
+    compound.leave_compound(nz, guard)     # still only maybe aliases
+
+
+def _guarded(nz, view: str, part: Part, stmt, helper: str = "shares") -> None:
+    """`if test := rt.<helper>(view, base[, index]): stmt(test)`."""
+    args = [astutil.name(view), astutil.name(part.base)]
+    if part.kind == "index":
+        args.append(part.index)
+    nz.unbound.update({view, part.base} - nz.params)    # maybe bound in a branch only
+    test = nz.namer.temp(helper)
+    nz.emit(astutil.assign(test, astutil.call(f"{RUNTIME}.{helper}", args)))
+    nz.emit(astutil.if_(astutil.name(test), nz.capture(lambda: nz.emit(stmt(test)))))
+
+
+def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
+    """`base = rt.sync_*(base[, slots], view)`: `view`, holding the new
+    value, written into `base` - into every slot that holds the object
+    (`rt.Slots`, found by the guard `slots`)."""
+    args = [astutil.name(part.base)]
+    if part.kind == "index":
+        args.append(astutil.name(slots))
+    return astutil.assign(part.base, astutil.call(
+        f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
+
+
+def refuse_shared(nz, name: str, part: Part, how: str) -> None:
+    """`rt.refuse_shared(name, base, ...)`: a located error at run time
+    if `name` shares memory with `base` (it cannot be followed here)."""
+    base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
+    what = f"`{name}`" if name in nz.locals else \
+        "an intermediate value (such as the sequence a loop iterates)"
+    message = (f"{what} may share memory with {base} and {how} after an "
+               f"in-place update, but s2s_ad cannot tell which part of {base} it "
+               f"is (it was bound in an `if` or a loop above, or returned by a "
+               f"function, or what it was read with changed since)")
+    hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
+    _refusal(nz, name, part.base, message, hint)
+
+
+def _refuse_masked(nz, name: str, other: str) -> None:
+    """A located error at run time if `name` shares memory with `other`
+    and one holds what `stop_gradient` returned: an in-place update
+    changed both, and which elements still carry gradient is not known."""
+    what = [f"`{n}`" if n in nz.locals else "a value" for n in (name, other)]
+    message = (f"{what[0]} shares memory with {what[1]}, and one of them was "
+               "returned by `stop_gradient(...)`: an in-place update changes "
+               "both, so s2s_ad cannot tell which of their values carry a gradient")
+    hint = "copy the value stop_gradient masks (`stop_gradient(x.copy())`), " \
+           "or update a copy"
+    _refusal(nz, name, other, message, hint)
+
+
+def refuse_carried_updates(nz, loop, members: set, outside: list) -> None:
+    """Before each in-place update in `loop` of one of `members` - names
+    the body copies into one another, so that from the second iteration
+    on each may hold what another held in the one before - check at run
+    time that it shares no memory with `outside`, the objects they were
+    related to by the end of the body: the single pass of this analysis
+    saw the update before those relations."""
+    updates = [s for s in scopes.statements(loop.body)
+               if s in nz.shares and s.targets[0].id in members]
+    for update in updates:
+        name = update.targets[0].id
+        what = f"`{name}`" if name in nz.locals else "a value"
+        saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
+        checks = nz.capture(lambda: [_refusal(nz, 
+            name, base, f"{what} is updated in place in this loop, where the names "
+            "copied into one another (`a, b = b, a`) may hold, from the second "
+            f"iteration on, what the others held in the one before: here, memory "
+            f"shared with {f'`{base}`' if base in nz.locals else 'a value read before'}, "
+            "which s2s_ad does not follow around a loop",
+            f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
+        nz.user_stmt = saved
+        _insert_before(loop, update, checks)
+
+
+def _refusal(nz, name: str, base: str, message: str, hint: str) -> None:
+    """`rt.refuse_shared(name, base, where)`."""
+    loc = nz.src.locate(nz.user_stmt)
+    nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
+    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
+    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
+        astutil.name(name), astutil.name(base), astutil.const(where)])))
+
+
+def _holders(nz, view: str, group: set, part: Part) -> set:
+    """The names (a list, with its aliases) holding `view` or a view of
+    it (`c.append(e[1])`, `e` the uncertain view): what an update of
+    `group` may change through them."""
+    below = aliasing.related(nz, view, upward=False)
+    holders = {p.base for v in below for p in nz.parts.get(v, [])}
+    holders -= below | group | {part.base}
+    return {a for h in holders for a in nz.aliases.get(h, {h})}
+
+
+def _read_later(nz, names: list) -> list:
+    """Those of `names` the user's code reads after the statement being
+    normalized, or anywhere in a loop around it."""
+    here = nz.user_stmt
+    end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
+    later = {node.id for node in traversal.walk(nz.src.tree)
+             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+             and (node.lineno, node.col_offset) > end}
+    for loop in nz.loops:
+        later.update(scopes.load_names(loop))
+    return [n for n in names if n in later]
+
+
+def _slot(part: Part) -> tuple:
+    """Where a part sits in its base: (base, how it is read from it)."""
+    return part.base, part.kind, gast.dump(part.view)
+
+
+def _insert_before(node, stmt, new: list) -> None:
+    """Insert `new` before `stmt`, in whichever block under `node` holds it."""
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None) or []
+        if stmt in block:
+            at = block.index(stmt)
+            block[at:at] = new
+            return
+        for child in block:
+            _insert_before(child, stmt, new)
+
+
+def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) -> bool:
+    """Whether `part` is an item a display (or `append`) put into one of
+    `group`, in a slot no write reached: an update of a list, tuple or dict
+    replaces slots, or writes one through a view of it (`written`), and
+    never changes the objects in the others; or any item of a list whose
+    update only moved its items (`items_kept`)."""
+    if items_kept and part.kind == "index" and part.base in group:
+        return True
+    if not part.item:
+        return False
+    return all(w.kind == "index" and distinct_slots(w.index, part.index)
+               for w in written.values() if w.base in group)
+
+
+def _is_refusal(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) == f"{RUNTIME}.refuse_shared"
