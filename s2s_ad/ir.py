@@ -41,7 +41,7 @@ from .naming import BUILTINS, Namer
 from .rules import registry, stop_gradient_like
 
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split", "Source",
-           "Normalized", "Prim", "Facts", "ShapeFacts", "Request", "PairRef", "Adjoint",
+           "Normalized", "Prim", "Facts", "ShapeFacts", "Request", "PairRef", "Adjoint", "Site",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE",
            "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_resolved",
            "names_of", "with_marker", "Star", "StarStar", "member"]
@@ -403,6 +403,22 @@ class PairRef:
 
 
 @dataclass
+class Site:
+    """A contribution the reverse sweep wrote, `d = v` or `d = d + v`
+    (`accumulate`), for lower.py: `primal` gets it from the rule of
+    `stmt`, taken as the adjoint of `value_name` (its old value when the
+    statement rebinds it); `rule` (not a copy or a callee's) and
+    `elementwise` say which shape decisions apply."""
+
+    stmt: gast.Assign
+    primal: str
+    value_name: str
+    rule: bool
+    elementwise: bool
+    accumulate: bool
+
+
+@dataclass
 class Adjoint:
     """The reverse transform's result: the adjoint function (pair mode: one
     def that pairs.py cuts at its `Split`) and what printing it needs."""
@@ -413,3 +429,6 @@ class Adjoint:
     scalars: frozenset = frozenset()              # locals known to hold scalars
     pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
     temp_adjoints: frozenset = frozenset()        # the adjoints of temporaries
+    sites: dict = field(default_factory=dict)     # contribution statement -> Site
+    rule_starts: dict = field(default_factory=dict)   # see lower.py
+    rt: str = "rt"                                # the identifier of s2s_ad's runtime

@@ -2,7 +2,7 @@
 
 `front`: frontend -> normalize -> jumps -> primitives -> analysis -> complex_check,
 and the adjoint pairs of callees the reverse sweep will call (`Front.needs`).
-`back`, once those pairs are compiled: reverse -> optimize -> release ->
+`back`, once those pairs are compiled: reverse -> lower -> optimize -> release ->
 tidy_blocks -> guards -> codegen (text).  The driver (api.py) runs `front`,
 compiles the needed pairs through its work list, then `back`.
 
@@ -21,7 +21,7 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import (analysis, astutil, codegen, complex_check, frontend, guards,
+from . import (analysis, astutil, codegen, complex_check, frontend, guards, lower,
                normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
                traversal, withblocks)
 from . import optimize as optimizer
@@ -79,6 +79,8 @@ STAGES = {      # what `observe` is shown, in order (`s2s-ad dump --stage NAME`)
     "analysis": "the A-normal form, each assignment marked with its activity and "
                 "recording (analysis)",
     "reverse": "the forward and reverse sweeps, before any optimization (reverse)",
+    "lowered": "the contributions given their shapes: unbroadcast, compact, "
+               "expand (lower)",
     "optimized": "after propagation, folding, dead code and inlining (optimize)",
     "final": "the derived function as it is compiled: release, guard (codegen)",
 }
@@ -124,6 +126,8 @@ def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compi
                                   single=not isinstance(options.wrt, tuple), pairs=pairs_of)
         adj = reverse.reverse(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
         observe("reverse", lambda: _printed(adj.tree))
+        lower.lower(adj, fr.facts.shapes, adj.rt)
+        observe("lowered", lambda: _printed(adj.tree))
         trees = _finish(adj, norm, src, fr.wrt, options, observe)
         guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
                              norm.namer, in_body=options.mode != "pair")

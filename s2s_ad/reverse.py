@@ -14,18 +14,20 @@ The generated function takes the primal's parameters and runs:
 
 Zero is a static fact: `plan.live` holds the primal names whose adjoint
 variable holds a (possibly) nonzero value.  The first contribution assigns,
-later ones accumulate; an adjoint known to be zero emits nothing.  Adjoint
-code here never updates an array in place (`dx = dx + e`), so adjoints may
-alias; ownership.py later makes the updates of arrays that provably do not
-alias in place.
+later ones accumulate; an adjoint known to be zero emits nothing.  Each
+contribution is written with the shape its rule gives it, and recorded in
+`Adjoint.sites`: the shape decisions are lower.py's, a pass of their own.
+Adjoint code here never updates an array in place (`dx = dx + e`), so
+adjoints may alias; ownership.py later makes the updates of arrays that
+provably do not alias in place.
 """
 from __future__ import annotations
 
 import gast
 
-from . import astutil, runtime, scopes, templates, traversal
+from . import astutil, lower, runtime, scopes, templates, traversal
 from .errors import RuleError
-from .ir import (COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
+from .ir import (COPY, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
@@ -60,7 +62,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
     scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
     temp_adjoints = frozenset(d for p, d in plan.adj.items() if p in norm.namer.temps)
     return Adjoint(fdef, plan.imports, plan.seed_param, frozenset(scalars), plan.pair_names,
-                   temp_adjoints)
+                   temp_adjoints, plan.sites, plan.rule_starts, plan.rt)
 
 
 def _arguments(norm: Normalized, req: Request) -> gast.arguments:
@@ -146,9 +148,6 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     code = []
     d_result = adjoint_name(plan, target)
     self_ref = target in prim.operands
-    if stmt in plan.facts.shapes.expand:      # this rule needs d[z] full-size
-        code.append(astutil.assign(d_result, astutil.call(f"{plan.rt}.expand", [
-            astutil.name(d_result), astutil.name(plan.facts.shapes.witness(stmt, target))])))
     if self_ref:        # the old value's adjoint starts from zero
         plan.live.discard(target)
     if prim.kind == COPY:
@@ -181,6 +180,8 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
                                              varied, old, target))
     if not self_ref:
         plan.live.discard(target)
+    if code:                        # (lower.py may expand d_result before it)
+        plan.rule_starts[code[0]] = (stmt, target, d_result)
     return code
 
 
@@ -226,32 +227,19 @@ def _contribute_each(plan: Plan, stmt, prim, item, varied, old, target) -> list:
 
 
 def _contribute(plan: Plan, stmt, prim, primal, value, value_name) -> gast.stmt:
+    """`d = value`, or `d = d + value` if `d` may hold a contribution
+    already; lower.py gives `value` its shape."""
     d = adjoint_name(plan, primal)
     if primal in plan.live and _is_call_to(value, plan.rt, "unindex"):
         # (a scatter-add: in place where the code owns `d`, ownership.py)
         return astutil.assign(d, astutil.binop(astutil.name(d), gast.Add, value))
-    full = primal in plan.facts.shapes.needs_full.get(stmt, ())
-    if plan.facts.shapes.spread and prim.kind == RULE and templates.is_spread(value, value_name) \
-            and primal not in plan.facts.shapes.in_loops:
-        value = value.args[1]                       # left compact
-    if full and (prim.kind != RULE or primal in plan.facts.shapes.same_shape.get(stmt, ())):
-        value = astutil.call(f"{plan.rt}.expand", [value, astutil.name(
-            plan.facts.shapes.witness(stmt, stmt.targets[0].id))])
-    elif prim.kind == RULE and prim.rule.elementwise and \
-            primal not in plan.facts.shapes.same_shape.get(stmt, ()):
-        negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
-        inner = value.operand if negated else value     # sum first, negate less
-        like = plan.facts.shapes.witness(stmt, primal) if value_name == primal else value_name
-        args = [inner, astutil.name(like)]
-        if full:
-            args.append(astutil.name(plan.facts.shapes.witness(stmt, stmt.targets[0].id)))
-        value = astutil.call(f"{plan.rt}.unbroadcast", args)
-        if negated:
-            value = astutil.neg(value)
-    if primal in plan.live:
+    accumulate = primal in plan.live
+    if accumulate:
         value = astutil.binop(astutil.name(d), gast.Add, value)
     plan.live.add(primal)
-    return astutil.assign(d, value)
+    out = astutil.assign(d, value)
+    plan.sites[out] = lower.site_of(stmt, prim, primal, value_name, accumulate)
+    return out
 
 
 def _zero(plan: Plan, primal: str) -> gast.stmt:

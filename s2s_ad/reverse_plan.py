@@ -58,6 +58,9 @@ class Plan:
     saves: dict = field(default_factory=dict)       # stmt -> its save variable (forward)
     counters: dict = field(default_factory=dict)    # loop -> its trip counter (forward)
     unbound: set = field(default_factory=set)       # names bound to None at entry
+    sites: dict = field(default_factory=dict)       # contribution -> its Site (lower.py)
+    rule_starts: dict = field(default_factory=dict)     # first stmt of a rule's code ->
+    #                                                     (stmt, target, its adjoint)
     tape: str | None = None         # the tape's name, once a value is pushed
     depth: int = 0                  # loop nesting while generating
     branches: int = 0               # `if` nesting while generating the forward sweep
