@@ -26,7 +26,7 @@ from __future__ import annotations
 import gast
 
 from . import astutil, templates
-from .ir import RULE, Adjoint, ShapeFacts, Site
+from .ir import Adjoint, ShapeFacts, Site
 
 
 def lower(adj: Adjoint, shapes: ShapeFacts, rt: str) -> None:
@@ -82,9 +82,3 @@ def _lowered(value, site: Site, shapes: ShapeFacts, rt: str):
     value = astutil.call(f"{rt}.unbroadcast", args)
     return astutil.neg(value) if negated else value
 
-
-def site_of(stmt, prim, primal: str, value_name: str, accumulate: bool) -> Site:
-    """What lowering needs to know of a contribution to `primal` by the
-    rule of `stmt` (`prim`)."""
-    rule = prim.kind == RULE
-    return Site(stmt, primal, value_name, rule, rule and prim.rule.elementwise, accumulate)

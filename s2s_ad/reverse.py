@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, lower, runtime, scopes, templates, traversal
+from . import astutil, runtime, scopes, templates, traversal
 from .errors import RuleError
-from .ir import (COPY, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
+from .ir import (COPY, RULE, UNKNOWN, Site, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
@@ -238,7 +238,9 @@ def _contribute(plan: Plan, stmt, prim, primal, value, value_name) -> gast.stmt:
         value = astutil.binop(astutil.name(d), gast.Add, value)
     plan.live.add(primal)
     out = astutil.assign(d, value)
-    plan.sites[out] = lower.site_of(stmt, prim, primal, value_name, accumulate)
+    rule = prim.kind == RULE
+    plan.sites[out] = Site(stmt, primal, value_name, rule, rule and prim.rule.elementwise,
+                           accumulate)
     return out
 
 
