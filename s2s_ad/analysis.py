@@ -16,7 +16,13 @@ is written onto nodes.
   sweep will still read - a rule's operand, a name an in-place update shares
   memory with (`Normalized.shares`), or a name whose zero adjoint is filled
   at a join (`zeros_like(x)` reads x) - the reverse transform saves and
-  restores those.
+  restores those.  Where every later read is of the value's shape only
+  (un-broadcasting to it, expanding to it, a zero adjoint like it), the
+  assignment is in `shape_recorded` too, and only a stand-in of that shape
+  is kept (`rt.shape_only`): two walks, one counting every read, one
+  counting value reads only; what the first records and the second does
+  not is shape-recorded, unless it updates in place (its restore writes
+  the old values back).
 - shapes (shapes.py): shape classes, scalars and the compact-adjoint
   decisions, in the same `Facts`.
 """
@@ -130,17 +136,33 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
     """Mark assignments that destroy a value the adjoint sweep reads later
     (an in-place update also destroys the values of the names in `shares`;
     a value recorded by reference lives on in its `heirs`, which must then
-    keep their values too).
+    keep their values too); those whose old value is read only for its
+    shape are also `shape_recorded`.
 
     The reverse sweep restores recorded targets as it goes, so at the adjoint
-    of a statement every variable holds its value from just after it.
+    of a statement every variable holds its value from just after it (or a
+    stand-in of its shape, where nothing reads more).
     """
+    every = _record_walk(body, prims, wrt, facts, useful, shares, heirs, None)
+    by_value = _record_walk(body, prims, wrt, facts, useful, shares, heirs, every)
+    facts.recorded = every
+    facts.shape_recorded = every - by_value
+
+
+def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every) -> set:
+    """The assignments to record.  With `every` None, counting every read
+    of the reverse sweep; else counting value reads only, plus the in-place
+    updates in `every` (recorded by value whatever reads them)."""
+    recorded: set = set()
+    shapes_too = every is None
+
     def transfer(stmt, live):
         if isinstance(stmt, gast.Assign):
-            return _record_assignment(stmt, live, prims, facts, shares, heirs)
+            return _record_assignment(stmt, live, prims, facts, shares, heirs, recorded,
+                                      shapes_too, every)
         if isinstance(stmt, gast.If):
-            return (live | set(scopes.load_names(stmt.test))
-                    | _zeroed(stmt, prims, facts, useful))
+            zeroed = _zeroed(stmt, prims, facts, useful) if shapes_too else set()
+            return live | set(scopes.load_names(stmt.test)) | zeroed
         return live
 
     def loop_entry(loop, live):
@@ -148,31 +170,33 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
         # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
             live = live | set(scopes.load_names(loop.iter))
-        return live | _zeroed(loop, prims, facts, useful)
+        return live | _zeroed(loop, prims, facts, useful) if shapes_too else live
 
     def loop_exit(loop, live):
-        return live | _zeroed(loop, prims, facts, useful, exit=True)
+        return live | _zeroed(loop, prims, facts, useful, exit=True) if shapes_too else live
 
     # The gradients are shaped like the parameters' values at entry.
     Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
         body, State(wrt))
+    return recorded
 
 
-def _record_assignment(stmt, live, prims, facts, shares, heirs):
+def _record_assignment(stmt, live, prims, facts, shares, heirs, recorded, shapes_too, every):
     """Record `stmt` if it overwrites a value still live for the adjoint
-    sweep, and return the names live before it (backward transfer)."""
+    sweep, and return the names live after it (forward transfer)."""
     target = stmt.targets[0].id
-    reads, reads_result = _reverse_reads(stmt, prims, facts)
-    overwritten = {target} | shares.get(stmt, frozenset())
-    if (live & overwritten or target in reads) and not prims[stmt].keeps_values:
-        facts.recorded.add(stmt)
-    live = (live | reads) - {target}
-    if stmt in facts.recorded:
-        live = live | heirs.get(stmt, frozenset())
     prim = prims[stmt]
-    if reads_result or stmt in facts.recorded and prim.inplace:
+    reads, reads_result = _reverse_reads(stmt, prims, facts, shapes_too)
+    overwritten = {target} | shares.get(stmt, frozenset())
+    if (live & overwritten or target in reads) and not prim.keeps_values or \
+            every is not None and stmt in every and prim.inplace:
+        recorded.add(stmt)
+    live = (live | reads) - {target}
+    if stmt in recorded:
+        live = live | heirs.get(stmt, frozenset())
+    if reads_result or stmt in recorded and prim.inplace:
         live = live | {target}      # (an in-place restore writes into it)
-    if stmt in facts.recorded and prim.inplace:     # ...at its index
+    if stmt in recorded and prim.inplace:     # ...at its index
         for slot in ("index", "position"):
             if slot in prim.binding:
                 live = live | set(scopes.load_names(prim.binding[slot]))
@@ -223,14 +247,17 @@ def _killed_always(body, prims, facts) -> set:
     return out
 
 
-def _reverse_reads(stmt, prims, facts) -> tuple[State, bool]:
-    """(names whose values the statement's adjoint reads, reads the result)."""
+def _reverse_reads(stmt, prims, facts, shapes_too: bool) -> tuple[State, bool]:
+    """(names whose values the statement's adjoint reads, reads the result);
+    with `shapes_too`, counting the names it reads the shape of."""
     if stmt not in facts.active:
         return State(), False
     prim = prims[stmt]
     target = stmt.targets[0].id
     varied = facts.varied_before.get(stmt, State())
     reads, reads_result = prim.reads(varied)
+    if not shapes_too:
+        return reads, reads_result
     reads = set(reads)
     if prim.kind == RULE and prim.rule.elementwise:
         # un-broadcasting reads a varied operand's shape unless proven equal

@@ -365,6 +365,7 @@ class Facts:
     active: set = field(default_factory=set)               # stmt
     varied_before: dict = field(default_factory=dict)      # stmt -> varied names it reads
     recorded: set = field(default_factory=set)             # stmt
+    shape_recorded: set = field(default_factory=set)       # stmt: its shape is enough
     varied_out: frozenset = frozenset()                    # varied at the return
     carriers: frozenset = frozenset()                      # names that may have an adjoint
     kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint

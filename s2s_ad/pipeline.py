@@ -161,7 +161,8 @@ def _annotated(fdef: gast.FunctionDef, facts: ir.Facts) -> gast.FunctionDef:
             if isinstance(stmt, gast.Assign):
                 varied = sorted(facts.varied_before.get(stmt, ()))
                 notes = ["active" if stmt in facts.active else "inactive"]
-                notes += ["recorded"] * (stmt in facts.recorded)
+                notes += ["recorded" + " (shape)" * (stmt in facts.shape_recorded)] * \
+                    (stmt in facts.recorded)
                 notes += [f"reads varied {', '.join(varied)}"] * bool(varied)
                 stmt = astutil.block("; ".join(notes), [stmt])
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):

@@ -180,6 +180,8 @@ def _record(plan: Plan, stmt) -> list:
     value = astutil.name(target)
     if prim.inplace:        # the old value is destroyed in place: copy it
         value = astutil.call(f"{plan.rt}.snapshot", [value] + index_of(prim))
+    elif stmt in plan.facts.shape_recorded:     # only its shape is read again
+        value = astutil.call(f"{plan.rt}.shape_only", [value])
     if target not in plan.params and (plan.depth or plan.branches):
         plan.unbound.add(target)        # may be saved before it is first bound
     if plan.depth == 0:

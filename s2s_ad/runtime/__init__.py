@@ -14,7 +14,7 @@ staleness guard) and re-exports, by explicit name, every public helper of
 its submodules:
 
     core.py         the adjoint values: unbroadcast, unreduce, Seq, Tree,
-                    zeros_like, unindex, and the shared private utilities
+                    zeros_like, unindex, shape_only, and the shared private utilities
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
                     snapshot/restore, copy/keep, and their adjoint helpers
     aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared
@@ -52,8 +52,8 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
-from .core import (Seq, Tree, _ndarray, _rows, expand, unbroadcast, unindex, unreduce,
-                   zeros_like)
+from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, unbroadcast, unindex,
+                   unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, reduced_mask,
                          reduced_mask_where, unlist, unsum, where_share)

@@ -254,6 +254,26 @@ class Tree(dict):
     __radd__ = __add__
 
 
+def shape_only(x):
+    """A stand-in for `x` where the reverse sweep reads only its type,
+    structure, shape and dtype (un-broadcasting to it, expanding to it, a
+    zero adjoint like it): zero data, an array's held in O(1) memory (a
+    read-only broadcast of one zero).  A value of another type is kept
+    itself."""
+    kind = type(x)
+    if kind is float:
+        return 0.0
+    if kind is np.ndarray:
+        return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+    if kind is list or kind is tuple:
+        return kind(shape_only(item) for item in x)
+    if kind is dict:
+        return {k: shape_only(v) for k, v in x.items()}
+    if isinstance(x, np.generic) and kind.__module__ == "numpy":
+        return x.dtype.type(0)
+    return x
+
+
 def zeros_like(x):
     """A zero adjoint for `x`: the same structure, shapes and float dtype."""
     if type(x) is float:
