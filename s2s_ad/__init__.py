@@ -8,19 +8,19 @@
 
     print(ad.source(loss))      # the generated gradient, as Python
 """
-from .api import grad, source, value_and_grad, vjp
+from .api import grad, jvp, source, value_and_grad, vjp
 from .checking import check_grads
 from .errors import (GradientCheckError, InputTypeError, InternalError, NoRuleError,
                      NonScalarOutputError, RuleError, S2SADError, SeedError,
                      SourceUnavailableError, UnsupportedSyntaxError, UnsupportedValueError,
                      WrtError)
-from .rules import adjoint, nondifferentiable
+from .rules import adjoint, nondifferentiable, tangent
 from .runtime import stop_gradient
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "source", "stop_gradient", "adjoint",
-           "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "stop_gradient", "adjoint",
+           "tangent", "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
            "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError", "SeedError",
            "InputTypeError", "UnsupportedValueError", "InternalError", "check_grads",
            "GradientCheckError", "__version__"]

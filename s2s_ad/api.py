@@ -77,11 +77,27 @@ def vjp(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0,
     return _transform(func, Options("vjp", _hashable(wrt), False, optimize, disk_cache))
 
 
+def jvp(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0, has_aux: bool = False,
+        optimize: bool = True, disk_cache: bool = True) -> Derived:
+    """Jacobian-vector product (forward mode), as JAX's `jvp`: the derived
+    function takes `func`'s arguments, then one tangent per `wrt` entry
+    (each with its argument's structure and shape), and returns
+    `(value, tangent)`: `func`'s output and its directional derivative, the
+    output's structure and shape.  With `has_aux=True`, `func` returns
+    `(value, aux)` and the derived function `(value, tangent, aux)`.
+
+    The tangents are positional after the parameters, or keyword-only
+    (named `t<param>`: `tx` for `x`) when `func` has parameters with
+    default values, `*args` or keyword-only parameters.
+    """
+    return _transform(func, Options("jvp", _hashable(wrt), has_aux, optimize, disk_cache))
+
+
 def source(derived: Callable[..., Any]) -> str:
     """The generated Python source of a function made by s2s_ad."""
     if not getattr(derived, "__s2s_ad_primal__", None):
         raise S2SADError(f"{derived!r} was not made by s2s_ad",
-                         hint="pass the result of s2s_ad.grad / value_and_grad / vjp")
+                         hint="pass the result of s2s_ad.grad / value_and_grad / vjp / jvp")
     frontend.reinstate_lines(inspect.unwrap(derived).__code__.co_filename)
     return inspect.getsource(derived)
 
@@ -202,9 +218,9 @@ def stages(func: Callable[..., Any], *, wrt: Wrt = 0, mode: str = "grad",
     (`pipeline.STAGES` says what each is; the code stages are valid Python).
     The same compile as `grad` and friends (`mode` is one of theirs), so the
     last, "final", is the text `source()` shows."""
-    if mode not in ("grad", "value_and_grad", "vjp"):
+    if mode not in ("grad", "value_and_grad", "vjp", "jvp"):
         raise S2SADError(f"mode={mode!r} is not a transform s2s_ad has",
-                         hint='use "grad", "value_and_grad" or "vjp"')
+                         hint='use "grad", "value_and_grad", "vjp" or "jvp"')
     out: dict = {}
     compile_adjoint(func, Options(mode, _hashable(wrt), has_aux, optimize),
                     lambda stage, render: out.setdefault(stage, render()))
@@ -272,7 +288,10 @@ def _collection_paused():
 
 
 def _pair(variant: tuple, options: Options) -> Options:
-    return Options("pair", variant, False, options.optimize, options.disk)
+    """What a caller compiled with `options` calls for a helper: its adjoint
+    pair, or in forward mode its tangent function."""
+    mode = "jvp_pair" if options.mode in pipeline.FORWARD_MODES else "pair"
+    return Options(mode, variant, False, options.optimize, options.disk)
 
 
 def _pair_of(done: dict, callee, variant: tuple, options: Options):
@@ -289,14 +308,18 @@ def _pair_of(done: dict, callee, variant: tuple, options: Options):
 
 
 def _is_self(task: pipeline.Front, callee, variant) -> bool:
-    return task.options.mode == "pair" and callee is task.func and variant == task.options.wrt
+    return task.options.mode in _CALLEE_MODES and callee is task.func and \
+        variant == task.options.wrt
 
 
 def _compiling(stack: list, callee, variant) -> bool:
     """Whether the pair of `callee` is being compiled below: the helpers
     call each other, so the caller finds it when the call runs."""
-    return any(task.options.mode == "pair" and task.func is callee
+    return any(task.options.mode in _CALLEE_MODES and task.func is callee
                and task.options.wrt == variant for task in stack)
+
+
+_CALLEE_MODES = ("pair", "jvp_pair")
 
 
 def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
@@ -310,6 +333,8 @@ def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
     if pair is None:
         return reverse.PairRef(None, None, site=dispatch.CallSite(
             callee, variant, location, _site_pairs(task.options)))
+    if not isinstance(pair, tuple):         # a tangent function
+        return reverse.PairRef(pair.__name__, None, (pair,))
     fwd, bwd = pair
     return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 

@@ -21,7 +21,7 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import (analysis, astutil, codegen, complex_check, frontend, guards, lower,
+from . import (analysis, astutil, codegen, complex_check, forward, frontend, guards, lower,
                normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
                traversal, withblocks)
 from . import optimize as optimizer
@@ -30,6 +30,7 @@ from .errors import (InternalError, NonScalarOutputError, S2SADError,
                      UnsupportedSyntaxError, WrtError, location_of)
 from .reverse_forward import pair_requests
 
+FORWARD_MODES = ("jvp", "jvp_pair")    # the tangent function, not the adjoint
 _PURE_BUILTINS = {type, reversed, range, len, float, int, slice, abs, min, max,
                   isinstance, tuple, list, bool, enumerate, zip, sum}
 
@@ -79,6 +80,8 @@ STAGES = {      # what `observe` is shown, in order (`s2s-ad dump --stage NAME`)
     "analysis": "the A-normal form, each assignment marked with its activity and "
                 "recording (analysis)",
     "reverse": "the forward and reverse sweeps, before any optimization (reverse)",
+    "tangent": "forward mode (jvp): each statement with its tangent's, before any "
+               "optimization (forward)",
     "lowered": "the contributions given their shapes: unbroadcast, compact, "
                "expand (lower)",
     "optimized": "after propagation, folding, dead code and inlining (optimize)",
@@ -106,7 +109,8 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         body = norm.tree.body[:-1]
         facts = analysis.analyze(body, prims, wrt,
                                  [n.id for n in traversal.walk(output) if isinstance(n, gast.Name)],
-                                 spread=options.mode != "pair", shares=norm.shares,
+                                 spread=options.mode not in ("pair", *FORWARD_MODES),
+                                 shares=norm.shares,
                                  heirs=norm.heirs)
         complex_check.check(body, facts.active, src, norm.locals)
         observe("analysis", lambda: _printed(_annotated(norm.tree, facts)))
@@ -124,10 +128,14 @@ def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compi
         seed = norm.namer.fresh_parameter("seed") if options.mode == "vjp" else None
         request = reverse.Request(fr.wrt, options.mode, options.has_aux, seed,
                                   single=not isinstance(options.wrt, tuple), pairs=pairs_of)
-        adj = reverse.reverse(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
-        observe("reverse", lambda: _printed(adj.tree))
-        lower.lower(adj, fr.facts.shapes, adj.rt)
-        observe("lowered", lambda: _printed(adj.tree))
+        if options.mode in FORWARD_MODES:
+            adj = forward.tangents(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
+            observe("tangent", lambda: _printed(adj.tree))
+        else:
+            adj = reverse.reverse(norm, src, fr.prims, fr.facts, request, fr.output, fr.aux)
+            observe("reverse", lambda: _printed(adj.tree))
+            lower.lower(adj, fr.facts.shapes, adj.rt)
+            observe("lowered", lambda: _printed(adj.tree))
         trees = _finish(adj, norm, src, fr.wrt, options, observe)
         guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
                              norm.namer, in_body=options.mode != "pair")
@@ -251,7 +259,7 @@ def _output(norm, src, options: Options):
                 hint="end the function with `return value, aux`")
         _check_number(value.elts[0], ret, src, options)
         return value.elts[0], value.elts[1]
-    if isinstance(value, gast.Tuple) and options.mode != "pair":
+    if isinstance(value, gast.Tuple) and options.mode not in ("pair", *FORWARD_MODES):
         raise NonScalarOutputError(
             f"{src.name!r} returns a tuple; {options.mode} needs one output",
             src.locate(ret),
@@ -263,7 +271,8 @@ def _output(norm, src, options: Options):
 def _check_number(value, ret, src, options: Options) -> None:
     """A returned literal that is no number (`None`, a string) has no
     gradient: refuse it rather than return zeros."""
-    if options.mode == "pair" or value is None or not isinstance(value, gast.Constant) \
+    if options.mode in ("pair", "jvp_pair") or value is None or \
+            not isinstance(value, gast.Constant) \
             or isinstance(value.value, (int, float)):
         return
     what = "None (or nothing)" if value.value is None else \

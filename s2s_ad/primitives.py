@@ -137,12 +137,12 @@ def _rule_call(key, rule, args, kwargs, rhs, stmt, src: Source) -> Prim:
     """A call of a function with a rule, its arguments bound to the rule's
     template; a call that does not fit it is refused if active."""
     try:
-        binding = templates.bind(rule.template, args, kwargs)
+        binding = templates.bind(rule.signature_template, args, kwargs)
     except TypeError as exc:
         return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)),
                     problem=_misfit(key, rule, exc, args, kwargs, src.locate(stmt)))
     operands = tuple(dict.fromkeys(
-        n for p in rule.template.writes if p in binding
+        n for p in rule.operand_params if p in binding
         for n in names_of(binding[p])))
     return Prim(RULE, key, rule, binding, operands)
 
@@ -155,7 +155,7 @@ def _misfit(key, rule, exc: TypeError, args, kwargs, where) -> RuleError:
     if _refused_by(key, args, kwargs):
         return RuleError(f"the call does not fit {name}: {exc}", where,
                          hint="check the arguments against the function's signature")
-    sig = rule.template.signature
+    sig = rule.signature_template.signature
     if registry.ufunc_of(key) is not None:      # (the template's first parameter)
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     return RuleError(

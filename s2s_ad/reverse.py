@@ -26,7 +26,8 @@ from __future__ import annotations
 import gast
 
 from . import astutil, runtime, scopes, templates, traversal
-from .errors import RuleError
+from .rules import registry
+from .errors import NoRuleError, RuleError
 from .ir import (COPY, RULE, UNKNOWN, Site, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
 from . import reverse_boundary as boundary
@@ -155,6 +156,8 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     elif call is not None:
         items = _call_items(plan, prim, call, d_result)
     else:
+        if prim.rule.template is None:
+            raise _no_adjoint(plan, stmt, prim)
         binding = prim.binding
         if old is not None:
             binding = {k: _rename(v, target, old) for k, v in binding.items()}
@@ -183,6 +186,14 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     if code:                        # (lower.py may expand d_result before it)
         plan.rule_starts[code[0]] = (stmt, target, d_result)
     return code
+
+
+def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
+    what = registry.display_name(prim.key)
+    return NoRuleError(f"{what} has a tangent rule (forward mode) but no adjoint rule, "
+                       "which reverse mode needs", plan.src.locate(stmt),
+                       hint=f"register one with @s2s_ad.adjoint({what}), or use "
+                            "s2s_ad.jvp")
 
 
 def _call_items(plan: Plan, prim: Prim, call, d_result: str) -> list:

@@ -133,7 +133,7 @@ def _forward_assign(plan: Plan, stmt) -> list:
     if prim.is_sync:                    # done by the update through the view
         return []
     if prim.inplace:
-        return [_inplace_statement(stmt, prim)]
+        return [inplace_statement(stmt, prim)]
     if prim.key is runtime.mutated:     # print the user's own call
         return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
     if not calls_pair(prim, stmt, plan.facts):
@@ -248,7 +248,7 @@ def index_of(prim: Prim) -> list:
     return [astutil.clone(index)] if index is not None and prim.key in _SLOTTED else []
 
 
-def _inplace_statement(stmt, prim: Prim) -> gast.stmt:
+def inplace_statement(stmt, prim: Prim) -> gast.stmt:
     """An in-place primitive printed as the statement the user wrote:
     `x[i] = v`, `a += b`, `np.add.at(a, i, v)` or `items.append(v)`."""
     target = stmt.targets[0].id

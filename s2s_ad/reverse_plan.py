@@ -107,6 +107,8 @@ def own_names(plan: Plan, mode: str) -> tuple:
     function's saved-state parameter).  Chosen before any other name,
     so they read as the user's function's name plus a suffix."""
     stem = plan.src.tree.name if plan.src.tree.name != "<lambda>" else "lambda"
+    if mode in ("jvp", "jvp_pair"):
+        return plan.namer.fresh(stem + "_jvp"), None
     name = plan.namer.fresh("d" + stem)
     if mode != "pair":
         return name, None

@@ -86,6 +86,8 @@ def _assigned_in_loops(body) -> frozenset:
 
 def _compact_operands(stmt, prim, target, varied, facts, incoming) -> set:
     tpl = prim.rule.template
+    if tpl is None:                     # only a tangent rule: no adjoint to compact
+        return set()
     reads = dict(tpl.reads)
     bound = {p: node.id for p, node in prim.binding.items() if isinstance(node, gast.Name)}
     same = facts.shapes.same_shape.get(stmt, State())

@@ -45,6 +45,7 @@ class Contribution:
 
     primal: str | None | tuple
     value: gast.expr
+    param: str | None = None            # the template parameter it is the adjoint of
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ class _Substituter:
             if not isinstance(stmt.op, gast.Add):
                 raise RuleError(f"rule {self.tpl.name!r}: only `d[x] += ...` may update an adjoint")
             return [Contribution(self._primal_of(stmt.target.slice.id),
-                                 self.copy(stmt.value))]
+                                 self.copy(stmt.value), stmt.target.slice.id)]
         if isinstance(stmt, gast.If):
             test = self.copy(stmt.test)
             try:

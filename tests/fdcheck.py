@@ -14,7 +14,8 @@ What the user receives is checked against a plain call of the function:
 checks grad's aux too); `checked_grad` / `checked_value_and_grad` wrap
 `ad.grad` / `ad.value_and_grad` so that every call of the derived function
 is checked so, for tests that pin gradients exactly; `check_vjp` checks a
-vector-Jacobian product against finite differences.
+vector-Jacobian product against finite differences, `check_jvp` a
+Jacobian-vector product (forward mode).
 """
 import copy
 import inspect
@@ -190,6 +191,58 @@ def check_vjp(f, args, seed, wrt=0, *, directions=3, h=1e-6, rtol=1e-5, atol=1e-
             f"vjp mismatch: s2s_ad {exact!r} vs finite differences {approx!r}\n" \
             + ad.source(derived)
     return grads
+
+
+def check_jvp(f, args, wrt=0, *, has_aux=False, directions=2, h=1e-6, rtol=1e-5,
+              atol=1e-6, seed=0, **options):
+    """Assert that `ad.jvp(f, wrt=wrt)` matches finite differences: for a
+    few seeded random tangents v, the tangent it returns against
+    (f(a + h v) - f(a - h v)) / 2h, leaf by leaf; that its value (and aux)
+    is a plain call's; that the tangent has the output's structure, type,
+    shape and dtype; and that neither the arguments nor the tangents were
+    mutated.  Returns the last (value, tangent)."""
+    args = list(args)
+    derived = ad.jvp(f, wrt=wrt, has_aux=has_aux, **options)
+    idx = _wrt_indices(f, wrt)
+    keyword = _tangents_by_keyword(f)
+    names = list(inspect.signature(f).parameters)
+    rng = np.random.default_rng(seed)
+    expected = plain_call(f, args)
+    for _ in range(directions):
+        dirs = [tree_map(lambda leaf: _direction(leaf, rng), args[i]) for i in idx]
+        before = copy.deepcopy((args, dirs))
+        out = derived(*args, **{"t" + names[i]: d for i, d in zip(idx, dirs)}) \
+            if keyword else derived(*args, *dirs)
+        assert_tree_equal(before, (args, dirs))
+        value, tangent = out[0], out[1]
+        primal = expected[0] if has_aux else expected
+        assert_tree_close(value, primal, "jvp's value differs from a plain call")
+        if has_aux:
+            assert_tree_close(out[2], expected[1], "jvp's aux differs from a plain call")
+        assert_like(tangent, primal)
+        plus, minus = list(args), list(args)
+        for i, v in zip(idx, dirs):
+            plus[i] = tree_map(lambda a, d: _shift(a, d, h), args[i], v)
+            minus[i] = tree_map(lambda a, d: _shift(a, d, -h), args[i], v)
+        hi, lo = plain_call(f, plus), plain_call(f, minus)
+        if has_aux:
+            hi, lo = hi[0], lo[0]
+        approx = tree_map(lambda p, m: (np.asarray(p, dtype=float) - np.asarray(m, dtype=float))
+                          / (2 * h), hi, lo)
+        for got, want in zip(tree_leaves(tangent), tree_leaves(approx)):
+            got = np.asarray(got, dtype=float)
+            assert np.allclose(got, want, rtol=rtol, atol=atol), \
+                f"jvp mismatch: s2s_ad {got!r} vs finite differences {want!r}\n" \
+                + ad.source(derived)
+    return out
+
+
+def _tangents_by_keyword(f) -> bool:
+    """Whether jvp takes the tangents by keyword (`f` has defaults, `*args`
+    or keyword-only parameters)."""
+    return any(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY,
+                                                      p.VAR_KEYWORD)
+               for p in inspect.signature(f).parameters.values())
 
 
 def assert_tree_close(a, b, what):

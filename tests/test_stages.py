@@ -93,7 +93,7 @@ def test_stages_in_order_valid_python_and_pinned(case):
     f, args = CORPUS[case]
     check_grad(f, args)
     out = api.stages(f)
-    assert list(out) == list(pipeline.STAGES)
+    assert list(out) == [s for s in pipeline.STAGES if s != "tangent"]
     assert out["final"] == ad.source(ad.grad(f))
     for stage, text in out.items():
         compile(text, f"<{case} {stage}>", "exec")         # valid Python, every stage
@@ -120,8 +120,8 @@ def test_without_optimization_there_is_no_optimized_stage():
 
 
 def test_stages_refuses_an_unknown_mode():
-    with pytest.raises(ad.S2SADError, match="mode='jvp'"):
-        api.stages(straight, mode="jvp")
+    with pytest.raises(ad.S2SADError, match="mode='curl'"):
+        api.stages(straight, mode="curl")
 
 
 def test_cli_prints_one_stage_and_lists_them(capsys):
@@ -131,5 +131,5 @@ def test_cli_prints_one_stage_and_lists_them(capsys):
     assert cli.main(["dump", target, "--stage", "list"]) == 0
     listed = capsys.readouterr().out.split("\n")
     assert [line.split()[0] for line in listed if line] == list(pipeline.STAGES)
-    assert cli.main(["dump", target, "--stage", "tangent"]) == 2
-    assert "no stage named 'tangent'" in capsys.readouterr().err
+    assert cli.main(["dump", target, "--stage", "curl"]) == 2
+    assert "no stage named 'curl'" in capsys.readouterr().err

@@ -134,8 +134,8 @@ class Prim:
         if self.kind in (CALL, DYNAMIC):    # its forward may save any argument
             return frozenset(n for node in self.binding.values()
                              for n in scopes.load_names(node)), True
-        if self.rule is None:
-            return frozenset(), False
+        if self.rule is None or self.rule.template is None:
+            return frozenset(), False       # (no adjoint: refused where active)
         tpl = self.rule.template
         written = {p for p in tpl.writes if p in self.binding
                    and any(n in varied for n in names_of(self.binding[p]))}

@@ -1,12 +1,13 @@
 """Derivative rules, grouped by domain, and the registry they live in.
 
 Importing this package registers every built-in rule.  Users add their own
-with `s2s_ad.adjoint` and `s2s_ad.nondifferentiable` (re-exported here).
+with `s2s_ad.adjoint`, `s2s_ad.tangent` and `s2s_ad.nondifferentiable`
+(re-exported here).
 """
 from .. import runtime
 from .registry import (Attr, Method, Rule, adjoint, display_name,
                        is_nondifferentiable, lookup, nondifferentiable,
-                       nondifferentiables, registered)
+                       nondifferentiables, registered, tangent)
 
 
 def stop_gradient_like(obj) -> bool:
@@ -21,6 +22,6 @@ from .registry import seal  # noqa: E402
 
 seal()
 
-__all__ = ["Attr", "Method", "Rule", "adjoint", "display_name",
+__all__ = ["Attr", "Method", "Rule", "adjoint", "tangent", "display_name",
            "is_nondifferentiable", "lookup", "nondifferentiable",
            "nondifferentiables", "registered", "stop_gradient_like"]

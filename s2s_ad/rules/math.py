@@ -35,101 +35,101 @@ d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
 # -- trigonometric and hyperbolic ---------------------------------------------
-@adjoint(math.sin, shape=SCALAR)
+@adjoint(math.sin, shape=SCALAR, pointwise=True)
 def sin(z, x):
     d[x] += d[z] * math.cos(x)
 
 
-@adjoint(math.cos, shape=SCALAR)
+@adjoint(math.cos, shape=SCALAR, pointwise=True)
 def cos(z, x):
     d[x] += -d[z] * math.sin(x)
 
 
-@adjoint(math.tan, shape=SCALAR)
+@adjoint(math.tan, shape=SCALAR, pointwise=True)
 def tan(z, x):
     d[x] += d[z] * (1.0 + z * z)
 
 
-@adjoint(math.asin, shape=SCALAR)
+@adjoint(math.asin, shape=SCALAR, pointwise=True)
 def asin(z, x):
     d[x] += d[z] / math.sqrt((1.0 - x) * (1.0 + x))
 
 
-@adjoint(math.acos, shape=SCALAR)
+@adjoint(math.acos, shape=SCALAR, pointwise=True)
 def acos(z, x):
     d[x] += -d[z] / math.sqrt((1.0 - x) * (1.0 + x))
 
 
-@adjoint(math.atan, shape=SCALAR)
+@adjoint(math.atan, shape=SCALAR, pointwise=True)
 def atan(z, x):
     d[x] += d[z] / (1.0 + x * x)
 
 
-@adjoint(math.atan2, shape=SCALAR)
+@adjoint(math.atan2, shape=SCALAR, pointwise=True)
 def atan2(z, y, x):
     r2 = x * x + y * y
     d[y] += d[z] * x / r2
     d[x] += -d[z] * y / r2
 
 
-@adjoint(math.sinh, shape=SCALAR)
+@adjoint(math.sinh, shape=SCALAR, pointwise=True)
 def sinh(z, x):
     d[x] += d[z] * math.cosh(x)
 
 
-@adjoint(math.cosh, shape=SCALAR)
+@adjoint(math.cosh, shape=SCALAR, pointwise=True)
 def cosh(z, x):
     d[x] += d[z] * math.sinh(x)
 
 
-@adjoint(math.tanh, shape=SCALAR)
+@adjoint(math.tanh, shape=SCALAR, pointwise=True)
 def tanh(z, x):
     d[x] += d[z] * (1.0 - z * z)
 
 
-@adjoint(math.asinh, shape=SCALAR)
+@adjoint(math.asinh, shape=SCALAR, pointwise=True)
 def asinh(z, x):
     d[x] += d[z] / math.hypot(x, 1.0)              # sqrt(x*x + 1) without overflow
 
 
-@adjoint(math.acosh, shape=SCALAR)
+@adjoint(math.acosh, shape=SCALAR, pointwise=True)
 def acosh(z, x):
     d[x] += d[z] / (math.sqrt(x - 1.0) * math.sqrt(x + 1.0))
 
 
-@adjoint(math.atanh, shape=SCALAR)
+@adjoint(math.atanh, shape=SCALAR, pointwise=True)
 def atanh(z, x):
     d[x] += d[z] / ((1.0 - x) * (1.0 + x))
 
 
-@adjoint(math.degrees, shape=SCALAR)
+@adjoint(math.degrees, shape=SCALAR, pointwise=True)
 def degrees(z, x):
     d[x] += d[z] * (180.0 / math.pi)
 
 
-@adjoint(math.radians, shape=SCALAR)
+@adjoint(math.radians, shape=SCALAR, pointwise=True)
 def radians(z, x):
     d[x] += d[z] * (math.pi / 180.0)
 
 
 # -- exponentials, logarithms, powers -------------------------------------------
-@adjoint(math.exp, shape=SCALAR)
+@adjoint(math.exp, shape=SCALAR, pointwise=True)
 def exp(z, x):
     d[x] += d[z] * z
 
 
 if hasattr(math, "exp2"):                          # Python 3.11+
-    @adjoint(math.exp2, shape=SCALAR)
+    @adjoint(math.exp2, shape=SCALAR, pointwise=True)
     def exp2(z, x):
         d[x] += d[z] * z * 0.6931471805599453      # ln 2
 
 
-@adjoint(math.expm1, shape=SCALAR)
+@adjoint(math.expm1, shape=SCALAR, pointwise=True)
 def expm1(z, x):
     d[x] += d[z] * (z + 1.0)
 
 
-@adjoint(math.log, shape=SCALAR)
+@adjoint(math.log, shape=SCALAR, pointwise=True)
 def log(z, x, base=None):
     # folded when `base` is absent or a literal
     if base is None:
@@ -140,49 +140,49 @@ def log(z, x, base=None):
     d[base] += -d[z] * z / (base * ln_base)
 
 
-@adjoint(math.log1p, shape=SCALAR)
+@adjoint(math.log1p, shape=SCALAR, pointwise=True)
 def log1p(z, x):
     d[x] += d[z] / (1.0 + x)
 
 
-@adjoint(math.log2, shape=SCALAR)
+@adjoint(math.log2, shape=SCALAR, pointwise=True)
 def log2(z, x):
     d[x] += d[z] / (x * 0.6931471805599453)        # ln 2
 
 
-@adjoint(math.log10, shape=SCALAR)
+@adjoint(math.log10, shape=SCALAR, pointwise=True)
 def log10(z, x):
     d[x] += d[z] / (x * 2.302585092994046)         # ln 10
 
 
-@adjoint(math.sqrt, shape=SCALAR)
+@adjoint(math.sqrt, shape=SCALAR, pointwise=True)
 def sqrt(z, x):
     d[x] += d[z] * 0.5 / z
 
 
 if hasattr(math, "cbrt"):                          # Python 3.11+
-    @adjoint(math.cbrt, shape=SCALAR)
+    @adjoint(math.cbrt, shape=SCALAR, pointwise=True)
     def cbrt(z, x):
         d[x] += d[z] / (3.0 * z * z)
 
 
-@adjoint(math.pow, shape=SCALAR)
+@adjoint(math.pow, shape=SCALAR, pointwise=True)
 def math_pow(z, x, y):
     d[x] += d[z] * y * x ** (y - 1.0)
     d[y] += d[z] * z * (math.log(x) if x > 0 else 0.0)
 
 
-@adjoint(math.ldexp, shape=SCALAR)
+@adjoint(math.ldexp, shape=SCALAR, pointwise=True)
 def ldexp(z, x, i):
     d[x] += math.ldexp(d[z], i)
 
 
-@adjoint(math.nextafter, shape=SCALAR)
+@adjoint(math.nextafter, shape=SCALAR, pointwise=True)
 def nextafter(z, x, y):
     d[x] += d[z]                                   # x moved by one ulp towards y
 
 
-@adjoint(math.hypot, shape=SCALAR)
+@adjoint(math.hypot, shape=SCALAR, pointwise=True)
 def hypot(z, *coordinates):
     d[coordinates] += [d[z] * c / (z or 1.0) for c in coordinates]
 
@@ -194,28 +194,28 @@ def dist(z, p, q):
 
 
 # -- special functions -------------------------------------------------------------
-@adjoint(math.erf, shape=SCALAR)
+@adjoint(math.erf, shape=SCALAR, pointwise=True)
 def erf(z, x):
     d[x] += d[z] * 1.1283791670955126 * math.exp(-x * x)    # 2 / sqrt(pi)
 
 
-@adjoint(math.erfc, shape=SCALAR)
+@adjoint(math.erfc, shape=SCALAR, pointwise=True)
 def erfc(z, x):
     d[x] += -d[z] * 1.1283791670955126 * math.exp(-x * x)
 
 
-@adjoint(math.lgamma, shape=SCALAR)
+@adjoint(math.lgamma, shape=SCALAR, pointwise=True)
 def lgamma(z, x):
     d[x] += d[z] * rt.digamma(x)
 
 
-@adjoint(math.gamma, shape=SCALAR)
+@adjoint(math.gamma, shape=SCALAR, pointwise=True)
 def gamma(z, x):
     d[x] += d[z] * z * rt.digamma(x)
 
 
 # -- sign, magnitude, piecewise-linear ------------------------------------------
-@adjoint(math.fabs, shape=SCALAR)
+@adjoint(math.fabs, shape=SCALAR, pointwise=True)
 def fabs(z, x):
     d[x] += d[z] * (float(x > 0) - float(x < 0))     # sign(x); x may be a NumPy scalar
 
@@ -225,12 +225,12 @@ def builtin_abs(z, x):
     d[x] += d[z] * np.sign(x)
 
 
-@adjoint(math.copysign, shape=SCALAR)
+@adjoint(math.copysign, shape=SCALAR, pointwise=True)
 def copysign(z, x, y):
     d[x] += d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
 
-@adjoint(math.fmod, math.remainder, shape=SCALAR)
+@adjoint(math.fmod, math.remainder, shape=SCALAR, pointwise=True)
 def fmod(z, x, y):
     # z = x - n * y; (z - x) / y is -n, consistent with the computed z
     d[x] += d[z]
@@ -306,7 +306,7 @@ def sort_like(z, x, axis=-1, key=None, reverse=False):
     d[x] += rt.unsort_like(d[z], x, axis, key, reverse)
 
 
-@adjoint(builtins.float, shape=SCALAR)
+@adjoint(builtins.float, shape=SCALAR, linear="x")
 def to_float(z, x=0.0):
     d[x] += d[z]
 

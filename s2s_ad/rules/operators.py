@@ -17,9 +17,9 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, Attr, Literal, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, Attr, Literal, adjoint, nondifferentiable, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 @adjoint(operator.add, np.add, operator.iadd, shape=ELEMENTWISE)
@@ -28,14 +28,14 @@ def add(z, a, b):
     d[b] += d[z]
 
 
-@adjoint(rt.join)
+@adjoint(rt.join, linear=("a", "b"))
 def join(z, a, b):
     """`a + b` where an operand may be a list or tuple (primitives.py)."""
     d[a] += rt.unjoin(d[z], a, b, 0)
     d[b] += rt.unjoin(d[z], a, b, 1)
 
 
-@adjoint(rt.repeat_items)
+@adjoint(rt.repeat_items, multilinear=("a", "b"))
 def repeat_items(z, a, b):
     """`a * b` where an operand may be a list or tuple (primitives.py)."""
     d[a] += rt.unrepeat_items(d[z], a, b, 0)
@@ -82,13 +82,13 @@ def pos(z, a):
     d[a] += d[z]
 
 
-@adjoint(operator.matmul, np.matmul, operator.imatmul)
+@adjoint(operator.matmul, np.matmul, operator.imatmul, multilinear=("a", "b"))
 def matmul(z, a, b):
     d[a] += rt.matmul_lhs(d[z], a, b)
     d[b] += rt.matmul_rhs(d[z], a, b)
 
 
-@adjoint(operator.getitem)
+@adjoint(operator.getitem, linear="a")
 def getitem(z, a, b):
     d[a] += rt.unindex(d[z], a, b)
 
@@ -104,7 +104,7 @@ def pop(z, items, index):
     d[items] += rt.unpop(d[z], items, index)
 
 
-@adjoint(rt.get_other)
+@adjoint(rt.get_other, linear=("default", "items"))
 def get_other(z, default, items, key):
     d[items] += rt.unget_other(d[z], items)
     d[default] += rt.unget_default(d[z], items)
@@ -126,29 +126,55 @@ def append(z, items, item, position):
     d[items] += rt.head(d[z], position)
 
 
-@adjoint(Literal("tuple"), Literal("list"))
+@adjoint(Literal("tuple"), Literal("list"), linear="elts")
 def display(z, *elts):
     d[elts] += d[z]
 
 
-@adjoint(Literal("dict"))
+@adjoint(Literal("dict"), linear="values")
 def dict_display(z, keys, values):
     d[values] += rt.dict_parts(d[z], keys, values)
 
 
-@adjoint(rt.keep)
+@adjoint(rt.keep, linear="value")
 def keep(z, value):
     d[value] += d[z]
 
 
-@adjoint(rt.indexable)
+@adjoint(rt.indexable, linear="seq")
 def indexable(z, seq):
     d[seq] += rt.unindexable(d[z], seq)
 
 
-@adjoint(Attr("T"))
+@adjoint(Attr("T"), linear="self")
 def T(z, self):
     d[self] += np.transpose(d[z])
+
+
+# -- tangents (forward mode) of the in-place primitives: a fresh value each
+@tangent(rt.setitem, rt.sync_index)
+def setitem_tangent(z, x, index, value):
+    t[z] += rt.setitem(rt.copy(t[x]), index, t[value])
+
+
+@tangent(rt.sync_transposed)
+def sync_transposed_tangent(z, base, view):
+    t[z] += np.transpose(t[view])
+
+
+@tangent(rt.sync_reshaped)
+def sync_reshaped_tangent(z, base, view):
+    t[z] += np.reshape(t[view], np.shape(base))
+
+
+@tangent(rt.append)
+def append_tangent(z, items, item, position):
+    t[z] += rt.append(rt.copy(t[items]), t[item], position)
+
+
+@tangent(rt.pop)
+def pop_tangent(z, items, index):
+    t[z] += rt.pop(rt.copy(t[items]), index)
 
 
 nondifferentiable(rt.enter, rt.exit, rt.has_key, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.check_unpack, rt.same_length, rt.diagonal_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),

@@ -16,6 +16,7 @@ used (`Rule.template`), and a test parses every one.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -54,24 +55,59 @@ ELEMENTWISE, SCALAR, REDUCTION = "elementwise", "scalar", "reduction"
 
 @dataclass(frozen=True)
 class Rule:
-    """A template and what is statically known of the result's shape.
+    """A primitive's templates and what is statically known of it.
 
     `shape` is ELEMENTWISE (the broadcast of the operands' shapes; operand
     adjoints are summed back to each operand's shape), SCALAR (always a
     scalar), REDUCTION (a scalar when `axis` is None and `keepdims` false)
-    or None (unknown).  The template is parsed from `fn` when first used:
-    s2s_ad's own ~220 rules would cost a third of a second at import.
+    or None (unknown).  `fn` is the adjoint template (None where only a
+    tangent is registered), `tangent_fn` the tangent template (forward
+    mode; tangent_templates.py).  `linear` names parameters the primitive
+    is linear in jointly (`np.sum`'s `a`, `+`'s two operands: its tangent
+    is the primitive applied to their tangents), `multilinear` parameters
+    it is linear in one at a time (`@`: the product rule); forward mode
+    needs no tangent template for those.  Templates are parsed when first
+    used: s2s_ad's own ~220 rules would cost a third of a second at import.
     """
-    fn: Callable
+    fn: Callable | None
     shape: str | None = None
+    linear: tuple = ()
+    multilinear: tuple = ()
+    tangent_fn: Callable | None = None
+    pointwise: bool = False
 
     @functools.cached_property
-    def template(self) -> templates.Template:
-        return templates.parse(self.fn)
+    def template(self) -> templates.Template | None:
+        return templates.parse(self.fn) if self.fn is not None else None
+
+    @functools.cached_property
+    def tangent_template(self):
+        from .. import tangent_templates        # (imports this package)
+        return tangent_templates.parse(self.tangent_fn) if self.tangent_fn else None
+
+    @property
+    def signature_template(self):
+        """The template call sites are bound to: the adjoint's, or the
+        tangent's where only that is registered."""
+        return self.template if self.fn is not None else self.tangent_template
+
+    @property
+    def operand_params(self) -> frozenset:
+        """The parameters that may carry a derivative."""
+        if self.fn is not None:
+            return self.template.writes
+        return self.tangent_template.operands
 
     @property
     def elementwise(self) -> bool:
         return self.shape == ELEMENTWISE
+
+    @property
+    def diagonal(self) -> bool:
+        """Each operand's Jacobian is diagonal: an elementwise primitive, or
+        a `pointwise` one (a scalar function of scalars, `math.sin`).  Its
+        tangent is then derived from its adjoint template."""
+        return self.elementwise or self.pointwise
 
 
 _ADJOINTS: dict = {}
@@ -115,10 +151,18 @@ def fingerprint() -> str | None:
             break
         rule = _ADJOINTS.get(key)
         parts.append(repr((name, key in _NONDIFF, rule and (
-            rule.shape, rule.template.result, str(rule.template.signature),
-            [gast.dump(stmt) for stmt in rule.template.body]))))
+            rule.shape, rule.linear, rule.multilinear,
+            *(_template_text(tpl) for tpl in (rule.template, rule.tangent_template))))))
     _FINGERPRINT[:] = [version(), None if parts is None else "\n".join(sorted(parts))]
     return _FINGERPRINT[1]
+
+
+def _template_text(tpl) -> tuple | None:
+    """What a cache key must know of a template: its result, signature
+    and body."""
+    if tpl is None:
+        return None
+    return tpl.result, str(tpl.signature), [gast.dump(stmt) for stmt in tpl.body]
 
 
 def _stable_name(key) -> str | None:
@@ -150,26 +194,63 @@ def _key(target):
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def adjoint(*targets: Any, shape: str | None = None) -> Callable[[F], F]:
+def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
+            multilinear: tuple = (), pointwise: bool = False) -> Callable[[F], F]:
     """Register the decorated template as the adjoint of each target.
 
     `shape="elementwise"` says the primitive broadcasts its operands (like a
     ufunc): contributions are summed back to each operand's shape.
-    `shape="scalar"` and `shape="reduction"`: see `Rule`.
+    `shape="scalar"` and `shape="reduction"`: see `Rule`.  `linear` and
+    `multilinear` name parameters the primitive is linear in (see `Rule`),
+    and `pointwise=True` says it is a scalar function of scalars: forward
+    mode then needs no tangent rule.
     """
     if shape not in (None, ELEMENTWISE, SCALAR, REDUCTION):
         raise RuleError(f"adjoint(shape={shape!r}): use 'elementwise', 'scalar', "
                         "'reduction' or None")
     if not targets:
         raise RuleError("adjoint(...) needs at least one target function")
+    linear = (linear,) if isinstance(linear, str) else tuple(linear)
 
     def register(fn):
-        rule = Rule(fn, shape)
-        if _BUILTIN:                    # the user's: a malformed template fails here
-            rule.template               # noqa: B018
+        header = templates.header(fn)
+        for param in linear + tuple(multilinear):
+            if param not in header.signature.parameters:
+                raise RuleError(f"adjoint({display_name(targets[0])}): {param!r} is "
+                                f"not a parameter of rule {fn.__name__!r}")
+        made: dict = {}                 # tangent kept -> its rule (shared when equal)
+        for target in targets:
+            old = lookup(target)
+            kept = old.tangent_fn if old is not None else None
+            if kept not in made:
+                made[kept] = Rule(fn, shape, linear, tuple(multilinear), kept, pointwise)
+            rule = made[kept]
+            if _BUILTIN:                # the user's: a malformed template fails here
+                rule.template           # noqa: B018
+            check_signature(target, header)
+            _ADJOINTS[_key(target)] = rule
+            _NONDIFF.discard(_key(target))
+        _changed()
+        return fn
+    return register
+
+
+def tangent(*targets: Any) -> Callable[[F], F]:
+    """Register the decorated template as the tangent rule (forward mode)
+    of each target; see tangent_templates.py for how one is written.  A
+    target without an adjoint gets forward mode only."""
+    if not targets:
+        raise RuleError("tangent(...) needs at least one target function")
+
+    def register(fn):
         header = templates.header(fn)
         for target in targets:
             check_signature(target, header)
+            old = lookup(target)
+            rule = dataclasses.replace(old, tangent_fn=fn) if old is not None \
+                else Rule(None, tangent_fn=fn)
+            if _BUILTIN:
+                rule.tangent_template   # noqa: B018
             _ADJOINTS[_key(target)] = rule
             _NONDIFF.discard(_key(target))
         _changed()

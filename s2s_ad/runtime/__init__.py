@@ -32,6 +32,7 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
+    tangents.py     forward mode's boundary: check_tangent, tangent_like
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `inplace` `.aliases`), never this package, so there is no
@@ -52,6 +53,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
+from .tangents import check_tangent, tangent_like
 from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, unbroadcast, unindex,
                    unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,

@@ -1,0 +1,232 @@
+"""Forward mode: ANF function -> tangent function (`jvp`).
+
+The generated function takes the primal's parameters and a tangent for each
+differentiated one, runs the primal's statements in order and, after each
+active assignment, the statements computing its target's tangent (`tx` for
+`x`; tangent_rules.py), mirroring the primal's structure: an `if` for an
+`if`, a loop for a loop.  Nothing is recorded and nothing runs backward.
+It returns the output and its tangent.
+
+Zero is a static fact: only a name that may be varied has a tangent
+variable.  An inactive assignment to a name whose tangent may be read
+later (`Facts.carriers`: a loop's next round, a join after an `if`) sets it
+to zeros.  Tangent code never updates a tangent in place (an in-place
+primitive's tangent is a fresh value), so tangents never alias in ways
+the primal's values do not: normalization made every effect of an update
+through a view or alias an assignment (writebacks.py), and the tangents
+follow those assignments one by one.
+
+Modes: "jvp" is the user's (tangents after the parameters, keyword-only
+when the function has defaults, `*args` or keyword-only parameters; the
+output's tangent given the output's type, shape and dtype); "jvp_pair" is
+a callee's, called by other generated code with the tuple of its varied
+parameters' tangents first and returning the raw tangent.
+"""
+from __future__ import annotations
+
+import gast
+
+from . import astutil, tangent_rules
+from .tangent_rules import zeros_of
+from .errors import UnsupportedSyntaxError
+from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
+from .reverse_forward import inplace_statement
+from .reverse_plan import Plan, imported, make_plan, name_reserved
+
+
+def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts: Facts,
+             req: Request, output: gast.expr, aux: gast.expr | None) -> Adjoint:
+    """The tangent function of `norm` (see the module docstring)."""
+    plan = make_plan(norm, src, prims, facts, req)
+    params = [tangent_name(plan, p) for p in req.wrt]
+    if req.mode == "jvp_pair":
+        plan.seed_param = plan.namer.fresh("tangents")
+    prologue = _prologue(plan, params)
+    body = sweep(plan, norm.tree.body[:-1])
+    ret = _returns(plan, output, aux)
+    fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)
+    name_reserved(plan, fdef)
+    return Adjoint(fdef, plan.imports, rt=plan.rt)
+
+
+def tangent_name(plan: Plan, primal: str) -> str:
+    """The tangent variable of `primal` (`tx` for `x`), chosen once."""
+    if primal not in plan.adj:
+        plan.adj[primal] = plan.namer.fresh("t" + primal)
+    return plan.adj[primal]
+
+
+def _arguments(plan: Plan, params: list) -> gast.arguments:
+    args = astutil.clone(plan.norm.tree.args)
+    if plan.req.mode == "jvp_pair":         # (tangents, *the primal's parameters)
+        args.posonlyargs.insert(0, astutil.param(plan.seed_param))
+    elif args.defaults or args.kwonlyargs or args.vararg or args.kwarg:
+        args.kwonlyargs.extend(astutil.param(p) for p in params)
+        args.kw_defaults.extend([None] * len(params))
+    else:
+        args.args.extend(astutil.param(p) for p in params)
+    return args
+
+
+def _prologue(plan: Plan, params: list) -> list:
+    """The tangents of the parameters: unpacked from the callee's tuple, or
+    checked against their primals (structure, shape, real dtype)."""
+    if plan.req.mode == "jvp_pair":
+        if not params:
+            return []
+        target = astutil.tuple_([astutil.name(p, store=True) for p in params], store=True)
+        return [astutil.assign(target, astutil.name(plan.seed_param))]
+    return [astutil.assign(t, astutil.call(f"{plan.rt}.check_tangent", [
+        astutil.name(t), astutil.name(p), astutil.const(p)]))
+        for p, t in zip(plan.req.wrt, params)]
+
+
+def sweep(plan: Plan, body: list) -> list:
+    """`body` with its tangent statements: those of one user statement, with
+    its primal statements, in a `# jvp of:` block."""
+    out, last_origin = [], None
+    for stmt in body:
+        code, has_tangent = _statement(plan, stmt)
+        origin = plan.norm.origin.get(stmt, stmt)
+        if not has_tangent:
+            out.extend(code)
+            last_origin = None
+            continue
+        if origin is not last_origin or not isinstance(out[-1], astutil.Block):
+            out.append(astutil.block("jvp of: " + _header(origin), []))
+        out[-1].body.extend(code)
+        last_origin = origin
+    return out
+
+
+def _statement(plan: Plan, stmt) -> tuple[list, bool]:
+    """(statements, whether they compute a tangent) for one ANF statement;
+    a compound statement is its own, its bodies swept."""
+    if isinstance(stmt, gast.Assign):
+        return _assign(plan, stmt)
+    if isinstance(stmt, gast.If):
+        return [astutil.if_(astutil.clone(stmt.test), sweep(plan, stmt.body) or
+                            [astutil.pass_()], sweep(plan, stmt.orelse))], False
+    if isinstance(stmt, gast.For):
+        loop = astutil.for_(astutil.clone(stmt.target), astutil.clone(stmt.iter),
+                            sweep(plan, stmt.body) or [astutil.pass_()])
+        return [gast.copy_location(loop, stmt)], False
+    if isinstance(stmt, gast.While):
+        loop = astutil.while_(astutil.clone(stmt.test),
+                              sweep(plan, stmt.body) or [astutil.pass_()])
+        return [gast.copy_location(loop, stmt)], False
+    return [astutil.clone(stmt)], False
+
+
+def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
+    """The primal statement and its tangent's, primal first.  A tangent
+    reading an operand the statement overwrites (`x = f(x)`, an in-place
+    update) comes first; where it reads the result too, it comes after,
+    reading that operand from a copy taken before."""
+    prim = plan.prims[stmt]
+    target = stmt.targets[0].id
+    varied = plan.facts.varied_before.get(stmt, frozenset())
+    if stmt not in plan.facts.active:       # a carrier's tangent may be read later
+        if target in plan.facts.carriers:
+            return _primal(stmt, prim) + [_zeros(plan, target)], True
+        return _primal(stmt, prim), False
+    if prim.kind in (CALL, DYNAMIC) and not prim.inplace:
+        return _call(plan, stmt, prim, varied), True
+    tangent = tangent_name(plan, target)
+
+    def code(binding=None, of=lambda node: tangent_of(plan, node, varied)):
+        return tangent_rules.tangent(plan, stmt, prim, tangent, of, binding)
+    overwrites = prim.inplace or target in {
+        n for node in prim.binding.values() for n in names_of(node)}
+    if not overwrites:
+        return _primal(stmt, prim) + code(), True
+    if not tangent_rules.reads_result(plan, stmt, prim):
+        return code() + _primal(stmt, prim), True
+    old = plan.namer.fresh(target + "_old")
+    value = astutil.call(f"{plan.rt}.snapshot", [astutil.name(target)]) if prim.inplace \
+        else astutil.name(target)
+    renamed = {p: _renamed(node, target, old) for p, node in prim.binding.items()}
+    after = code(renamed, lambda node: tangent_of(plan, _renamed(node, old, target), varied))
+    return [astutil.assign(old, value)] + _primal(stmt, prim) + after, True
+
+
+def _renamed(node, name: str, new: str):
+    """`node` with the loads of `name` reading `new`."""
+    return astutil.clone_substituting(
+        node, lambda n: astutil.name(new) if isinstance(n, gast.Name) and n.id == name
+        and isinstance(n.ctx, gast.Load) else None)
+
+
+def _primal(stmt, prim: Prim) -> list:
+    """The primal statement as the forward sweep prints it."""
+    if prim.is_sync:                    # done by the update through the view
+        return []
+    if prim.inplace:
+        return [inplace_statement(stmt, prim)]
+    return [astutil.clone(stmt)]
+
+
+def _zeros(plan: Plan, primal: str) -> gast.stmt:
+    return astutil.assign(tangent_name(plan, primal), astutil.call(
+        f"{plan.rt}.zeros_like", [astutil.name(primal)]))
+
+
+def tangent_of(plan: Plan, node, varied) -> gast.expr | None:
+    """The tangent of a bound operand where the names in `varied` may be
+    varied: its tangent variable, None for a static zero (a name not
+    varied, a constant), or for a tuple or list display the display of
+    its items' tangents (zeros where static)."""
+    if isinstance(node, gast.Name):
+        return astutil.name(tangent_name(plan, node.id)) if node.id in varied else None
+    if isinstance(node, (gast.Tuple, gast.List)):
+        items = [tangent_of(plan, e, varied) for e in node.elts]
+        if all(item is None for item in items):
+            return None
+        filled = [item if item is not None else zeros_of(plan, e)
+                  for item, e in zip(items, node.elts)]
+        return astutil.tuple_(filled) if isinstance(node, gast.Tuple) else astutil.list_(filled)
+    return None
+
+
+def _call(plan: Plan, stmt, prim: Prim, varied) -> list:
+    """`y, ty = g_jvp((ta, ...), a, ...)` for an active call of a helper."""
+    if prim.kind == DYNAMIC:
+        raise UnsupportedSyntaxError(
+            "forward mode does not call function values yet (a parameter, a callable "
+            "object or a bound method called here)", plan.src.locate(stmt),
+            hint="call the function by its name, or use s2s_ad.grad / vjp")
+    variant = prim.variant(varied)
+    ref = plan.req.pairs(prim.key, variant, plan.src.locate(stmt))
+    func = plan.name if ref.objects is None else imported(plan, ref.fwd, ref.objects[0])
+    call = astutil.clone(stmt.value)
+    call.func = astutil.name(func)
+    tangents = [tangent_of(plan, prim.binding[p], varied) or zeros_of(plan, prim.binding[p])
+                for p in variant]
+    call.args.insert(0, astutil.tuple_(tangents))
+    target = stmt.targets[0].id
+    pair = astutil.tuple_([astutil.name(target, store=True),
+                           astutil.name(tangent_name(plan, target), store=True)], store=True)
+    return [astutil.assign(pair, call)]
+
+
+def _returns(plan: Plan, output, aux) -> list:
+    tangent = _output_tangent(plan, output)
+    if plan.req.mode == "jvp_pair":
+        return [astutil.ret(astutil.tuple_([astutil.clone(output), tangent]))]
+    tangent = astutil.call(f"{plan.rt}.tangent_like", [
+        tangent, astutil.clone(output), astutil.const(plan.src.name)])
+    items = [astutil.clone(output), tangent] + ([astutil.clone(aux)] if aux is not None else [])
+    return [astutil.ret(astutil.tuple_(items))]
+
+
+def _output_tangent(plan: Plan, output) -> gast.expr:
+    tangent = tangent_of(plan, output, plan.facts.varied_out)
+    return tangent if tangent is not None else zeros_of(plan, output)
+
+
+def _header(stmt) -> str:
+    """One line of user source for a `# jvp of:` comment."""
+    text = astutil.unparse(stmt)
+    return text.splitlines()[0] if isinstance(stmt, (gast.If, gast.For, gast.While,
+                                                     gast.With, gast.FunctionDef)) else text
+

@@ -1,0 +1,81 @@
+"""The boundary of a tangent function (forward mode): the tangents the user
+passes, checked against their arguments, and the output's tangent, given
+the output's structure, shape and dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputTypeError, SeedError
+from .core import Seq, Tree
+from .origins import origin
+
+
+def check_tangent(t, x, pname: str):
+    """`t`, the tangent the user passed for argument `x`, with `x`'s
+    structure, shape and float dtype; a located error if it cannot be."""
+    if isinstance(x, (list, tuple, dict)):
+        return _check_tree(t, x, pname)
+    if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) or \
+            isinstance(x, np.ndarray) and x.dtype.kind in "biu":
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is an integer or "
+            f"boolean ({type(x).__name__}); s2s_ad never differentiates int or bool values",
+            origin(), hint="pass a float (e.g. 3.0) or a float array")
+    if not isinstance(x, (float, np.ndarray, np.floating)):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is a {type(x).__name__}; "
+            "s2s_ad differentiates floats, float arrays, and lists, tuples and dicts of "
+            "them", origin(), hint="pass the object's float values as arguments")
+    if isinstance(t, (list, tuple, dict)) or np.shape(t) != np.shape(x) or \
+            np.iscomplexobj(t) or not np.issubdtype(np.asarray(t).dtype, np.number):
+        raise SeedError(
+            f"the tangent for {pname!r} has shape {_shape_text(t)}, but {pname!r} has "
+            f"shape {np.shape(x)}", origin(),
+            hint=f"pass a real tangent shaped like {pname!r} (e.g. np.ones_like({pname}))")
+    if isinstance(x, np.ndarray):
+        return np.asarray(t, dtype=x.dtype)
+    return x.dtype.type(t) if isinstance(x, np.generic) else float(t)
+
+
+def _check_tree(t, x, pname: str):
+    if isinstance(x, dict):
+        if not isinstance(t, dict) or set(t) != set(x):
+            raise SeedError(f"the tangent for {pname!r} must be a dict with the keys "
+                            f"{sorted(map(repr, x))}", origin(),
+                            hint="pass one tangent per entry")
+        return {k: check_tangent(t[k], v, f"{pname}[{k!r}]") for k, v in x.items()}
+    if not isinstance(t, (list, tuple)) or len(t) != len(x):
+        raise SeedError(f"the tangent for {pname!r} must be a {type(x).__name__} of "
+                        f"{len(x)} item(s)", origin(), hint="pass one tangent per item")
+    items = [check_tangent(ti, xi, f"{pname}[{i}]") for i, (ti, xi) in enumerate(zip(t, x))]
+    return type(x)(items) if isinstance(x, list) or type(x) is tuple else type(x)(*items)
+
+
+def _shape_text(t) -> str:
+    if isinstance(t, (list, tuple, dict)):
+        return f"of a {type(t).__name__}"
+    return str(np.shape(t))
+
+
+def tangent_like(t, out, fname: str):
+    """The tangent `t` of `fname`'s output `out`, with its structure, shape
+    and float dtype (an int or bool output's tangent is float zeros)."""
+    if isinstance(out, dict):
+        return {k: tangent_like(t[k] if isinstance(t, dict) else 0.0, v, fname)
+                for k, v in out.items()}
+    if isinstance(out, (list, tuple)):
+        parts = t if isinstance(t, (list, tuple)) else [0.0] * len(out)
+        items = [tangent_like(p, v, fname) for p, v in zip(parts, out)]
+        return type(out)(items) if isinstance(out, list) or type(out) is tuple \
+            else type(out)(*items)
+    if isinstance(out, np.ndarray):
+        dtype = out.dtype if out.dtype.kind in "fc" else np.float64
+        result = np.empty(out.shape, dtype=dtype)
+        result[...] = t
+        return result
+    if isinstance(out, np.floating):
+        return out.dtype.type(t)
+    if isinstance(out, (complex, np.complexfloating)):
+        return complex(t)
+    return float(t) if not isinstance(t, (Seq, Tree)) else t
