@@ -29,7 +29,8 @@ from .ir import (COPY, RULE, UNKNOWN, Adjoint, Facts, Normalized, PairRef, Prim,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
-from .reverse_forward import index_of, param_copies
+from .param_copies import param_copies
+from .reverse_forward import index_of
 from .reverse_plan import Plan, adjoint_name, imported, make_plan, name_reserved
 
 __all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
