@@ -6,7 +6,8 @@ here once (tests/test_astutil_only_builder.py checks that no other module
 calls a gast node class).  Builders always return fresh nodes; nodes are
 never shared between two places in a tree, except the field-less
 expression contexts (`Load`, `Store`, `Del`), which `clone` shares.  The
-traversals (`walk`, `transform`, ...) are in traversal.py.
+traversals (`walk`, `transform`, ...) are in traversal.py; `clone`, the
+deep copy that needs no node's fields, is astcopy.py's (re-exported here).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Iterable, Iterator
 
 import gast
 
+from .astcopy import clone     # re-exported: astutil.clone is what the passes call
 from .naming import BUILTINS
 from .traversal import number_lines, walk
 
@@ -252,56 +254,6 @@ def module(body: list) -> gast.Module:
 def expression(body: gast.expr) -> gast.Expression:
     """The root of an expression compiled alone (`compile(..., "eval")`)."""
     return gast.Expression(body=body)
-
-
-def clone(node):
-    """A deep copy of an AST: its fields and location, copied from the
-    node's `__dict__` without running gast's constructors (many times
-    faster than `copy.deepcopy`; templates are cloned per use).  The
-    expression contexts (`Load`, `Store`, `Del`: no fields) are shared."""
-    if type(node) is list:
-        return [clone(n) for n in node]
-    cls = type(node)
-    if cls in _CONTEXTS or not isinstance(node, _AST):
-        return node
-    new = cls.__new__(cls)
-    fields = new.__dict__
-    for key, value in node.__dict__.items():
-        if type(value) is list:
-            fields[key] = [clone(v) for v in value]
-        elif isinstance(value, _AST):
-            fields[key] = clone(value)
-        else:
-            fields[key] = value
-    return new
-
-
-def clone_substituting(node, substitute):
-    """`clone(node)`, except that a node for which `substitute(node)` gives
-    a node is replaced by it (and not descended into): one copying pass
-    where a clone rewritten in place would be two."""
-    if type(node) is list:
-        return [clone_substituting(n, substitute) for n in node]
-    cls = type(node)
-    if cls in _CONTEXTS or not isinstance(node, _AST):
-        return node
-    new = substitute(node)
-    if new is not None:
-        return new
-    new = cls.__new__(cls)
-    fields = new.__dict__
-    for key, value in node.__dict__.items():
-        if type(value) is list:
-            fields[key] = [clone_substituting(v, substitute) for v in value]
-        elif isinstance(value, _AST):
-            fields[key] = clone_substituting(value, substitute)
-        else:
-            fields[key] = value
-    return new
-
-
-_CONTEXTS = frozenset({gast.Load, gast.Store, gast.Del})
-_AST = gast.AST
 
 
 def is_number(node: gast.expr) -> bool:

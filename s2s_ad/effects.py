@@ -5,7 +5,8 @@
 a local bound to `p` or to a view of it) or by augmenting them (`p += v`,
 in place only when `p` is an array, list or dict).  Callers use it to
 refuse calls whose update they could see (reverse_forward.py), to copy
-their own parameters, and to notice updates hidden inside `stop_gradient`.
+their own parameters (param_copies.py), and to notice updates hidden
+inside `stop_gradient`.
 `returns_fresh(f)` says whether every value `f` returns is a new object,
 so that a caller need not take its result for a view of an argument.
 

@@ -152,7 +152,7 @@ def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
 
 def _renamed(node, name: str, new: str):
     """`node` with the loads of `name` reading `new`."""
-    return astutil.clone_substituting(
+    return astutil.clone(
         node, lambda n: astutil.name(new) if isinstance(n, gast.Name) and n.id == name
         and isinstance(n.ctx, gast.Load) else None)
 

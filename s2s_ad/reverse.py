@@ -32,10 +32,11 @@ from .ir import (COPY, RULE, UNKNOWN, Site, Adjoint, Facts, Normalized, PairRef,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
-from .reverse_forward import index_of, param_copies
+from .param_copies import param_copies
+from .reverse_forward import index_of
 from .reverse_plan import Plan, adjoint_name, imported, make_plan, name_reserved
 
-__all__ = ["Adjoint", "PairRef", "Request", "reverse", "param_copies"]
+__all__ = ["Adjoint", "PairRef", "Request", "reverse"]
 
 
 def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],

@@ -119,7 +119,7 @@ def _linear(plan: Plan, stmt, prim: Prim, tangent_of) -> gast.expr:
             found = tangent_of(leaf)
             swap[leaf] = found if found is not None else \
                 (zeros_of(plan, leaf) if isinstance(leaf, gast.Name) else _zero_constant(leaf))
-    value = astutil.clone_substituting(stmt.value, swap.get)
+    value = astutil.clone(stmt.value, swap.get)
     if prim.inplace:
         value = _not_in_place(plan, value, prim)
     return value
@@ -158,7 +158,7 @@ def _multilinear(plan: Plan, stmt, prim: Prim, tangent_of) -> list:
             found = tangent_of(node)
             if found is None:
                 continue
-            term = astutil.clone_substituting(
+            term = astutil.clone(
                 stmt.value, lambda n, node=node, found=found: found if n is node else None)
             terms.append(_not_in_place(plan, term, prim) if prim.inplace else term)
     return terms

@@ -142,7 +142,7 @@ class _Substituter:
         return self.tangent(node) if node is not None else None
 
     def copy(self, node):
-        return astutil.clone_substituting(node, self._substitute)
+        return astutil.clone(node, self._substitute)
 
     def _substitute(self, node):
         kind = type(node)

@@ -287,7 +287,7 @@ class _Substituter:
         return primal_of(self.binding.get(param))
 
     def copy(self, node):
-        return astutil.clone_substituting(node, self._substitute)
+        return astutil.clone(node, self._substitute)
 
     def _substitute(self, node):
         """What replaces a template node in the copy, or None: copy it."""

@@ -5,6 +5,9 @@ an item or attribute is refused.
 Gradients are checked against central finite differences (fdcheck), and
 value_and_grad's value against a plain call.
 """
+import inspect
+import re
+
 import numpy as np
 import pytest
 
@@ -182,8 +185,207 @@ def rebound_only_in_a_nested_def(x):
     return np.sum(y) * helper()
 
 
-@pytest.mark.parametrize("f", [rebound_only_in_a_comprehension, rebound_only_in_a_nested_def])
-def test_a_binding_in_a_nested_scope_does_not_rebind_the_name(f):
-    # (a nested def naming y is refused as such: conservative)
-    with pytest.raises(ad.UnsupportedSyntaxError, match="del y"):
+@pytest.mark.parametrize("f,line", [
+    (rebound_only_in_a_comprehension, "return np.sum(y) + sum(squares)"),
+    (rebound_only_in_a_nested_def, "return np.sum(y) * helper()"),
+])
+def test_a_binding_in_a_nested_scope_does_not_rebind_the_name(f, line):
+    # the nested scope's own `y` is neither a read nor a binding of the
+    # function's: the error is at the function's own read
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"`y` may be read here after "
+                                                        r"`del y`") as info:
         ad.grad(f)(V)
+    assert info.value.location.source_line.strip() == line
+
+
+# A nested function or lambda that binds the deleted name itself (a
+# parameter, a local, a comprehension's variable) does not read the
+# function's binding: the `del` stands.
+
+def lambda_binds_its_own(x):
+    t = x * 2.0
+    y = t + 1.0
+    del t
+    g = lambda t: t * 3.0       # noqa: E731
+    return np.sum(g(y) * x)
+
+
+def def_binds_its_own_local(x):
+    t = np.sin(x)
+    y = t * x
+    del t
+
+    def g(v):
+        t = v * 3.0
+        return t * v
+    return np.sum(g(y))
+
+
+def inner_lambda_reads_the_middle_ones(x):
+    t = x * 2.0
+    y = t * x
+    del t
+
+    def g(v):
+        t = np.cos(v)
+        h = lambda w: w * t     # noqa: E731  (g's t)
+        return h(v)
+    return np.sum(g(y))
+
+
+def nested_def_deletes_its_own(x):
+    t = x * 2.0
+    y = t * x
+    del t
+
+    def g(v):
+        t = v * 3.0
+        u = t * v
+        del t
+        return u
+    return np.sum(g(y))
+
+
+def default_read_before_the_del(x):
+    t = np.exp(x)
+    g = lambda v, k=t: v * k    # noqa: E731  (k is t's value here, at the def)
+    del t
+    return np.sum(g(x))
+
+
+def comprehension_binds_its_own(x):
+    t = x * 2.0
+    y = t * x
+    del t
+    return np.sum(y) * sum([t * t for t in [1.0, 2.0]])
+
+
+def lambda_in_a_comprehension_binds_its_own(x):
+    t = x * 2.0
+    y = np.sum(t * x)
+    del t
+    return sum([(lambda: t * y)() for t in [1.0, 2.0]])
+
+
+@pytest.mark.parametrize("f", [
+    lambda_binds_its_own, def_binds_its_own_local, inner_lambda_reads_the_middle_ones,
+    nested_def_deletes_its_own, default_read_before_the_del, comprehension_binds_its_own,
+    lambda_in_a_comprehension_binds_its_own,
+])
+def test_del_of_a_name_a_nested_scope_binds_itself_differentiates(f):
+    check_grad(f, (V,))
+    value, _ = ad.value_and_grad(f)(V)
+    assert value == pytest.approx(f(V))
+
+
+# A nested function or lambda that reads the deleted name free reads the
+# function's binding whenever it is called: the `del` is refused there.
+
+def lambda_reads_it_free(x):
+    t = x * 2.0
+    g = lambda v: v * t         # noqa: E731
+    del t
+    return np.sum(g(x))
+
+
+def inner_lambda_reads_it_free(x):
+    t = x * 2.0
+
+    def g(v):
+        h = lambda w: w * t     # noqa: E731  (neither h nor g binds t)
+        return h(v)
+    del t
+    return np.sum(g(x))
+
+
+def def_reads_it_and_binds_another(x):
+    t = x * 2.0
+
+    def g(t2):
+        return t2 * t
+    del t
+    return np.sum(g(x))
+
+
+def default_lambda_reads_it_free(x):
+    t = x * 2.0
+    g = lambda v, k=(lambda: t): v * k()    # noqa: E731
+    del t
+    return np.sum(g(x))
+
+
+def lambda_in_a_comprehension_reads_it_free(x):
+    t = x * 2.0
+    del t
+    return sum([(lambda: t * v)() for v in [1.0, 2.0]])
+
+
+def _line_of(f, text: str) -> int:
+    """The file line of the first line of `f` that holds `text`."""
+    lines, first = inspect.getsourcelines(f)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("f,reader", [
+    (lambda_reads_it_free, "lambda v: v * t"),
+    (inner_lambda_reads_it_free, "lambda w: w * t"),
+    (def_reads_it_and_binds_another, "return t2 * t"),
+    (default_lambda_reads_it_free, "k=(lambda: t)"),
+    (lambda_in_a_comprehension_reads_it_free, "(lambda: t * v)()"),
+])
+def test_del_of_a_name_a_nested_function_reads_free_is_refused(f, reader):
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"a nested function or lambda reads "
+                                                        r"`t` \(line (\d+)\)") as info:
+        ad.grad(f)(V)
+    assert info.value.location.source_line.strip() == "del t"
+    assert info.value.location.filename == __file__
+    line = re.search(r"\(line (\d+)\)", str(info.value)).group(1)
+    assert int(line) == _line_of(f, reader)
+
+
+def default_read_after_the_del(x):
+    t = x * 2.0
+    del t
+    g = lambda v, k=t: v * k    # noqa: E731
+    return np.sum(g(x))
+
+
+def comprehension_reads_it_free(x):
+    t = x * 2.0
+    del t
+    return sum([t * v for v in [1.0, 2.0]])
+
+
+def comprehension_iterates_over_it(x):
+    t = [x, 2.0 * x]
+    del t
+    return sum([t * t for t in t])      # the first iterable is the function's t
+
+
+@pytest.mark.parametrize("f,line", [
+    (default_read_after_the_del, "g = lambda v, k=t: v * k    # noqa: E731"),
+    (comprehension_reads_it_free, "return sum([t * v for v in [1.0, 2.0]])"),
+    (comprehension_iterates_over_it, "return sum([t * t for t in t])      "
+                                     "# the first iterable is the function's t"),
+])
+def test_a_default_or_comprehension_reads_where_it_stands(f, line):
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"`t` may be read here after "
+                                                        r"`del t`") as info:
+        ad.grad(f)(V)
+    assert info.value.location.source_line.strip() == line
+
+
+def nested_def_reads_its_own_after_del(x):
+    def g(v):
+        t = v * 3.0
+        del t
+        return np.sum(t * v)
+    return g(x)
+
+
+def test_a_nested_defs_own_del_is_checked_where_the_user_wrote_it():
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"`t` may be read here after "
+                                                        r"`del t`") as info:
+        ad.grad(nested_def_reads_its_own_after_del)(V)
+    assert info.value.location.filename == __file__
+    assert info.value.location.source_line.strip() == "return np.sum(t * v)"

@@ -1,0 +1,138 @@
+"""Which parameters the derived function must copy before it runs.
+
+What: `param_copies` maps each parameter that an in-place update in the
+function may reach (the update itself, a helper that updates an argument,
+a call inside an undifferentiated expression that writes one) to the first
+statement that may reach it.  An update reaches a parameter directly,
+through plain copies of it (`a = x`), through its items (`xs[0]`, `d['k']`,
+what `zip`/`dict`/... hold) and through its views (`x.T`, `x[1:]`,
+`x.reshape(...)`).
+
+Why: the primal mutates the caller's array when it updates a parameter in
+place, but the derived function runs the primal's statements *and* must
+leave its arguments as it found them (the user calls `grad(f)(x)` and still
+holds `x`; the reverse sweep may read the value the update destroyed).
+reverse.py therefore opens the derived function with `p = rt.copy(p)` for
+each parameter returned here, so every update lands on the copy.
+
+Invariants:
+- sound, not exact: a may-alias analysis.  A name maps to every parameter
+  it may share memory with; a binding outside any `if` or loop replaces
+  that set, one inside adds to it, and a function with a loop is iterated
+  from the join of the passes until nothing grows.  A parameter missed here
+  would be a caller's input mutated; one too many is only a copy.
+- pure: reads the ANF body, its prims and `Normalized.shares`; changes none.
+- deterministic: the result is sorted by parameter name (it orders the
+  prologue of the generated code).
+- a fixpoint that does not settle is an `InternalError`, never a silent
+  stop.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import gast
+
+from . import runtime, scopes
+from .errors import InternalError
+from .ir import CALL, COPY, member, names_of
+from .rules import registry
+
+
+def param_copies(body, prims, params, shares: dict) -> dict:
+    """Parameters that an in-place update may reach (directly, through plain
+    copies, or through items and views of them), each with the first
+    statement that does: the derived function copies them so that the
+    caller's arrays are never mutated.  A may-alias analysis: a name maps
+    to the parameters it may share memory with.  A binding outside any
+    `if` or loop replaces what the name shared; one inside adds to it (the
+    other path, the next iteration); with a loop, the pass repeats from what
+    the last one ended with until nothing grows, so a loop's later bindings
+    reach its earlier statements."""
+    start: dict = {p: {p} for p in params}
+    reached: dict = {}
+    top, flat = set(body), list(scopes.statements(body))
+    looped = any(isinstance(stmt, (gast.For, gast.While)) for stmt in flat)
+    for _ in range(len(params) * len(flat) + 2):    # each pass adds a (name, param)
+        alias = _copy(start)
+        for stmt in flat:
+            _alias_step(stmt, alias, prims.get(stmt), shares, reached, stmt not in top,
+                        params)
+        grown = _join(start, alias)
+        if not looped or grown == start:
+            return dict(sorted(reached.items()))
+        start = grown                   # what the next iteration may start from
+    raise InternalError("the parameter aliases reached no fixpoint")
+
+
+def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bool,
+                params) -> None:
+    def reach(name):
+        for param in sorted(alias.get(name, ())):
+            reached.setdefault(param, stmt)
+    if prim is not None and prim.kind == CALL:      # a helper updating an argument
+        for param in sorted(prim.mutates | prim.augments):
+            for name in names_of(prim.binding.get(param)):
+                reach(name)
+    for name in sorted(prim.writes if prim is not None else ()):    # ...called inside
+        reach(name)                                                 # a verbatim expression
+    if not isinstance(stmt, gast.Assign):
+        return
+    target = stmt.targets[0].id
+    source = prim.operands[0] if prim.operands else None
+    if prim.inplace:
+        for name in sorted({target} | shares.get(stmt, set())):     # (items and views too)
+            reach(name)
+        inserted = names_of(prim.binding.get("item", prim.binding.get("value")))
+        if inserted:            # `xs.append(v)`, `d[k] = v`: the container holds v now
+            alias.setdefault((_ITEMS, target), set()).update(
+                *(alias.get(n, set()) | alias.get((_ITEMS, n), set()) for n in inserted))
+        return
+    shared, held = _shared_and_held(prim, source, alias)
+    for key, found in ((target, shared), ((_ITEMS, target), held)):
+        if nested:
+            alias.setdefault(key, set()).update(found)
+        elif found:
+            alias[key] = set(found)
+        elif key not in params:     # (a parameter keeps its own)
+            alias.pop(key, None)    # a new object
+
+
+def _shared_and_held(prim, source, alias: dict) -> tuple[set, set]:
+    """(the parameters the value `prim` makes may be, those its items may
+    be): a copy is its source and holds what it holds; a part (an item, a
+    view) may be its source or one of its items; a display holds its
+    items (updating the list itself, `lr.append(v)`, changes none of them)."""
+    items = alias.get((_ITEMS, source), set())
+    if prim.kind == COPY:
+        return alias.get(source, set()), items
+    if prim.key in _PARTS_OF:
+        return alias.get(source, set()) | items, items
+    if prim.key is builtins.max or prim.key is builtins.min or \
+            prim.key is runtime.get_other:                      # one of its arguments,
+        return set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
+                             for o in prim.operands)), set()    # or of their items
+    if member(prim.key, _HOLDERS):
+        return set(), set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
+                                    for o in prim.operands))
+    return set(), set()
+
+
+def _copy(alias: dict) -> dict:
+    return {name: set(params) for name, params in alias.items()}
+
+
+def _join(a: dict, b: dict) -> dict:
+    return {name: a.get(name, set()) | b.get(name, set()) for name in a.keys() | b.keys()}
+
+
+_PARTS_OF = (operator.getitem, registry.Attr("T"), registry.Method("reshape"),
+             registry.Method("ravel"), runtime.indexable)     # may share memory with it
+# displays, and calls whose result may hold their arguments' objects
+_HOLDERS = frozenset({registry.Literal("list"), registry.Literal("tuple"),
+                      registry.Literal("dict"), builtins.list, builtins.tuple, builtins.dict,
+                      builtins.zip, builtins.enumerate, builtins.sorted, builtins.reversed,
+                      builtins.iter, builtins.map, builtins.filter, registry.Method("items"),
+                      registry.Method("values"), registry.Method("copy")})
+_ITEMS = "items"        # alias[(_ITEMS, name)]: the parameters `name`'s items may be
