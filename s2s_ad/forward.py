@@ -30,6 +30,7 @@ from . import astutil, tangent_rules
 from .tangent_rules import zeros_of
 from .errors import UnsupportedSyntaxError
 from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
+from .param_copies import param_copies
 from .reverse_forward import inplace_statement
 from .reverse_plan import Plan, imported, make_plan, name_reserved
 
@@ -41,8 +42,11 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     params = [tangent_name(plan, p) for p in req.wrt]
     if req.mode == "jvp_pair":
         plan.seed_param = plan.namer.fresh("tangents")
-    prologue = _prologue(plan, params)
-    body = sweep(plan, norm.tree.body[:-1])
+    body = norm.tree.body[:-1]
+    prologue = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
+                for p in param_copies(body, prims, plan.params, norm.shares)]
+    prologue += _prologue(plan, params)
+    body = sweep(plan, body)
     ret = _returns(plan, output, aux)
     fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)
     name_reserved(plan, fdef)
@@ -81,39 +85,42 @@ def _prologue(plan: Plan, params: list) -> list:
         for p, t in zip(plan.req.wrt, params)]
 
 
-def sweep(plan: Plan, body: list) -> list:
+def sweep(plan: Plan, body: list, enclosing=None) -> list:
     """`body` with its tangent statements: those of one user statement, with
-    its primal statements, in a `# jvp of:` block."""
-    out, last_origin = [], None
+    its primal statements, in a `# jvp of:` block (none again inside the
+    `if` of an update's write-back, which comes from the same statement:
+    `enclosing`)."""
+    out, last_origin = [], enclosing
     for stmt in body:
-        code, has_tangent = _statement(plan, stmt)
         origin = plan.norm.origin.get(stmt, stmt)
-        if not has_tangent:
+        code, has_tangent = _statement(plan, stmt, origin)
+        if origin is last_origin and (out and isinstance(out[-1], astutil.Block)
+                                      or origin is enclosing):
+            (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
+        elif has_tangent:
+            out.append(astutil.block("jvp of: " + _header(origin), code))
+            last_origin = origin
+        else:
             out.extend(code)
             last_origin = None
-            continue
-        if origin is not last_origin or not isinstance(out[-1], astutil.Block):
-            out.append(astutil.block("jvp of: " + _header(origin), []))
-        out[-1].body.extend(code)
-        last_origin = origin
     return out
 
 
-def _statement(plan: Plan, stmt) -> tuple[list, bool]:
+def _statement(plan: Plan, stmt, origin) -> tuple[list, bool]:
     """(statements, whether they compute a tangent) for one ANF statement;
     a compound statement is its own, its bodies swept."""
     if isinstance(stmt, gast.Assign):
         return _assign(plan, stmt)
     if isinstance(stmt, gast.If):
-        return [astutil.if_(astutil.clone(stmt.test), sweep(plan, stmt.body) or
-                            [astutil.pass_()], sweep(plan, stmt.orelse))], False
+        return [astutil.if_(astutil.clone(stmt.test), sweep(plan, stmt.body, origin) or
+                            [astutil.pass_()], sweep(plan, stmt.orelse, origin))], False
     if isinstance(stmt, gast.For):
         loop = astutil.for_(astutil.clone(stmt.target), astutil.clone(stmt.iter),
-                            sweep(plan, stmt.body) or [astutil.pass_()])
+                            sweep(plan, stmt.body, origin) or [astutil.pass_()])
         return [gast.copy_location(loop, stmt)], False
     if isinstance(stmt, gast.While):
         loop = astutil.while_(astutil.clone(stmt.test),
-                              sweep(plan, stmt.body) or [astutil.pass_()])
+                              sweep(plan, stmt.body, origin) or [astutil.pass_()])
         return [gast.copy_location(loop, stmt)], False
     return [astutil.clone(stmt)], False
 

@@ -47,8 +47,9 @@ def reads_result(plan: Plan, stmt, prim: Prim) -> bool:
         return False
     if rule.tangent_fn is not None:
         tpl = rule.tangent_template
+        read = [s.value if isinstance(s, gast.AugAssign) else s for s in tpl.body]
         return any(isinstance(n, gast.Name) and n.id == tpl.result
-                   and isinstance(n.ctx, gast.Load) for n in traversal.walk(list(tpl.body)))
+                   and isinstance(n.ctx, gast.Load) for n in traversal.walk(read))
     tpl = rule.template
     if tpl is None:
         return False

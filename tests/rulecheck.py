@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import assert_like, check_grad, checked_grad
+from fdcheck import assert_like, check_grad, check_jvp, checked_grad, tree_leaves, tree_map
 
 d = None  # `d[x]` in the rule of `wsum`
 
@@ -28,7 +28,7 @@ def wsum(y):
     return np.sum(y * weights_like(y))
 
 
-@ad.adjoint(wsum)
+@ad.adjoint(wsum, linear="y")
 def _wsum(z, y):
     d[y] += d[z] * weights_like(y)
 
@@ -106,3 +106,39 @@ def table_tests(cases, ids=case_id, values=False) -> tuple:
 
     tests = (test_matches_finite_differences, test_float32)
     return tests + (test_value_is_the_plain_call,) if values else tests
+
+
+def check_modes_agree(f, args, wrt, seed=1) -> None:
+    """Forward and reverse mode give one derivative: for a random tangent u,
+    the tangent of `f`'s (scalar) output equals <grad, u>, to rounding."""
+    rng = np.random.default_rng(seed)
+    u = [tree_map(lambda a: rng.standard_normal(np.shape(a)).astype(np.result_type(a))
+                  if isinstance(a, np.ndarray) else float(rng.standard_normal()), args[i])
+         for i in wrt]
+    tangent = float(ad.jvp(f, wrt=wrt)(*args, *u)[1])
+    grads = ad.grad(f, wrt=wrt)(*args)
+    inner = sum(float(np.sum(np.asarray(g, dtype=float) * np.asarray(v, dtype=float)))
+                for gi, ui in zip(grads, u) for g, v in zip(tree_leaves(gi), tree_leaves(ui)))
+    assert abs(tangent - inner) <= 1e-9 * (abs(tangent) + abs(inner)) + 1e-12, \
+        f"jvp gives {tangent!r}, <grad, u> {inner!r}"
+
+
+def forward_tests(cases, ids=case_id) -> tuple:
+    """The forward-mode tests every rule table gets, for a test module to
+    bind by name: each row's jvp against finite differences, and against
+    its reverse-mode gradient (<jvp(u), 1> = <u, grad>)."""
+    rows = pytest.mark.parametrize("case", cases, ids=ids)
+
+    @rows
+    def test_forward_matches_finite_differences(case):
+        skip_if_numpy_reduces_wrong(ids(case))
+        f, args = case
+        check_jvp(f, args, floats(args))
+
+    @rows
+    def test_forward_agrees_with_reverse(case):
+        skip_if_numpy_reduces_wrong(ids(case))
+        f, args = case
+        check_modes_agree(f, args, floats(args))
+
+    return test_forward_matches_finite_differences, test_forward_agrees_with_reverse

@@ -47,9 +47,9 @@ Conventions (real operands throughout; complex inputs are not supported):
 import numpy as np
 
 from .. import runtime as rt
-from .registry import Method, REDUCTION, SCALAR, Attr, adjoint, suggest
+from .registry import Method, REDUCTION, SCALAR, Attr, adjoint, suggest, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # -- products ----------------------------------------------------------------
@@ -83,7 +83,7 @@ def tensordot(z, a, b, axes=2):
     d[b] += rt.tensordot_rhs(d[z], a, b, axes)
 
 
-@adjoint(np.einsum)
+@adjoint(np.einsum, multilinear="operands")
 def einsum(z, *operands, **kwargs):
     d[operands] += rt.einsum_adjoints(d[z], operands)
 
@@ -138,6 +138,11 @@ def slogdet(z, a):
 def inv(z, a):
     zt = np.swapaxes(z, -1, -2)
     d[a] += -zt @ d[z] @ zt
+
+
+@tangent(np.linalg.inv)
+def inv_tangent(z, a):
+    t[z] += -z @ t[a] @ z
 
 
 @adjoint(np.linalg.solve)

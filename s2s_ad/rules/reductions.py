@@ -29,7 +29,7 @@ from .registry import Method, REDUCTION, adjoint
 d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
-@adjoint(np.sum, Method("sum"), shape=REDUCTION)
+@adjoint(np.sum, Method("sum"), shape=REDUCTION, linear="a")
 def sum(z, a, axis=None, dtype=None, *, keepdims=False, initial=0, where=True):
     if axis is None or keepdims:
         g = d[z]
@@ -50,7 +50,7 @@ def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
     d[a] += np.where(np.isnan(a), 0, np.full_like(a, g))
 
 
-@adjoint(np.mean, Method("mean"), shape=REDUCTION)
+@adjoint(np.mean, Method("mean"), shape=REDUCTION, linear="a")
 def mean(z, a, axis=None, dtype=None, *, keepdims=False, where=True):
     if axis is None or keepdims:
         g = d[z]

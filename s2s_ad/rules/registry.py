@@ -195,7 +195,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
-            multilinear: tuple = (), pointwise: bool = False) -> Callable[[F], F]:
+            multilinear: tuple | str = (), pointwise: bool = False) -> Callable[[F], F]:
     """Register the decorated template as the adjoint of each target.
 
     `shape="elementwise"` says the primitive broadcasts its operands (like a
@@ -211,6 +211,7 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
     if not targets:
         raise RuleError("adjoint(...) needs at least one target function")
     linear = (linear,) if isinstance(linear, str) else tuple(linear)
+    multilinear = (multilinear,) if isinstance(multilinear, str) else tuple(multilinear)
 
     def register(fn):
         header = templates.header(fn)

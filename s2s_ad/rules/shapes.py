@@ -38,7 +38,7 @@ d = None  # templates are never called: `d[x]` is the adjoint of x
 
 
 # -- reshaping: the adjoint takes the operand's shape back -------------------
-@adjoint(np.reshape)
+@adjoint(np.reshape, linear="a")
 def reshape(z, a, *args, order="C", **kwargs):
     if order == "C":
         g = np.reshape(d[z], np.shape(a))
@@ -133,12 +133,12 @@ def sort(z, a, axis=-1, kind=None):
 
 
 # -- joining and splitting ---------------------------------------------------
-@adjoint(np.concatenate)
+@adjoint(np.concatenate, linear="arrays")
 def concatenate(z, arrays, axis=0):
     d[arrays] += rt.unconcatenate(d[z], arrays, axis)
 
 
-@adjoint(np.stack)
+@adjoint(np.stack, linear="arrays")
 def stack(z, arrays, axis=0):
     d[arrays] += rt.unstack(d[z], axis)
 
