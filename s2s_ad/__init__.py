@@ -10,6 +10,7 @@
 """
 from .api import grad, jvp, source, value_and_grad, vjp
 from .checking import check_grads
+from .composed import hessian, hvp, jacobian
 from .errors import (GradientCheckError, InputTypeError, InternalError, NoRuleError,
                      NonScalarOutputError, RuleError, S2SADError, SeedError,
                      SourceUnavailableError, UnsupportedSyntaxError, UnsupportedValueError,
@@ -19,7 +20,7 @@ from .runtime import stop_gradient
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "stop_gradient", "adjoint",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "jacobian", "hessian", "source", "stop_gradient", "adjoint",
            "tangent", "nondifferentiable", "S2SADError", "UnsupportedSyntaxError", "NoRuleError",
            "SourceUnavailableError", "WrtError", "NonScalarOutputError", "RuleError", "SeedError",
            "InputTypeError", "UnsupportedValueError", "InternalError", "check_grads",

@@ -18,6 +18,7 @@ def stop_gradient_like(obj) -> bool:
 # Registration happens on import; the order does not matter.
 from . import (elementwise, linalg, math, methods, operators, reductions,  # noqa: E402,F401
                scatter, shapes, signal, statistics, ufuncs)
+from . import adjoint_helpers  # noqa: E402,F401  (after the rules it may override)
 from .registry import seal  # noqa: E402
 
 seal()

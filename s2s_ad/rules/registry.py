@@ -75,6 +75,7 @@ class Rule:
     multilinear: tuple = ()
     tangent_fn: Callable | None = None
     pointwise: bool = False
+    signature: inspect.Signature | None = None  # call sites' binding, without templates
 
     @functools.cached_property
     def template(self) -> templates.Template | None:
@@ -87,16 +88,23 @@ class Rule:
 
     @property
     def signature_template(self):
-        """The template call sites are bound to: the adjoint's, or the
-        tangent's where only that is registered."""
-        return self.template if self.fn is not None else self.tangent_template
+        """What call sites are bound to: the adjoint template, or the
+        tangent's where only that is registered, or the declared signature
+        of a primitive only declared linear (`linear`)."""
+        if self.fn is not None:
+            return self.template
+        if self.tangent_fn is not None:
+            return self.tangent_template
+        return types.SimpleNamespace(signature=self.signature)
 
     @property
     def operand_params(self) -> frozenset:
         """The parameters that may carry a derivative."""
         if self.fn is not None:
             return self.template.writes
-        return self.tangent_template.operands
+        if self.tangent_fn is not None:
+            return self.tangent_template.operands
+        return frozenset(self.linear + self.multilinear)
 
     @property
     def elementwise(self) -> bool:
@@ -257,6 +265,23 @@ def tangent(*targets: Any) -> Callable[[F], F]:
         _changed()
         return fn
     return register
+
+
+def linear(target: Any, *params: str, multi: bool = False) -> None:
+    """Declare `target` linear jointly in `params` (with `multi`, in each
+    separately) where it has no adjoint template yet: forward mode needs
+    nothing more; reverse mode refuses a call of it, located."""
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        raise RuleError(f"linear({display_name(target)}): its signature is unknown") from None
+    unknown = [p for p in params if p not in sig.parameters]
+    if unknown:
+        raise RuleError(f"linear({display_name(target)}): {unknown[0]!r} is not a parameter")
+    _ADJOINTS[_key(target)] = Rule(None, linear=() if multi else params,
+                                   multilinear=params if multi else (), signature=sig)
+    _NONDIFF.discard(_key(target))
+    _changed()
 
 
 def nondifferentiable(*targets: Any) -> None:
