@@ -150,8 +150,18 @@ def _block_at(code: types.CodeType) -> tuple[list, int] | None:
     return inspect.getblock(lines[at:]), at + 1
 
 
+# a derived function's way to its twin without in-place adjoint updates
+# (Options.owned False): differentiating it again reads that twin's source, as
+# the in-place updates of owned adjoints would break what the outer
+# derivative records
+PURE = "__s2s_ad_pure__"
+
+
 def load(func) -> Source:
     """Read, parse and fence `func`. Raises `SourceUnavailableError`."""
+    pure = getattr(func, PURE, None)
+    if pure is not None:
+        func = pure()
     if not isinstance(func, types.FunctionType):
         raise SourceUnavailableError(
             f"cannot read the source of {func!r}: it is not a Python function "

@@ -42,6 +42,9 @@ class Options:
     has_aux: bool = False
     optimize: bool = True
     disk: bool = True           # may use the on-disk cache (diskcache.py)
+    # adjoints updated in place where the code owns them (ownership.py); off
+    # for a derived function that is differentiated again (frontend.load)
+    owned: bool = True
 
 
 @dataclass
@@ -210,7 +213,8 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
         trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
     for tree in trees:
         if options.optimize:
-            ownership.own(tree, resolve)
+            if options.owned:
+                ownership.own(tree, resolve)
             release.release(tree, adj.scalars)
         optimizer.tidy_blocks(tree, pure)
     return trees

@@ -1,49 +1,100 @@
 """Rules for the runtime helpers that generated adjoint code calls, so that a
-derived function can itself be differentiated in forward mode (`hvp`:
-forward over reverse).
+derived function can be differentiated again: in forward mode (`hvp`,
+forward over reverse) and in reverse mode (`grad` of a `grad`).
 
 A gradient is linear in the adjoint it propagates: nearly every helper that
 builds one (`unbroadcast`, `unindex`, `matmul_lhs`, ...) is linear in its
 adjoint argument `g` and reads its other arguments for shapes and indices
-only, or multilinear with a primal operand (`matmul_lhs(g, a, b)` is
-`g @ b.T`).  Those are declared so here (`linear`, registry.py) and forward
-mode applies them to tangents.  Helpers that update their first argument in
-place (`add_into`, `zero_into`, `restore`) get tangent templates that apply
-them to a copy.  Checks, masks and stand-ins carry no derivative.
-
-Reverse mode through these helpers (`grad` of a `grad`) needs their adjoint
-templates, which are not written yet: it refuses such a call, located.
+only, or is multilinear with a primal operand (`matmul_lhs(g, a, b)` is
+`g @ b.T`).  They are declared so, which gives forward mode their
+tangents, and their adjoint templates are their transposes
+(runtime/transposes.py): `unbroadcast` sums down, its transpose spreads
+back.  Helpers that update their first argument in place (`add_into`,
+`zero_into`, `restore`) get tangent templates applying them to a copy; a
+derived function differentiated again in reverse mode is read without
+them (Options.owned, frontend.PURE).  Checks, masks and stand-ins carry no
+derivative.
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import linear, nondifferentiable, tangent
+from .registry import adjoint, linear, nondifferentiable, tangent
 
-t = None  # templates are never called: `t[x]` is the tangent of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
-# the adjoint they propagate, or the value they pass on, and nothing else
-for helper, param in [
-        (rt.unbroadcast, "g"), (rt.expand, "g"), (rt.unindex, "g"), (rt.written, "g"),
-        (rt.zero_at, "g"), (rt.item_or_zeros, "g"), (rt.head, "g"), (rt.unindexable, "g"),
-        (rt.unsum, "g"), (rt.unlist, "g"), (rt.unstack, "g"), (rt.unconcatenate, "g"),
-        (rt.like, "g"), (rt.check_scalar, "value"), (rt.snapshot, "x"), (rt.copy, "x"),
-        (rt.tangent_like, "t")]:
-    linear(helper, param)
-linear(rt.like_each, "gs")
 
-# linear in the adjoint and in the other factor of a product, separately
-for helper in (rt.matmul_lhs, rt.dot_lhs, rt.inner_lhs, rt.kron_lhs):
-    linear(helper, "g", "b", multi=True)
-for helper in (rt.matmul_rhs, rt.dot_rhs, rt.inner_rhs, rt.kron_rhs):
-    linear(helper, "g", "a", multi=True)
-linear(rt.tensordot_lhs, "g", "b", multi=True)
-linear(rt.tensordot_rhs, "g", "a", multi=True)
-linear(rt.einsum_adjoints, "g", "operands", multi=True)
+# -- the gradient's boundary ------------------------------------------------------
+@adjoint(rt.like, linear="g")
+def like(z, g, x, pname):
+    d[g] += rt.unbroadcast(d[z], g)
+
+
+@adjoint(rt.tangent_like, linear="t")
+def tangent_like(z, t, out, fname):
+    d[t] += rt.unbroadcast(d[z], t)
+
+
+@adjoint(rt.like_each, linear="gs")
+def like_each(z, gs, xs, pnames):
+    d[gs] += rt.unlike_each(d[z], gs)
+
+
+@adjoint(rt.check_scalar, linear="value")
+def check_scalar(z, value, fname):
+    d[value] += d[z]
+
+
+# -- shapes: summing down and spreading back ------------------------------------
+@adjoint(rt.unbroadcast, linear="g")
+def unbroadcast(z, g, like, full=None):
+    d[g] += rt.unbroadcast_transpose(d[z], g, full)
+
+
+@adjoint(rt.expand, linear="g")
+def expand(z, g, like):
+    d[g] += rt.unbroadcast(d[z], g)
+
+
+@adjoint(rt.unsum, linear="g")
+def unsum(z, g, items):
+    d[g] += rt.unsum_transpose(d[z], g)
+
+
+@adjoint(rt.unstack, linear="g")
+def unstack(z, g, axis=0):
+    d[g] += rt.restack(d[z], g, axis)
+
+
+@adjoint(rt.unconcatenate, linear="g")
+def unconcatenate(z, g, arrays, axis=0):
+    d[g] += rt.reconcatenate(d[z], g, arrays, axis)
+
+
+# -- indexing: scattering and gathering -----------------------------------------
+@adjoint(rt.unindex, linear="g")
+def unindex(z, g, like, index):
+    d[g] += rt.unbroadcast(d[z][index], g)
+
+
+@adjoint(rt.add_into, linear=("acc", "g"))
+def add_into(z, acc, index, g, like):
+    d[acc] += d[z]
+    d[g] += rt.unbroadcast(d[z][index], g)
 
 
 @tangent(rt.add_into)
-def add_into_tangent(z, d, index, g, like):
-    t[z] += rt.add_into(rt.copy(t[d]), index, t[g], like)
+def add_into_tangent(z, acc, index, g, like):
+    t[z] += rt.add_into(rt.copy(t[acc]), index, t[g], like)
+
+
+@adjoint(rt.written, linear="g")
+def written(z, g, index):
+    d[g] += rt.unwritten(d[z], g, index)
+
+
+@adjoint(rt.zero_at, rt.zero_into, linear="g")
+def zero_at(z, g, index):
+    d[g] += rt.zero_at(d[z], index)
 
 
 @tangent(rt.zero_into)
@@ -51,10 +102,104 @@ def zero_into_tangent(z, g, index):
     t[z] += rt.zero_at(t[g], index)
 
 
+@adjoint(rt.item_or_zeros, linear="g")
+def item_or_zeros(z, g, position, item):
+    d[g] += rt.unitem_or_zeros(d[z], g, position)
+
+
+@adjoint(rt.unpop, linear="g")
+def unpop(z, g, items, index):
+    d[g] += rt.unpop_transpose(d[z], items, index)
+
+
+@adjoint(rt.head, linear="g")
+def head(z, g, position):
+    d[g] += rt.unhead(d[z], g)
+
+
+@adjoint(rt.unindexable, linear="g")
+def unindexable(z, g, seq):
+    d[g] += rt.unindexable(d[z], seq)
+
+
+@adjoint(rt.snapshot, linear="x")
+def snapshot(z, x, index=None):
+    d[x] += rt.unsnapshot(d[z], x, index)
+
+
+@adjoint(rt.copy, linear="x")
+def copy(z, x, callee=None):
+    d[x] += d[z]
+
+
 @tangent(rt.restore)
 def restore_tangent(z, x, saved, index=None):
     t[z] += rt.restore(rt.copy(t[x]), t[saved], index)
 
+
+# -- products: linear in the adjoint and in the other factor ----------------------
+@adjoint(rt.matmul_lhs, multilinear=("g", "b"))
+def matmul_lhs(z, g, a, b):
+    d[g] += np.matmul(d[z], b)
+    d[b] += rt.matmul_rhs(g, d[z], b)
+
+
+@adjoint(rt.matmul_rhs, multilinear=("g", "a"))
+def matmul_rhs(z, g, a, b):
+    d[g] += np.matmul(a, d[z])
+    d[a] += rt.matmul_lhs(g, a, d[z])
+
+
+@adjoint(rt.dot_lhs, multilinear=("g", "b"))
+def dot_lhs(z, g, a, b):
+    d[g] += np.dot(d[z], b)
+    d[b] += rt.dot_rhs(g, d[z], b)
+
+
+@adjoint(rt.dot_rhs, multilinear=("g", "a"))
+def dot_rhs(z, g, a, b):
+    d[g] += np.dot(a, d[z])
+    d[a] += rt.dot_lhs(g, a, d[z])
+
+
+@adjoint(rt.inner_lhs, multilinear=("g", "b"))
+def inner_lhs(z, g, a, b):
+    d[g] += np.inner(d[z], b)
+    d[b] += rt.inner_rhs(g, d[z], b)
+
+
+@adjoint(rt.inner_rhs, multilinear=("g", "a"))
+def inner_rhs(z, g, a, b):
+    d[g] += np.inner(a, d[z])
+    d[a] += rt.inner_lhs(g, a, d[z])
+
+
+@adjoint(rt.kron_lhs, multilinear=("g", "b"))
+def kron_lhs(z, g, a, b):
+    d[g] += np.kron(d[z], b)
+    d[b] += rt.kron_rhs(g, d[z], b)
+
+
+@adjoint(rt.kron_rhs, multilinear=("g", "a"))
+def kron_rhs(z, g, a, b):
+    d[g] += np.kron(a, d[z])
+    d[a] += rt.kron_lhs(g, a, d[z])
+
+
+@adjoint(rt.tensordot_lhs, multilinear=("g", "b"))
+def tensordot_lhs(z, g, a, b, axes=2):
+    d[g] += np.tensordot(d[z], b, axes)
+    d[b] += rt.tensordot_rhs(g, d[z], b, axes)
+
+
+@adjoint(rt.tensordot_rhs, multilinear=("g", "a"))
+def tensordot_rhs(z, g, a, b, axes=2):
+    d[g] += np.tensordot(a, d[z], axes)
+    d[a] += rt.tensordot_lhs(g, a, d[z], axes)
+
+
+linear(rt.unlist, "g")
+linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
 nondifferentiable(rt.zeros_like, rt.shape_only, rt.check_seed, rt.check_tangent,
                   rt.reduced_mask, rt.reduced_mask_where, np.full_like)

@@ -33,6 +33,7 @@ its submodules:
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
     tangents.py     forward mode's boundary: check_tangent, tangent_like
+    transposes.py   the adjoints of the adjoint helpers (second order)
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `inplace` `.aliases`), never this package, so there is no
@@ -54,6 +55,9 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
 from .tangents import check_tangent, tangent_like
+from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
+                         unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
+                         unsum_transpose, unwritten)
 from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, unbroadcast, unindex,
                    unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,

@@ -104,28 +104,28 @@ def zero_into(g, index):
     return g
 
 
-def add_into(d, index, g, like):
-    """`d + unindex(g, like, index)`, adding `g` into the slots `index` of `d`
-    itself when `d` is an array of `like`'s shape that can hold the sum.
+def add_into(acc, index, g, like):
+    """`acc + unindex(g, like, index)`, adding `g` into the slots `index` of `acc`
+    itself when `acc` is an array of `like`'s shape that can hold the sum.
     Generated code calls it only on an adjoint it owns (ownership.py).  The
     adjoint of a list, tuple or dict gets `g` in its slot, the others kept
     (not a new container of zeros per read: reading `zs[-1]` in a loop)."""
-    if type(d) is np.ndarray and type(index) is int and type(like) is np.ndarray \
-            and type(g) in _FLOATS and d.dtype == _FLOAT64 and d.shape == like.shape \
-            and d.flags.writeable:
-        d[index] += g                   # (one element of a float array: scalar code)
-        return d
-    if _own_slot(d, index, like):
-        d[index] = d[index] + g
-        return d
-    if not (_writable(d) and d.shape == np.shape(like)
-            and np.can_cast(np.result_type(g), d.dtype, "same_kind")):
-        return d + unindex(g, like, index)
+    if type(acc) is np.ndarray and type(index) is int and type(like) is np.ndarray \
+            and type(g) in _FLOATS and acc.dtype == _FLOAT64 and acc.shape == like.shape \
+            and acc.flags.writeable:
+        acc[index] += g                   # (one element of a float array: scalar code)
+        return acc
+    if _own_slot(acc, index, like):
+        acc[index] = acc[index] + g
+        return acc
+    if not (_writable(acc) and acc.shape == np.shape(like)
+            and np.can_cast(np.result_type(g), acc.dtype, "same_kind")):
+        return acc + unindex(g, like, index)
     if repeats_possible(index):
-        np.add.at(d, index, g)          # repeated indices accumulate
+        np.add.at(acc, index, g)          # repeated indices accumulate
     else:
-        d[index] += g
-    return d
+        acc[index] += g
+    return acc
 
 
 def _own_slot(d, index, like) -> bool:
