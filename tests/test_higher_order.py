@@ -1,0 +1,168 @@
+"""Derivatives of derivatives: a derived function is plain Python that s2s_ad
+differentiates again through its source.
+
+Checked against finite differences of the lower order (computed with the
+lower-order derived function, itself checked elsewhere against finite
+differences of the primal): grad of grad, third order, jvp of grad, hvp,
+hessian, jacobian in each mode, and grad of a function that calls grad.
+"""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad, check_jvp
+
+rng = np.random.default_rng(7)
+X3 = rng.standard_normal(3)
+W = rng.standard_normal((3, 4))
+B = rng.standard_normal(4)
+
+
+def poly(x):
+    return 3.0 * x ** 4 - 2.0 * x ** 3 + x * x - 5.0 * x
+
+
+def loop(x):
+    s = 0.0
+    for i in range(4):
+        s = s + x * np.sin(s + i * x)
+    return s
+
+
+def branchy(x):
+    if x > 0.3:
+        y = np.exp(x) * x
+    else:
+        y = np.cos(x) - x ** 3
+    return y * y
+
+
+def vector(x):
+    return np.sum(np.tanh(x) * x[::-1]) + x[0] * x[1] ** 2
+
+
+def layer(x, W, b):
+    h = np.tanh(x @ W + b)
+    return np.sum(h ** 2) + 0.5 * np.sum(W * W)
+
+
+def calls_grad(x):
+    g = ad.grad(vector)(x)
+    return np.sum(g ** 2)
+
+
+def vector_out(x):
+    return np.tanh(x) * np.sum(x) + x[::-1] ** 2
+
+
+def _fd(f, x, h=1e-5):
+    """Central differences of `f` (any output) along each element of `x`,
+    stacked as the Jacobian: output shape + input shape."""
+    if np.ndim(x) == 0:
+        return (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)
+    cols = []
+    for e in np.eye(np.size(x)).reshape((-1,) + np.shape(x)):
+        cols.append((np.asarray(f(x + h * e), dtype=float) -
+                     np.asarray(f(x - h * e), dtype=float)) / (2 * h))
+    return np.moveaxis(np.array(cols), 0, -1).reshape(np.shape(f(x)) + np.shape(x))
+
+
+@pytest.mark.parametrize("f,x", [(poly, 0.7), (loop, 0.4), (branchy, 0.9), (branchy, -0.4)])
+def test_grad_of_grad_and_third_order_on_scalars(f, x):
+    g1, g2 = ad.grad(f), ad.grad(ad.grad(f))
+    assert g2(x) == pytest.approx(_fd(g1, x), rel=1e-6, abs=1e-8)
+    g3 = ad.grad(g2)
+    assert g3(x) == pytest.approx(_fd(g2, x), rel=1e-5, abs=1e-7)
+
+
+def squared_gradient(x):
+    return np.sum(ad.grad(vector)(x) ** 2)
+
+
+def squared_layer_gradient(x, W, b):
+    gx, gW = ad.grad(layer, wrt=(0, 1))(x, W, b)
+    return np.sum(gx * gx) + np.sum(gW[0] * W[0])
+
+
+@pytest.mark.parametrize("f,args", [(squared_gradient, [X3]),
+                                    (squared_layer_gradient, [X3, W, B]),
+                                    (calls_grad, [X3])])
+def test_grad_of_a_function_that_calls_grad(f, args):
+    check_grad(f, args)
+
+
+@pytest.mark.parametrize("f,args", [(vector, [X3]), (layer, [X3, W, B]), (loop, [0.4])])
+def test_jvp_of_grad_matches_finite_differences(f, args):
+    check_jvp(ad.grad(f), args)
+
+
+@pytest.mark.parametrize("f,args", [(vector, [X3]), (layer, [X3, W, B]), (branchy, [0.9])])
+def test_hvp_is_the_hessian_times_v(f, args):
+    v = rng.standard_normal(np.shape(args[0])) if np.ndim(args[0]) else 0.8
+    got = ad.hvp(f)(*args, v)
+    g = ad.grad(f)
+    want = np.tensordot(_fd(lambda x: g(x, *args[1:]), args[0]), v, axes=np.ndim(v)) \
+        if np.ndim(v) else _fd(lambda x: g(x, *args[1:]), args[0]) * v
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    assert np.shape(got) == np.shape(args[0])
+
+
+def test_hvp_with_several_arguments_takes_a_tuple():
+    vx, vb = rng.standard_normal(3), rng.standard_normal(4)
+    hx, hb = ad.hvp(layer, wrt=(0, 2))(X3, W, B, (vx, vb))
+    g = ad.grad(layer, wrt=(0, 2))
+    h = 1e-6
+    plus, minus = g(X3 + h * vx, W, B + h * vb), g(X3 - h * vx, W, B - h * vb)
+    np.testing.assert_allclose(hx, (plus[0] - minus[0]) / (2 * h), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hb, (plus[1] - minus[1]) / (2 * h), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("f,args", [(vector, [X3]), (layer, [X3, W, B])])
+def test_hessian_matches_finite_differences_and_is_symmetric(f, args):
+    H = ad.hessian(f)(*args)
+    g = ad.grad(f)
+    want = _fd(lambda x: g(x, *args[1:]), args[0])
+    assert H.shape == np.shape(args[0]) * 2
+    np.testing.assert_allclose(H, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(H, H.T, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev", "auto"])
+def test_jacobian_in_each_mode(mode):
+    J = ad.jacobian(vector_out, mode=mode)(X3)
+    assert J.shape == (3, 3)
+    np.testing.assert_allclose(J, _fd(vector_out, X3), rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_of_several_arguments_and_shapes():
+    def f(x, W):
+        return np.tanh(x @ W)
+    Jx, JW = ad.jacobian(f, wrt=(0, 1))(X3, W)
+    assert Jx.shape == (4, 3) and JW.shape == (4, 3, 4)
+    np.testing.assert_allclose(Jx, _fd(lambda x: f(x, W), X3), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(JW, _fd(lambda w: f(X3, w), W), rtol=1e-6, atol=1e-8)
+    Jr = ad.jacobian(f, wrt=(0, 1), mode="rev")(X3, W)
+    np.testing.assert_allclose(Jr[1], JW, rtol=1e-10, atol=1e-12)
+
+
+def test_value_and_grad_of_grad():
+    value, g2 = ad.value_and_grad(ad.grad(poly))(0.7)
+    assert value == pytest.approx(ad.grad(poly)(0.7))
+    assert g2 == pytest.approx(_fd(ad.grad(poly), 0.7), rel=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: ad.hvp(vector), lambda: ad.hessian(vector),
+                                  lambda: ad.jacobian(vector_out), lambda: ad.jvp(vector),
+                                  lambda: ad.grad(ad.grad(poly))])
+def test_source_works_on_each(make):
+    text = ad.source(make())
+    assert text.startswith("def ") and "# " in text
+
+
+def test_inputs_are_not_mutated():
+    x, v = X3.copy(), np.ones(3)
+    ad.hvp(vector)(x, v)
+    ad.hessian(vector)(x)
+    ad.jacobian(vector_out)(x)
+    np.testing.assert_array_equal(x, X3)
+    np.testing.assert_array_equal(v, np.ones(3))
