@@ -217,8 +217,11 @@ def _recipe_context(func, options: Options) -> recipes.Context:
 
 def _site_pairs(options: Options):
     """A `dispatch.CallSite`'s way to the pair of the function it calls."""
-    def pair_of(func, variant, optimize=options.optimize, disk=options.disk):
-        return derive(func, Options("pair", variant, False, optimize, disk))
+    mode = "jvp_pair" if options.mode in pipeline.FORWARD_MODES else "pair"
+
+    def pair_of(func, variant, optimize=options.optimize, disk=options.disk,
+                owned=options.owned):
+        return derive(func, Options(mode, variant, False, optimize, disk, owned))
     return pair_of
 
 

@@ -55,7 +55,8 @@ _STRONG: dict = {}                  # callees without weak references (ufuncs, b
 
 
 class CallSite:
-    """One call in a derived function whose adjoint pair is found at run time.
+    """One call in a derived function whose adjoint pair (in forward mode:
+    tangent function, `tangent`) is found at run time.
 
     `varied`: the positions and keyword names of the arguments that carry a
     gradient (with a known `callee`: its parameter names); `where`: the
@@ -76,6 +77,32 @@ class CallSite:
             fwd, bwd = self._pair(wrapper, variant)
         value, saved = fwd(*args, **kwargs)
         return value, (bwd, saved, layout)
+
+    def tangent(self, *args, **kwargs):
+        """Forward mode: `(value, tangent)` of the call, from its tangent
+        function; `args[0]` is the tuple of the varied arguments' tangents
+        (in the order of `varied`: a `*args`'s a tuple of its items', a
+        `**kwargs`'s a dict), then (for a function value) the value called,
+        then the arguments."""
+        tangents, args = args[0], args[1:]
+        if self.callee is not None:
+            return self._pair(self.callee, self.varied)(tangents, *args, **kwargs)
+        fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
+        wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
+        variant, layout = self._variant(args, kwargs, positional, shift)
+        flat = [0.0] * len(variant)
+        for entry, tangent in zip(layout, tangents):
+            if isinstance(entry, list):
+                for item, j in zip(tangent, entry):
+                    if j is not None:
+                        flat[j] = item
+            elif isinstance(entry, dict):
+                for k, j in entry.items():
+                    if j is not None:
+                        flat[j] = tangent[k]
+            else:
+                flat[entry] = tangent
+        return self._pair(wrapper, variant)(tuple(flat), *args, **kwargs)
 
     def _variant(self, args: tuple, kwargs: dict, positional: list, shift: int) -> tuple:
         """(the wrapper's varied parameters, where each entry of `varied`

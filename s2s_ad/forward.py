@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, tangent_rules
+from . import astutil, scopes, tangent_rules
 from .tangent_rules import zeros_of
-from .errors import UnsupportedSyntaxError
 from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
 from .param_copies import param_copies
 from .reverse_forward import inplace_statement
@@ -196,24 +195,42 @@ def tangent_of(plan: Plan, node, varied) -> gast.expr | None:
 
 
 def _call(plan: Plan, stmt, prim: Prim, varied) -> list:
-    """`y, ty = g_jvp((ta, ...), a, ...)` for an active call of a helper."""
-    if prim.kind == DYNAMIC:
-        raise UnsupportedSyntaxError(
-            "forward mode does not call function values yet (a parameter, a callable "
-            "object or a bound method called here)", plan.src.locate(stmt),
-            hint="call the function by its name, or use s2s_ad.grad / vjp")
-    variant = prim.variant(varied)
-    ref = plan.req.pairs(prim.key, variant, plan.src.locate(stmt))
-    func = plan.name if ref.objects is None else imported(plan, ref.fwd, ref.objects[0])
+    """`y, ty = g_jvp((ta, ...), a, ...)` for an active call of a helper,
+    or through a call site where it is found when the call runs (a function
+    value: `y, ty = f_call.tangent((ta, ...), f, a, ...)`; dispatch.py)."""
     call = astutil.clone(stmt.value)
-    call.func = astutil.name(func)
-    tangents = [tangent_of(plan, prim.binding[p], varied) or zeros_of(plan, prim.binding[p])
-                for p in variant]
+    if prim.kind == DYNAMIC:
+        if set(scopes.load_names(call.func)) & varied:
+            raise prim.problem          # the function value carries a gradient
+        call.args.insert(0, call.func)
+    variant = prim.variant(varied)
+    ref = plan.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
+                         plan.src.locate(stmt))
+    if ref.site is not None:
+        stem = _stem(call.args[0]) if prim.kind == DYNAMIC else prim.key.__name__
+        call.func = astutil.attribute(astutil.name(imported(plan, stem + "_call", ref.site)),
+                                      "tangent")
+    elif ref.objects is None:           # recursion: this function's own def
+        call.func = astutil.name(plan.name)
+    else:
+        call.func = astutil.name(imported(plan, ref.fwd, ref.objects[0]))
+    tangents = [_argument_tangent(plan, prim.binding[p], varied) for p in variant]
     call.args.insert(0, astutil.tuple_(tangents))
     target = stmt.targets[0].id
     pair = astutil.tuple_([astutil.name(target, store=True),
                            astutil.name(tangent_name(plan, target), store=True)], store=True)
     return [astutil.assign(pair, call)]
+
+
+def _argument_tangent(plan: Plan, node, varied) -> gast.expr:
+    found = tangent_of(plan, node, varied)
+    return found if found is not None else zeros_of(plan, node)
+
+
+def _stem(func) -> str:
+    """A name for a call site, from what it calls: `f`, `act` for `self.act`."""
+    path = astutil.dotted_name(func)
+    return path.rsplit(".", 1)[-1] if path else "fn"
 
 
 def _returns(plan: Plan, output, aux) -> list:
