@@ -1,7 +1,7 @@
 """The `s2s-ad` command: print what the compiler generates, check a gradient.
 
-    s2s-ad dump FILE.py:FUNC [--wrt NAMES] [--mode grad|value_and_grad|vjp] [--no-optimize]
-                             [--stage NAME|list]
+    s2s-ad dump FILE.py:FUNC [--wrt NAMES] [--no-optimize] [--stage NAME|list]
+                             [--mode grad|value_and_grad|vjp|jvp|hvp|jacobian|hessian]
     s2s-ad check FILE.py:FUNC [--wrt NAMES] [--shape SHAPE ...] [--seed N]
     s2s-ad rules
 
@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from . import api, checking, codegen, pipeline
+from . import api, checking, codegen, composed, pipeline
 from .errors import InternalError, S2SADError
 from .rules import registry
 
@@ -78,8 +78,10 @@ def _parser() -> argparse.ArgumentParser:
         "dump", help=f"print the generated gradient of FILE.py:FUNC ({imports})",
         description=f"Print the generated gradient of FILE.py:FUNC. It {imports}.")
     _target_arguments(dump)
-    dump.add_argument("--mode", default="grad",
-                      choices=["grad", "value_and_grad", "vjp"])
+    dump.add_argument("--mode", default="grad", choices=list(_MODES),
+                      help="the transform: grad (default), value_and_grad, vjp, jvp "
+                      "(forward mode), or hvp, jacobian, hessian (built from them: "
+                      "their generated function is printed)")
     dump.add_argument("--no-optimize", action="store_true",
                       help="print the code before the optimization passes")
     dump.add_argument("--stage", default=None, metavar="NAME",
@@ -104,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# --mode -> None for a transform compiled as such, else the function composing it
+_MODES = {"grad": None, "value_and_grad": None, "vjp": None, "jvp": None,
+          "hvp": composed.hvp, "jacobian": composed.jacobian, "hessian": composed.hessian}
+
+
 def _dump(args) -> int:
     if args.stage == "list":
         for name, what in pipeline.STAGES.items():
@@ -114,6 +121,13 @@ def _dump(args) -> int:
                         f"{', '.join(pipeline.STAGES)}")
     func = _load_function(args.target)
     wrt = _parse_wrt(args.wrt)
+    if _MODES[args.mode] is not None:           # composed: print what it runs
+        if args.stage is not None:
+            raise _CliError(f"--stage is not available with --mode {args.mode}; use "
+                            "--mode jvp on the gradient's stages instead")
+        derived = _MODES[args.mode](func, wrt=wrt, optimize=not args.no_optimize)
+        print(_colorize(api.source(derived), args.color), end="")
+        return 0
     if args.stage is not None:
         out = api.stages(func, wrt=wrt, mode=args.mode, optimize=not args.no_optimize)
         if args.stage not in out:

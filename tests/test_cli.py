@@ -31,6 +31,21 @@ def test_dump_wrt_and_no_optimize():
     assert len(plain.stdout) > len(optimized.stdout)
 
 
+@pytest.mark.parametrize("mode,header,comment", [
+    ("jvp", "def stable_softmax_jvp(x, t, tx):", "# jvp of:"),
+    ("hvp", "def dstable_softmax_jvp(x, t, tx):", "# jvp of:"),
+    ("jacobian", "def stable_softmax_jvp(x, t, tx):", "# jvp of:"),
+    ("hessian", "def dstable_softmax_jvp(x, t, tx):", "# jvp of:")])
+def test_dump_forward_and_second_order_modes(mode, header, comment):
+    """Each mode prints the generated function it runs, as valid Python."""
+    out = run("dump", f"{EXAMPLE}:stable_softmax", "--mode", mode)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(header) and comment in out.stdout
+    compile(out.stdout, "<dump>", "exec")
+    staged = run("dump", f"{EXAMPLE}:stable_softmax", "--mode", mode, "--stage", "final")
+    assert (staged.returncode == 0) == (mode == "jvp"), staged.stderr
+
+
 def test_console_script_and_help():
     exe = os.path.join(os.path.dirname(sys.executable), "s2s-ad")
     if not os.path.exists(exe):
