@@ -187,7 +187,7 @@ def _link(func, options: Options, art: diskcache.Artifact):
     with pipeline.reported(func, art.text):
         fns = codegen.compile_functions(
             art.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,
-            _closure_cells(func), func, art.hidden)
+            _closure_cells(frontend.read_as(func)), func, art.hidden)
     stale = fns.pop() if art.hidden else guards.changed(art.deps) if art.deps else None
     guards.install(art.was, fns[0], thunk)
     pure = dataclasses.replace(options, owned=False)

@@ -45,6 +45,7 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     prologue = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
                 for p in param_copies(body, prims, plan.params, norm.shares)]
     prologue += _prologue(plan, params)
+    prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
     body = sweep(plan, body)
     ret = _returns(plan, output, aux)
     fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)

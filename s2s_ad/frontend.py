@@ -157,11 +157,17 @@ def _block_at(code: types.CodeType) -> tuple[list, int] | None:
 PURE = "__s2s_ad_pure__"
 
 
+def read_as(func):
+    """The function whose source, globals and closure stand for `func`'s:
+    its twin without in-place adjoint updates for a derived function
+    (`PURE`), else itself."""
+    pure = getattr(func, PURE, None)
+    return pure() if pure is not None else func
+
+
 def load(func) -> Source:
     """Read, parse and fence `func`. Raises `SourceUnavailableError`."""
-    pure = getattr(func, PURE, None)
-    if pure is not None:
-        func = pure()
+    func = read_as(func)
     if not isinstance(func, types.FunctionType):
         raise SourceUnavailableError(
             f"cannot read the source of {func!r}: it is not a Python function "

@@ -84,6 +84,7 @@ def tangent(plan: Plan, stmt: gast.Assign, prim: Prim, target: str, tangent_of,
         raise prim.problem or NoRuleError("no tangent rule", plan.src.locate(stmt))
     rule = prim.rule
     try:
+        _check_covered(prim, tangent_of, _covered(prim))
         if rule.tangent_fn is not None:
             stmts, value = _from_template(plan, stmt, prim, tangent_of)
         elif rule.linear:
@@ -95,10 +96,41 @@ def tangent(plan: Plan, stmt: gast.Assign, prim: Prim, target: str, tangent_of,
         else:
             raise _missing(plan, stmt, prim)
     except RuleError as exc:
-        if exc.where is not None:
+        if exc.location is not None:
             raise
         raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
     return stmts + [astutil.assign(target, value)]
+
+
+def _covered(prim: Prim) -> frozenset:
+    """The parameters the strategy that will be used gives a tangent term."""
+    rule = prim.rule
+    if rule.tangent_fn is not None:
+        found = rule.tangent_template.operands
+    elif rule.linear:
+        found = frozenset(rule.linear)
+    elif rule.multilinear:
+        found = frozenset(rule.multilinear)
+    else:
+        found = rule.template.writes if rule.template is not None else frozenset()
+    return found | frozenset(rule.inert)
+
+
+def _check_covered(prim: Prim, tangent_of, covered: frozenset) -> None:
+    """Refuse, rather than drop, the derivative of an operand no term covers
+    (a parameter the rule's tangent, or its linearity, leaves out): it would
+    be a silent zero."""
+    for param, node in prim.binding.items():
+        if param in covered:
+            continue
+        for leaf in _leaves(node):
+            if isinstance(leaf, gast.Name) and tangent_of(leaf) is not None:
+                raise RuleError(
+                    f"the tangent rule of {registry.display_name(prim.key)} gives no "
+                    f"term for its parameter {param!r}, which carries a derivative here "
+                    f"(`{leaf.id}`)",
+                    hint=f"wrap `{leaf.id}` in stop_gradient(...) if no derivative should "
+                         "flow through it, or use s2s_ad.grad / vjp")
 
 
 def _from_template(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
@@ -172,14 +204,19 @@ def _elementwise(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
     target = stmt.targets[0].id
     for param in sorted(prim.rule.template.writes):
         node = prim.binding.get(param)
-        if not isinstance(node, gast.Name) or tangent_of(node) is None:
-            continue
-        items, _ = templates.instantiate(
-            prim.rule.template, prim.binding, target, tangent_of(node).id,
-            plan.namer, lambda ident, obj: imported(plan, ident, obj))
-        stmts += [s for s in items if not isinstance(s, templates.Contribution)]
-        terms += [c.value for c in items
-                  if isinstance(c, templates.Contribution) and c.param == param]
+        leaves = node.elts if isinstance(node, (gast.Tuple, gast.List)) else [node]
+        for i, leaf in enumerate(leaves):
+            found = tangent_of(leaf) if isinstance(leaf, gast.Name) else None
+            if found is None:
+                continue
+            items, _ = templates.instantiate(
+                prim.rule.template, prim.binding, target, found.id,
+                plan.namer, lambda ident, obj: imported(plan, ident, obj))
+            stmts += [s for s in items if not isinstance(s, templates.Contribution)]
+            for c in items:             # (a display's: item i of the sequence it adds)
+                if isinstance(c, templates.Contribution) and c.param == param:
+                    terms.append(c.value if leaf is node else
+                                 astutil.subscript(c.value, astutil.const(i)))
     value = _sum(terms)
     if _spread(plan, stmt, prim):
         value = astutil.call(f"{plan.rt}.expand", [value, astutil.name(target)])

@@ -24,59 +24,59 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 
 
 # -- the gradient's boundary ------------------------------------------------------
-@adjoint(rt.like, linear="g")
+@adjoint(rt.like, linear="g", inert=("x", "pname"))
 def like(z, g, x, pname):
     d[g] += rt.unbroadcast(d[z], g)
 
 
-@adjoint(rt.tangent_like, linear="t")
+@adjoint(rt.tangent_like, linear="t", inert=("out", "fname"))
 def tangent_like(z, t, out, fname):
     d[t] += rt.unbroadcast(d[z], t)
 
 
-@adjoint(rt.like_each, linear="gs")
+@adjoint(rt.like_each, linear="gs", inert=("xs", "pnames"))
 def like_each(z, gs, xs, pnames):
     d[gs] += rt.unlike_each(d[z], gs)
 
 
-@adjoint(rt.check_scalar, linear="value")
+@adjoint(rt.check_scalar, linear="value", inert="fname")
 def check_scalar(z, value, fname):
     d[value] += d[z]
 
 
 # -- shapes: summing down and spreading back ------------------------------------
-@adjoint(rt.unbroadcast, linear="g")
+@adjoint(rt.unbroadcast, linear="g", inert=("like", "full"))
 def unbroadcast(z, g, like, full=None):
     d[g] += rt.unbroadcast_transpose(d[z], g, full)
 
 
-@adjoint(rt.expand, linear="g")
+@adjoint(rt.expand, linear="g", inert="like")
 def expand(z, g, like):
     d[g] += rt.unbroadcast(d[z], g)
 
 
-@adjoint(rt.unsum, linear="g")
+@adjoint(rt.unsum, linear="g", inert="items")
 def unsum(z, g, items):
     d[g] += rt.unsum_transpose(d[z], g)
 
 
-@adjoint(rt.unstack, linear="g")
+@adjoint(rt.unstack, linear="g", inert="axis")
 def unstack(z, g, axis=0):
     d[g] += rt.restack(d[z], g, axis)
 
 
-@adjoint(rt.unconcatenate, linear="g")
+@adjoint(rt.unconcatenate, linear="g", inert=("arrays", "axis"))
 def unconcatenate(z, g, arrays, axis=0):
     d[g] += rt.reconcatenate(d[z], g, arrays, axis)
 
 
 # -- indexing: scattering and gathering -----------------------------------------
-@adjoint(rt.unindex, linear="g")
+@adjoint(rt.unindex, linear="g", inert=("like", "index"))
 def unindex(z, g, like, index):
     d[g] += rt.unbroadcast(d[z][index], g)
 
 
-@adjoint(rt.add_into, linear=("acc", "g"))
+@adjoint(rt.add_into, linear=("acc", "g"), inert=("index", "like"))
 def add_into(z, acc, index, g, like):
     d[acc] += d[z]
     d[g] += rt.unbroadcast(d[z][index], g)
@@ -87,12 +87,12 @@ def add_into_tangent(z, acc, index, g, like):
     t[z] += rt.add_into(rt.copy(t[acc]), index, t[g], like)
 
 
-@adjoint(rt.written, linear="g")
+@adjoint(rt.written, linear="g", inert="index")
 def written(z, g, index):
     d[g] += rt.unwritten(d[z], g, index)
 
 
-@adjoint(rt.zero_at, rt.zero_into, linear="g")
+@adjoint(rt.zero_at, rt.zero_into, linear="g", inert="index")
 def zero_at(z, g, index):
     d[g] += rt.zero_at(d[z], index)
 
@@ -102,103 +102,103 @@ def zero_into_tangent(z, g, index):
     t[z] += rt.zero_at(t[g], index)
 
 
-@adjoint(rt.item_or_zeros, linear="g")
+@adjoint(rt.item_or_zeros, linear="g", inert=("position", "item"))
 def item_or_zeros(z, g, position, item):
     d[g] += rt.unitem_or_zeros(d[z], g, position)
 
 
-@adjoint(rt.unpop, linear="g")
+@adjoint(rt.unpop, linear="g", inert=("items", "index"))
 def unpop(z, g, items, index):
     d[g] += rt.unpop_transpose(d[z], items, index)
 
 
-@adjoint(rt.head, linear="g")
+@adjoint(rt.head, linear="g", inert="position")
 def head(z, g, position):
     d[g] += rt.unhead(d[z], g)
 
 
-@adjoint(rt.unindexable, linear="g")
+@adjoint(rt.unindexable, linear="g", inert="seq")
 def unindexable(z, g, seq):
     d[g] += rt.unindexable(d[z], seq)
 
 
-@adjoint(rt.snapshot, linear="x")
+@adjoint(rt.snapshot, linear="x", inert="index")
 def snapshot(z, x, index=None):
     d[x] += rt.unsnapshot(d[z], x, index)
 
 
-@adjoint(rt.copy, linear="x")
+@adjoint(rt.copy, linear="x", inert="callee")
 def copy(z, x, callee=None):
     d[x] += d[z]
 
 
-@tangent(rt.restore)
+@tangent(rt.restore, inert="index")
 def restore_tangent(z, x, saved, index=None):
     t[z] += rt.restore(rt.copy(t[x]), t[saved], index)
 
 
 # -- products: linear in the adjoint and in the other factor ----------------------
-@adjoint(rt.matmul_lhs, multilinear=("g", "b"))
+@adjoint(rt.matmul_lhs, multilinear=("g", "b"), inert="a")
 def matmul_lhs(z, g, a, b):
     d[g] += np.matmul(d[z], b)
     d[b] += rt.matmul_rhs(g, d[z], b)
 
 
-@adjoint(rt.matmul_rhs, multilinear=("g", "a"))
+@adjoint(rt.matmul_rhs, multilinear=("g", "a"), inert="b")
 def matmul_rhs(z, g, a, b):
     d[g] += np.matmul(a, d[z])
     d[a] += rt.matmul_lhs(g, a, d[z])
 
 
-@adjoint(rt.dot_lhs, multilinear=("g", "b"))
+@adjoint(rt.dot_lhs, multilinear=("g", "b"), inert="a")
 def dot_lhs(z, g, a, b):
     d[g] += np.dot(d[z], b)
     d[b] += rt.dot_rhs(g, d[z], b)
 
 
-@adjoint(rt.dot_rhs, multilinear=("g", "a"))
+@adjoint(rt.dot_rhs, multilinear=("g", "a"), inert="b")
 def dot_rhs(z, g, a, b):
     d[g] += np.dot(a, d[z])
     d[a] += rt.dot_lhs(g, a, d[z])
 
 
-@adjoint(rt.inner_lhs, multilinear=("g", "b"))
+@adjoint(rt.inner_lhs, multilinear=("g", "b"), inert="a")
 def inner_lhs(z, g, a, b):
     d[g] += np.inner(d[z], b)
     d[b] += rt.inner_rhs(g, d[z], b)
 
 
-@adjoint(rt.inner_rhs, multilinear=("g", "a"))
+@adjoint(rt.inner_rhs, multilinear=("g", "a"), inert="b")
 def inner_rhs(z, g, a, b):
     d[g] += np.inner(a, d[z])
     d[a] += rt.inner_lhs(g, a, d[z])
 
 
-@adjoint(rt.kron_lhs, multilinear=("g", "b"))
+@adjoint(rt.kron_lhs, multilinear=("g", "b"), inert="a")
 def kron_lhs(z, g, a, b):
     d[g] += np.kron(d[z], b)
     d[b] += rt.kron_rhs(g, d[z], b)
 
 
-@adjoint(rt.kron_rhs, multilinear=("g", "a"))
+@adjoint(rt.kron_rhs, multilinear=("g", "a"), inert="b")
 def kron_rhs(z, g, a, b):
     d[g] += np.kron(a, d[z])
     d[a] += rt.kron_lhs(g, a, d[z])
 
 
-@adjoint(rt.tensordot_lhs, multilinear=("g", "b"))
+@adjoint(rt.tensordot_lhs, multilinear=("g", "b"), inert=("a", "axes"))
 def tensordot_lhs(z, g, a, b, axes=2):
     d[g] += np.tensordot(d[z], b, axes)
     d[b] += rt.tensordot_rhs(g, d[z], b, axes)
 
 
-@adjoint(rt.tensordot_rhs, multilinear=("g", "a"))
+@adjoint(rt.tensordot_rhs, multilinear=("g", "a"), inert=("b", "axes"))
 def tensordot_rhs(z, g, a, b, axes=2):
     d[g] += np.tensordot(a, d[z], axes)
     d[a] += rt.tensordot_lhs(g, a, d[z], axes)
 
 
-linear(rt.unlist, "g")
+linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
 nondifferentiable(rt.zeros_like, rt.shape_only, rt.check_seed, rt.check_tangent,

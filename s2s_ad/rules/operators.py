@@ -88,7 +88,7 @@ def matmul(z, a, b):
     d[b] += rt.matmul_rhs(d[z], a, b)
 
 
-@adjoint(operator.getitem, linear="a")
+@adjoint(operator.getitem, linear="a", inert="b")
 def getitem(z, a, b):
     d[a] += rt.unindex(d[z], a, b)
 
@@ -152,17 +152,17 @@ def T(z, self):
 
 
 # -- tangents (forward mode) of the in-place primitives: a fresh value each
-@tangent(rt.setitem, rt.sync_index)
+@tangent(rt.setitem, rt.sync_index, inert="index")
 def setitem_tangent(z, x, index, value):
-    t[z] += rt.setitem(rt.copy(t[x]), index, t[value])
+    t[z] += rt.put(t[x], index, t[value])
 
 
-@tangent(rt.sync_transposed)
+@tangent(rt.sync_transposed, inert="base")    # (the view is all of it)
 def sync_transposed_tangent(z, base, view):
     t[z] += np.transpose(t[view])
 
 
-@tangent(rt.sync_reshaped)
+@tangent(rt.sync_reshaped, inert="base")
 def sync_reshaped_tangent(z, base, view):
     t[z] += np.reshape(t[view], np.shape(base))
 

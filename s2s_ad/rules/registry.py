@@ -66,7 +66,10 @@ class Rule:
     is linear in jointly (`np.sum`'s `a`, `+`'s two operands: its tangent
     is the primitive applied to their tangents), `multilinear` parameters
     it is linear in one at a time (`@`: the product rule); forward mode
-    needs no tangent template for those.  Templates are parsed when first
+    needs no tangent template for those.  `inert` names parameters whose
+    values the primitive reads for their shape, type or as indices only: no
+    derivative flows through them (forward mode otherwise refuses a varied
+    operand no tangent term covers).  Templates are parsed when first
     used: s2s_ad's own ~220 rules would cost a third of a second at import.
     """
     fn: Callable | None
@@ -76,6 +79,7 @@ class Rule:
     tangent_fn: Callable | None = None
     pointwise: bool = False
     signature: inspect.Signature | None = None  # call sites' binding, without templates
+    inert: tuple = ()       # parameters read for shapes, types or indices only
 
     @functools.cached_property
     def template(self) -> templates.Template | None:
@@ -159,7 +163,7 @@ def fingerprint() -> str | None:
             break
         rule = _ADJOINTS.get(key)
         parts.append(repr((name, key in _NONDIFF, rule and (
-            rule.shape, rule.linear, rule.multilinear,
+            rule.shape, rule.linear, rule.multilinear, rule.inert,
             *(_template_text(tpl) for tpl in (rule.template, rule.tangent_template))))))
     _FINGERPRINT[:] = [version(), None if parts is None else "\n".join(sorted(parts))]
     return _FINGERPRINT[1]
@@ -203,7 +207,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
-            multilinear: tuple | str = (), pointwise: bool = False) -> Callable[[F], F]:
+            multilinear: tuple | str = (), pointwise: bool = False,
+            inert: tuple | str = ()) -> Callable[[F], F]:
     """Register the decorated template as the adjoint of each target.
 
     `shape="elementwise"` says the primitive broadcasts its operands (like a
@@ -220,10 +225,11 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
         raise RuleError("adjoint(...) needs at least one target function")
     linear = (linear,) if isinstance(linear, str) else tuple(linear)
     multilinear = (multilinear,) if isinstance(multilinear, str) else tuple(multilinear)
+    inert = (inert,) if isinstance(inert, str) else tuple(inert)
 
     def register(fn):
         header = templates.header(fn)
-        for param in linear + tuple(multilinear):
+        for param in linear + multilinear + inert:
             if param not in header.signature.parameters:
                 raise RuleError(f"adjoint({display_name(targets[0])}): {param!r} is "
                                 f"not a parameter of rule {fn.__name__!r}")
@@ -232,7 +238,8 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
             old = lookup(target)
             kept = old.tangent_fn if old is not None else None
             if kept not in made:
-                made[kept] = Rule(fn, shape, linear, tuple(multilinear), kept, pointwise)
+                made[kept] = Rule(fn, shape, linear, multilinear, kept, pointwise,
+                                  inert=inert)
             rule = made[kept]
             if _BUILTIN:                # the user's: a malformed template fails here
                 rule.template           # noqa: B018
@@ -244,20 +251,21 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
     return register
 
 
-def tangent(*targets: Any) -> Callable[[F], F]:
+def tangent(*targets: Any, inert: tuple | str = ()) -> Callable[[F], F]:
     """Register the decorated template as the tangent rule (forward mode)
     of each target; see tangent_templates.py for how one is written.  A
-    target without an adjoint gets forward mode only."""
+    target without an adjoint gets forward mode only.  `inert`: see `Rule`."""
     if not targets:
         raise RuleError("tangent(...) needs at least one target function")
+    inert = (inert,) if isinstance(inert, str) else tuple(inert)
 
     def register(fn):
         header = templates.header(fn)
         for target in targets:
             check_signature(target, header)
             old = lookup(target)
-            rule = dataclasses.replace(old, tangent_fn=fn) if old is not None \
-                else Rule(None, tangent_fn=fn)
+            rule = dataclasses.replace(old, tangent_fn=fn, inert=old.inert + inert) \
+                if old is not None else Rule(None, tangent_fn=fn, inert=inert)
             if _BUILTIN:
                 rule.tangent_template   # noqa: B018
             _ADJOINTS[_key(target)] = rule
@@ -267,10 +275,11 @@ def tangent(*targets: Any) -> Callable[[F], F]:
     return register
 
 
-def linear(target: Any, *params: str, multi: bool = False) -> None:
+def linear(target: Any, *params: str, multi: bool = False, inert: tuple = ()) -> None:
     """Declare `target` linear jointly in `params` (with `multi`, in each
     separately) where it has no adjoint template yet: forward mode needs
-    nothing more; reverse mode refuses a call of it, located."""
+    nothing more; reverse mode refuses a call of it, located.  `inert`:
+    see `Rule`."""
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):
@@ -279,7 +288,8 @@ def linear(target: Any, *params: str, multi: bool = False) -> None:
     if unknown:
         raise RuleError(f"linear({display_name(target)}): {unknown[0]!r} is not a parameter")
     _ADJOINTS[_key(target)] = Rule(None, linear=() if multi else params,
-                                   multilinear=params if multi else (), signature=sig)
+                                   multilinear=params if multi else (), signature=sig,
+                                   inert=tuple(inert))
     _NONDIFF.discard(_key(target))
     _changed()
 

@@ -32,7 +32,7 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
-    tangents.py     forward mode's boundary: check_tangent, tangent_like
+    tangents.py     forward mode's boundary: check_tangent, tangent_like; put
     transposes.py   the adjoints of the adjoint helpers (second order)
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
@@ -54,7 +54,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
-from .tangents import check_tangent, tangent_like
+from .tangents import check_tangent, put, tangent_like
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)

@@ -79,3 +79,14 @@ def tangent_like(t, out, fname: str):
     if isinstance(out, (complex, np.complexfloating)):
         return complex(t)
     return float(t) if not isinstance(t, (Seq, Tree)) else t
+
+
+def put(x, index, value):
+    """A copy of `x` with `value` at `index` (each slot of a `Slots`): the
+    tangent of an update `x[index] = value`, which no other tangent sees."""
+    from .aliases import Slots
+    out = dict(x) if isinstance(x, dict) else Seq(x) if isinstance(x, (list, tuple)) \
+        else np.array(x, dtype=np.result_type(x, value, float))
+    for slot in index if type(index) is Slots else (index,):
+        out[slot] = value
+    return out if not isinstance(out, np.ndarray) or out.shape else out[()]

@@ -29,19 +29,19 @@ def shared_loader() -> Loader:
     return _loader
 
 
-def run_seed(seed: int, features=FEATURES) -> Result:
+def run_seed(seed: int, features=FEATURES, orders: tuple = ()) -> Result:
     """Generate and judge one seed (in this process)."""
-    return run(generate(seed, features), shared_loader())
+    return run(generate(seed, features), shared_loader(), orders)
 
 
 def _work(item):
-    seed, features = item
-    return seed, run_seed(seed, features)
+    seed, features, orders = item
+    return seed, run_seed(seed, features, orders)
 
 
-def run_seeds(seeds, features=FEATURES, jobs: int = 1, progress=None) -> list:
+def run_seeds(seeds, features=FEATURES, jobs: int = 1, progress=None, orders=()) -> list:
     """[(seed, Result)] in seed order."""
-    items = [(s, tuple(features)) for s in seeds]
+    items = [(s, tuple(features), tuple(orders)) for s in seeds]
     if jobs <= 1:
         out = []
         for item in items:
@@ -64,6 +64,7 @@ class Summary:
     """What a range of seeds found."""
 
     counts: Counter = field(default_factory=Counter)
+    order_counts: Counter = field(default_factory=Counter)     # (order, outcome) -> seeds
     failures: dict = field(default_factory=dict)    # (outcome, signature) -> [seeds]
     skips: Counter = field(default_factory=Counter)
     refusals: Counter = field(default_factory=Counter)
@@ -82,15 +83,26 @@ class Summary:
             elif res.outcome == "refused":
                 summary.refusals[res.signature] += 1
                 summary.refusal_seed.setdefault(res.signature, seed)
+            for order, outcome, sig, _ in res.orders:
+                summary.order_counts[order, outcome] += 1
+                if outcome in ("wrong", "crash"):
+                    summary.failures.setdefault((outcome, f"[{order}] {sig}"), []).append(seed)
+                elif outcome == "refused":
+                    summary.refusals[f"[{order}] {sig}"] += 1
+                    summary.refusal_seed.setdefault(f"[{order}] {sig}", seed)
         return summary
 
     def bad(self) -> int:
-        return self.counts["wrong"] + self.counts["crash"]
+        return self.counts["wrong"] + self.counts["crash"] + sum(
+            n for (_, outcome), n in self.order_counts.items() if outcome in ("wrong", "crash"))
 
     def report(self, details: bool = True) -> str:
         total = sum(self.counts.values())
         lines = [f"{total} seeds in {self.seconds:.1f} s: "
                  + ", ".join(f"{o} {self.counts[o]}" for o in OUTCOMES)]
+        for order in sorted({o for o, _ in self.order_counts}):
+            lines.append(f"  {order} (of the seeds ok above): " + ", ".join(
+                f"{o} {self.order_counts[order, o]}" for o in OUTCOMES))
         if self.failures:
             lines += ["", "failures (count, example seed, signature):"]
             for (outcome, sig), seeds in sorted(self.failures.items(), key=lambda kv: -len(kv[1])):
@@ -105,8 +117,8 @@ class Summary:
         return "\n".join(lines)
 
 
-def campaign(seeds, features=FEATURES, jobs: int = 1, progress=None) -> tuple:
-    """(results, Summary) for `seeds`."""
+def campaign(seeds, features=FEATURES, jobs: int = 1, progress=None, orders=()) -> tuple:
+    """(results, Summary) for `seeds`, judged in `orders` too."""
     start = time.perf_counter()
-    results = run_seeds(seeds, features, jobs, progress)
+    results = run_seeds(seeds, features, jobs, progress, orders)
     return results, Summary.of(results, time.perf_counter() - start)

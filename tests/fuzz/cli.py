@@ -23,6 +23,7 @@ from .gen_core import FEATURES
 from .generate import generate
 from .minimize import Minimizer
 from .program import Loader, Program
+from .orders import ORDERS
 from .runner import run
 
 
@@ -43,6 +44,9 @@ def parse_args(argv=None):
     p.add_argument("--minimize-each", type=int, default=0, metavar="K",
                    help="with --seeds: minimize the first K seeds of every failure signature")
     p.add_argument("--list-features", action="store_true")
+    p.add_argument("--orders", default=",".join(ORDERS),
+                   help="other orders to judge each program in once its gradient is right: "
+                   f"comma-separated from {', '.join(ORDERS)} (default: all; '' for none)")
     return p.parse_args(argv)
 
 
@@ -64,23 +68,37 @@ def main(argv=None) -> int:
     if args.minimize is not None:
         return _minimize(args.minimize, features)
     if args.seed is not None:
-        return _one(args.seed, features, args.print)
+        return _one(args.seed, features, args.print, _orders(args))
     if args.seeds:
         return _many(args, features)
     print("nothing to do: give --seeds, --seed or --minimize (see --help)")
     return 2
 
 
-def _one(seed: int, features, only_print: bool) -> int:
+def _orders(args) -> tuple:
+    chosen = tuple(o for o in args.orders.split(",") if o)
+    unknown = set(chosen) - set(ORDERS)
+    if unknown:
+        sys.exit(f"unknown orders: {', '.join(sorted(unknown))} (use {', '.join(ORDERS)})")
+    return chosen
+
+
+def _one(seed: int, features, only_print: bool, orders: tuple = ORDERS) -> int:
     prog = generate(seed, features)
     print(describe(prog))
     if only_print:
         return 0
-    res = run(prog, Loader())
+    res = run(prog, Loader(), orders)
     print(f"# outcome: {res.outcome}  {res.signature}")
     if res.detail:
         print(comment(res.detail))
-    return int(res.outcome in ("wrong", "crash"))
+    bad = res.outcome in ("wrong", "crash")
+    for order, outcome, sig, detail in res.orders:
+        print(f"# {order}: {outcome}  {sig}")
+        if detail and outcome in ("wrong", "crash"):
+            print(comment(detail))
+        bad |= outcome in ("wrong", "crash")
+    return int(bad)
 
 
 def describe(prog: Program) -> str:
@@ -102,7 +120,7 @@ def _many(args, features) -> int:
     def progress(done, total):
         if sys.stderr.isatty() and (done % 50 == 0 or done == total):
             print(f"\r{done}/{total}", end="", file=sys.stderr, flush=True)
-    results, summary = campaign(seeds, features, args.jobs, progress)
+    results, summary = campaign(seeds, features, args.jobs, progress, _orders(args))
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(summary.report())

@@ -30,6 +30,7 @@ import s2s_ad as ad
 from s2s_ad import errors
 
 from . import oracle
+from . import orders as other_orders
 from .program import Loader, Program, signature_params
 
 OUTCOMES = ("ok", "skipped", "refused", "wrong", "crash")
@@ -43,6 +44,7 @@ class Result:
     outcome: str
     signature: str = ""
     detail: str = ""
+    orders: tuple = ()      # (order, outcome, signature, detail) per other order (orders.py)
 
 
 class _Stop(Exception):
@@ -58,12 +60,13 @@ class Timeout(BaseException):
     or the program can swallow it)."""
 
 
-def run(prog: Program, loader: Loader) -> Result:
-    """Judge what s2s_ad returns for `prog`."""
+def run(prog: Program, loader: Loader, orders: tuple = ()) -> Result:
+    """Judge what s2s_ad returns for `prog`; once its gradient is right, in
+    each of `orders` too (orders.py)."""
     module = None
     try:
         module = _load(prog, loader)
-        return _judge(prog, module)
+        return _judge(prog, module, orders)
     except _Stop as stop:
         return stop.result
     finally:
@@ -81,7 +84,7 @@ def _load(prog: Program, loader: Loader):
         raise _Stop(Result("skipped", "invalid program: " + signature(exc))) from None
 
 
-def _judge(prog: Program, module) -> Result:
+def _judge(prog: Program, module, orders: tuple = ()) -> Result:
     f = getattr(module, prog.entry)
     with _time_limit(PRIMAL_TIMEOUT, "the primal"):
         out = _primal(prog, f)
@@ -96,8 +99,13 @@ def _judge(prog: Program, module) -> Result:
     except Exception as exc:          # what s2s_ad returned breaks the comparisons
         _wrong("malformed result", signature(exc))
     with _time_limit(2 * PRIMAL_TIMEOUT, "finite differences"):
-        _check_gradient(prog, f, out, grads)
-    return Result("ok")
+        dirs, idx = _check_gradient(prog, f, out, grads)
+    judged = []
+    for order in orders:
+        with _time_limit(S2SAD_TIMEOUT, order, crash=True):
+            judged.append((order, *other_orders.judge(order, prog, f, out, grads, dirs, idx,
+                                                      signature)))
+    return Result("ok", orders=tuple(judged))
 
 
 def _primal(prog: Program, f):
@@ -210,6 +218,7 @@ def _check_gradient(prog: Program, f, out, grads):
             raise _Stop(Result("skipped", "values too large for finite differences"))
         _wrong("wrong gradient", f"directional derivative: s2s_ad {exact!r}, "
                                  f"finite differences {fd1!r} (h={oracle.H1}), {fd2!r} (h={oracle.H2})")
+    return dirs, idx
 
 
 def _projection(prog: Program, out):
