@@ -46,6 +46,10 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
                 for p in param_copies(body, prims, plan.params, norm.shares)]
     prologue += _prologue(plan, params)
     prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
+    # a parameter not differentiated whose tangent a loop's next round may
+    # read (`a, b = b, a`): zero at entry, as an inactive assignment's is
+    prologue += [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
+                 if p in facts.carriers]
     body = sweep(plan, body)
     ret = _returns(plan, output, aux)
     fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)

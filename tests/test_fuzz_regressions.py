@@ -1298,3 +1298,64 @@ def test_an_update_of_an_item_whose_views_a_list_holds_is_refused(f, args, line)
 
 def test_copies_of_list_items_then_an_item_updated_differentiate():
     check_grad(views_of_list_items_copied_then_an_item_updated, [np.array([0.5, -0.3, 0.8])])
+
+
+# -- forward mode and second order (the fuzzer's --orders) --------------------
+import math  # noqa: E402
+
+from fdcheck import check_jvp  # noqa: E402
+
+
+def hypot_of_varied(z, w):                               # seed 37 (jvp)
+    r = math.hypot(math.log(2.0 + math.cos(w)), z)       # a *coordinates operand
+    return z + r
+
+
+def swap_with_a_parameter_in_a_loop(a, b):               # seed 161 (jvp)
+    for _ in range(3):
+        a, b = b, a * 1.5                                # b is not differentiated at first
+    return a * b
+
+
+def update_through_a_row_view(h, s):                     # seed 80 (jvp)
+    s[0, :] += h                                         # the tangent's write-back: Slots
+    return np.sum(s * s)
+
+
+def return_in_a_branch_before_an_update(theta, v):       # seed 94 (jvp)
+    w = np.tanh(v * np.ones(2))
+    if abs(v) < 0.8:
+        return np.sum(w) + v
+    w *= 1.5
+    return np.sum(theta) * v + np.sum(w)
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (hypot_of_varied, [-0.458, 0.9], (0, 1)),
+    (swap_with_a_parameter_in_a_loop, [0.7, -1.2], 0),
+    (update_through_a_row_view, [0.3, np.arange(9.0).reshape(3, 3) / 7], (0, 1)),
+    (return_in_a_branch_before_an_update, [np.ones(3) * 0.2, 1.1], (0, 1)),
+    (return_in_a_branch_before_an_update, [np.ones(3) * 0.2, 0.3], (0, 1))])
+def test_forward_mode_regressions(f, args, wrt):
+    check_jvp(f, args, wrt)
+
+
+def hvp_of_a_guarded_function(a, x, w=0.48):             # seed 15 (hvp)
+    t = lambda p, mu=a: math.tanh(mu * mu) + p          # noqa: E731
+    u = apply_twice(np.tanh, w)
+    return t(np.sum(x)) * u
+
+
+def apply_twice(fn, u):
+    return fn(fn(u))
+
+
+def test_hvp_of_a_function_whose_gradient_has_a_guard():   # seed 15
+    """The gradient guards the helpers it resolved; differentiating it again
+    reads its twin without in-place updates, whose closure must be the one
+    the guard checks (it re-derived forever)."""
+    x, a, h = [np.array([0.3, -0.5]), np.array([0.2, 0.1])], -1.43, 1e-6
+    got = ad.hvp(hvp_of_a_guarded_function)(a, x, 0.72, 1.0)
+    g = ad.grad(hvp_of_a_guarded_function)
+    want = (g(a + h, x, 0.72) - g(a - h, x, 0.72)) / (2 * h)
+    assert got == pytest.approx(want, rel=1e-6, abs=1e-9)
