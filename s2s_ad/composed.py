@@ -143,12 +143,21 @@ def _call_jvp(derived, args, tangents):
     """`derived(*args, *tangents)`, the tangents by keyword where the jvp
     function takes them so (its primal has defaults or keyword-only
     parameters): its last keyword-only parameters are the tangents."""
-    params = list(inspect.signature(derived).parameters.values())
-    keyword = [p.name for p in params if p.kind is p.KEYWORD_ONLY][-len(tangents):] \
-        if tangents else []
-    if tangents and len(keyword) == len(tangents) and params[-1].kind is params[-1].KEYWORD_ONLY:
+    keyword = _tangent_keywords(derived, len(tangents))
+    if keyword:
         return derived(*args, **dict(zip(keyword, tangents)))
     return derived(*args, *tangents)
+
+
+@functools.lru_cache(maxsize=256)
+def _tangent_keywords(derived, count: int) -> tuple:
+    """The names of `derived`'s last `count` keyword-only parameters, if
+    its tangents are those, else ()."""
+    params = list(inspect.signature(derived).parameters.values())
+    keyword = [p.name for p in params if p.kind is p.KEYWORD_ONLY][-count:] if count else []
+    if count and len(keyword) == count and params[-1].kind is params[-1].KEYWORD_ONLY:
+        return tuple(keyword)
+    return ()
 
 
 def _derived(outer, inner, func, what: str):

@@ -39,22 +39,33 @@ from . import astutil, runtime, scopes, traversal
 from .dataflow import Walk
 
 FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at, runtime.unstack,
+                   runtime.copy, runtime.put,
                    np.zeros, np.zeros_like, np.ones_like, np.full_like, np.full})
-PASSING = frozenset({runtime.unbroadcast, runtime.expand, runtime.head})
+PASSING = frozenset({runtime.unbroadcast, runtime.expand, runtime.head, runtime.append,
+                     runtime.pop, runtime.put_into})
 COPYING = frozenset({runtime.unindex, runtime.zero_at, runtime.written,
-                     runtime.item_or_zeros})
+                     runtime.item_or_zeros, runtime.copy, runtime.put})
+# a tangent's update applied to a copy (forward.py) -> the same update in place
+_COPY_FIRST = frozenset({runtime.append, runtime.pop, runtime.add_into, runtime.restore})
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Compare)
 
 
 def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
     """Rewrite the adjoint updates of owned arrays in `fdef` to in-place
-    helpers.  `resolve(call)` is the object a call's function names, or None."""
-    owner = _Owner(resolve)
-    walk = Walk(owner.transfer, set.intersection, loop_entry=owner.loop_entry, fork=set.copy)
-    walk.run(fdef.body, set())
+    helpers.  `resolve(call)` is the object a call's function names, or None.
+    A list's `pop` changes none of its items, so for it a name stays owned
+    while only its items are read (`t = ts[-1]`): a second run of the
+    analysis says where."""
+    owner, listed = _Owner(resolve), _Owner(resolve, items_kept=False)
+    for analysis in (owner, listed):
+        walk = Walk(analysis.transfer, set.intersection, loop_entry=analysis.loop_entry,
+                    fork=set.copy)
+        walk.run(fdef.body, set())
     for stmt, owned in owner.before.items():
         if owned:
             _rewrite(stmt, resolve)
+        elif listed.before.get(stmt) and _is_popped_copy(stmt, resolve):
+            stmt.value.args[0] = stmt.value.args[0].args[0]
 
 
 class _Owner:
@@ -62,8 +73,8 @@ class _Owner:
     target is owned just before it (the loop's settled state, the last one
     seen): one bit per statement, so memory stays linear in the code."""
 
-    def __init__(self, resolve: Callable):
-        self.resolve = resolve
+    def __init__(self, resolve: Callable, items_kept: bool = True):
+        self.resolve, self.items_kept = resolve, items_kept
         self.before: dict = {}
 
     def transfer(self, stmt, owned: set) -> set:    # (updated in place: see `fork`)
@@ -119,7 +130,8 @@ class _Owner:
             for arg in node.args + [k.value for k in node.keywords]:
                 self._collect(arg, kept, copying and isinstance(arg, gast.Name))
             return
-        arithmetic = isinstance(node, _ARITHMETIC)
+        arithmetic = isinstance(node, _ARITHMETIC) or not self.items_kept and \
+            isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load)
         for child in gast.iter_child_nodes(node):
             self._collect(child, kept, arithmetic and isinstance(child, gast.Name))
 
@@ -133,8 +145,10 @@ def _member(obj, table: frozenset) -> bool:
 
 def _rewrite(stmt: gast.Assign, resolve: Callable) -> None:
     """`d = d + rt.unindex(g, like, i)` -> `d = rt.add_into(d, i, g, like)`;
-    `d = rt.zero_at(d, i)` -> `d = rt.zero_into(d, i)`, for `d` owned before
-    `stmt`, and only where `d` is not also read elsewhere in the statement."""
+    `d = rt.zero_at(d, i)` -> `d = rt.zero_into(d, i)`; for tangents,
+    `t = rt.put(t, i, v)` -> `t = rt.put_into(t, i, v)` and an update of
+    `rt.copy(t)` -> of `t`: for `d` (`t`) owned before `stmt`, and only
+    where it is not also read elsewhere in the statement."""
     value = stmt.value
     d = stmt.targets[0].id
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) \
@@ -146,6 +160,24 @@ def _rewrite(stmt: gast.Assign, resolve: Callable) -> None:
     elif isinstance(value, gast.Call) and resolve(value) is runtime.zero_at \
             and _is_name(value.args[0], d) and not _reads(value.args[1], d):
         stmt.value = astutil.call(_sibling(value.func, "zero_into"), value.args)
+    elif isinstance(value, gast.Call) and resolve(value) is runtime.put \
+            and _is_name(value.args[0], d) and not any(_reads(a, d) for a in value.args[1:]):
+        stmt.value = astutil.call(_sibling(value.func, "put_into"), value.args)
+    elif isinstance(value, gast.Call) and _member(resolve(value), _COPY_FIRST) and value.args \
+            and isinstance(value.args[0], gast.Call) and resolve(value.args[0]) is runtime.copy \
+            and len(value.args[0].args) == 1 and _is_name(value.args[0].args[0], d) \
+            and not any(_reads(a, d) for a in value.args[1:]):
+        value.args[0] = value.args[0].args[0]   # `t = rt.append(rt.copy(t), ...)`
+
+
+def _is_popped_copy(stmt: gast.Assign, resolve: Callable) -> bool:
+    """`t = rt.pop(rt.copy(t), i)`: a tangent list's pop, applied to a copy."""
+    value, name = stmt.value, stmt.targets[0].id
+    return isinstance(value, gast.Call) and resolve(value) is runtime.pop and \
+        value.args and isinstance(value.args[0], gast.Call) and \
+        resolve(value.args[0]) is runtime.copy and len(value.args[0].args) == 1 and \
+        _is_name(value.args[0].args[0], name) and \
+        not any(_reads(a, name) for a in value.args[1:])
 
 
 def _sibling(func: gast.expr, attr: str) -> str:

@@ -16,7 +16,8 @@ its submodules:
     core.py         the adjoint values: unbroadcast, unreduce, Seq, Tree,
                     zeros_like, unindex, shape_only, and the shared private utilities
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
-                    snapshot/restore, copy/keep, and their adjoint helpers
+                    snapshot/restore, copy/keep, put (an update's tangent),
+                    and their adjoint helpers
     aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
@@ -32,7 +33,7 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
-    tangents.py     forward mode's boundary: check_tangent, tangent_like; put
+    tangents.py     forward mode's boundary: check_tangent, tangent_like
     transposes.py   the adjoints of the adjoint helpers (second order)
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
@@ -54,7 +55,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
-from .tangents import check_tangent, put, tangent_like
+from .tangents import check_tangent, tangent_like
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)
@@ -82,7 +83,7 @@ from .special import digamma
 from .aliases import (refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
-                      item_or_zeros, keep, mutated, pop, restore,
+                      item_or_zeros, keep, mutated, pop, put, put_into, restore,
                       scatter_add, scatter_divide, scatter_maximum, scatter_minimum,
                       scatter_multiply, scatter_subtract, setitem, snapshot,
                       unpop, written, zero_at, zero_into)

@@ -308,5 +308,28 @@ def written(g, index):
 
 # Helpers that write into an argument (the primal's in-place updates and
 # their undoing): a call of one is never dead code.
+
+def put(x, index, value):
+    """A copy of `x` with `value` at `index` (each slot of a `Slots`): the
+    tangent of an update `x[index] = value`, which no other tangent sees."""
+    out = dict(x) if isinstance(x, dict) else Seq(x) if isinstance(x, (list, tuple)) \
+        else np.array(x, dtype=np.result_type(x, value, float))
+    for slot in index if type(index) is Slots else (index,):
+        out[slot] = value
+    return out if not isinstance(out, np.ndarray) or out.shape else out[()]
+
+
+def put_into(x, index, value):
+    """`put(x, index, value)`, writing into `x` itself where it can hold the
+    value.  Generated code calls it only on a tangent it owns (ownership.py)."""
+    writable = isinstance(x, np.ndarray) and x.flags.writeable and x.ndim and \
+        np.can_cast(np.result_type(value), x.dtype, "same_kind")
+    if not (writable or type(x) is Seq or type(x) is dict):
+        return put(x, index, value)
+    for slot in index if type(index) is Slots else (index,):
+        x[slot] = value
+    return x
+
+
 MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
-                      add_into, zero_into, *SCATTERS.values()})
+                      add_into, zero_into, put_into, *SCATTERS.values()})

@@ -14,6 +14,8 @@ from .origins import origin
 def check_tangent(t, x, pname: str):
     """`t`, the tangent the user passed for argument `x`, with `x`'s
     structure, shape and float dtype; a located error if it cannot be."""
+    if type(t) is float and type(x) is float:      # (scalar code)
+        return t
     if isinstance(x, (list, tuple, dict)):
         return _check_tree(t, x, pname)
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) or \
@@ -61,6 +63,8 @@ def _shape_text(t) -> str:
 def tangent_like(t, out, fname: str):
     """The tangent `t` of `fname`'s output `out`, with its structure, shape
     and float dtype (an int or bool output's tangent is float zeros)."""
+    if type(out) is float and type(t) is float:    # (scalar code)
+        return t
     if isinstance(out, dict):
         return {k: tangent_like(t[k] if isinstance(t, dict) else 0.0, v, fname)
                 for k, v in out.items()}
@@ -80,13 +84,3 @@ def tangent_like(t, out, fname: str):
         return complex(t)
     return float(t) if not isinstance(t, (Seq, Tree)) else t
 
-
-def put(x, index, value):
-    """A copy of `x` with `value` at `index` (each slot of a `Slots`): the
-    tangent of an update `x[index] = value`, which no other tangent sees."""
-    from .aliases import Slots
-    out = dict(x) if isinstance(x, dict) else Seq(x) if isinstance(x, (list, tuple)) \
-        else np.array(x, dtype=np.result_type(x, value, float))
-    for slot in index if type(index) is Slots else (index,):
-        out[slot] = value
-    return out if not isinstance(out, np.ndarray) or out.shape else out[()]
