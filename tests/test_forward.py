@@ -1,0 +1,124 @@
+"""Forward mode as a user meets it: `s2s_ad.jvp`'s calling convention, what
+it returns, its errors, custom tangent rules, and the code it generates.
+(The function corpus runs in forward mode in test_forward_corpus.py, every
+rule table in its test_rules_* module.)"""
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_jvp
+
+rng = np.random.default_rng(11)
+X = rng.standard_normal(4)
+
+
+def two_outputs(x, w):
+    return np.tanh(x) * w, np.sum(x ** 2)
+
+
+def dict_output(x):
+    return {"a": np.sin(x), "b": float(np.sum(x))}
+
+
+def with_aux(x):
+    return np.sum(np.exp(x)), {"norm": np.linalg.norm(x)}
+
+
+def with_default(x, scale=2.0):
+    return np.sum(x * scale)
+
+
+def shifted_softmax(x):
+    z = x - ad.stop_gradient(np.max(x))
+    return np.exp(z) / np.sum(np.exp(z))
+
+
+def test_tuple_and_dict_outputs_get_tangents_of_their_structure():
+    value, tangent = ad.jvp(two_outputs)(X, 0.5, np.ones(4))
+    assert isinstance(tangent, tuple) and tangent[0].shape == (4,)
+    np.testing.assert_allclose(tangent[0], (1 - np.tanh(X) ** 2) * 0.5)
+    assert tangent[1] == pytest.approx(np.sum(2 * X))
+    value, tangent = ad.jvp(dict_output)(X, np.ones(4))
+    assert list(tangent) == ["a", "b"] and isinstance(tangent["b"], float)
+    np.testing.assert_allclose(tangent["a"], np.cos(X))
+    check_jvp(two_outputs, [X, 0.5], (0, 1))
+
+
+def test_has_aux_returns_value_tangent_aux():
+    value, tangent, aux = ad.jvp(with_aux, has_aux=True)(X, np.ones(4))
+    assert value == pytest.approx(np.sum(np.exp(X)))
+    assert aux == {"norm": pytest.approx(np.linalg.norm(X))}
+    assert tangent == pytest.approx(np.sum(np.exp(X)))
+
+
+def test_tangents_are_keyword_only_when_the_function_has_defaults():
+    jf = ad.jvp(with_default)
+    value, tangent = jf(X, tx=np.ones(4))
+    assert tangent == pytest.approx(8.0)
+    with pytest.raises(TypeError):
+        jf(X, 3.0, np.ones(4))
+
+
+def test_a_tangent_of_the_wrong_shape_or_an_int_argument_is_refused_located():
+    with pytest.raises(ad.SeedError, match="tangent for 'x' has shape \\(3,\\)"):
+        ad.jvp(with_default)(X, tx=np.ones(3))
+    with pytest.raises(ad.InputTypeError, match="integer"):
+        ad.jvp(lambda n: n * 2.0)(3, 1.0)
+
+
+def test_float32_in_float32_out():
+    x32 = X.astype(np.float32)
+    value, tangent = ad.jvp(shifted_softmax)(x32, np.ones(4, dtype=np.float32))
+    assert tangent.dtype == np.float32 and value.dtype == np.float32
+
+
+def test_stop_gradient_emits_no_tangent_code():
+    text = ad.source(ad.jvp(shifted_softmax))
+    assert "_max1 = ad.stop_gradient(np.max(x))" in text and "t_max1" not in text
+    check_jvp(shifted_softmax, [X])
+
+
+def test_generated_code_has_one_block_per_statement():
+    text = ad.source(ad.jvp(two_outputs, wrt=(0, 1)))
+    assert text.startswith("def two_outputs_jvp(x, w, tx, tw):")
+    assert text.count("# jvp of: return") == 1
+
+
+def softsign(x):
+    return x / (1.0 + np.abs(x))
+
+
+def test_a_custom_tangent_rule_and_what_the_other_mode_says():
+    def ratio(a, b):
+        return a / b
+
+    @ad.tangent(ratio)
+    def ratio_tangent(z, a, b):
+        t[z] += t[a] / b
+        t[z] += -z * t[b] / b
+
+    t = None  # noqa: F841  (the template's t[...] is never evaluated)
+
+    def uses(a, b):
+        return ratio(a, b) * 3.0
+
+    check_jvp(uses, [1.3, 0.7], (0, 1))
+    with pytest.raises(ad.NoRuleError, match="(?s)no adjoint rule.*@s2s_ad.adjoint"):
+        ad.grad(uses)(1.3, 0.7)
+
+
+def test_a_rule_with_only_an_adjoint_says_what_forward_mode_needs():
+    def clipped(x):
+        return np.minimum(x, 1.0)
+
+    @ad.adjoint(clipped)
+    def clipped_adjoint(z, x):
+        d[x] += d[z] * (x < 1.0)
+
+    d = None  # noqa: F841
+
+    def uses(x):
+        return np.sum(clipped(x))
+    ad.grad(uses)(X)
+    with pytest.raises(ad.NoRuleError, match="(?s)no tangent rule.*@s2s_ad.tangent"):
+        ad.jvp(uses)(X, np.ones(4))
