@@ -157,17 +157,7 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     elif call is not None:
         items = _call_items(plan, prim, call, d_result)
     else:
-        if prim.rule.template is None:
-            raise _no_adjoint(plan, stmt, prim)
-        binding = prim.binding
-        if old is not None:
-            binding = {k: _rename(v, target, old) for k, v in binding.items()}
-        try:
-            items, _ = templates.instantiate(
-                prim.rule.template, binding, target, d_result, plan.namer,
-                lambda ident, obj: imported(plan, ident, obj))
-        except RuleError as exc:
-            raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
+        items = _rule_items(plan, stmt, prim, target, old, d_result)
     if self_ref and _read_after_write(items, d_result, {target, old}):
         # `x = f(x)` whose rule reads d[z] after writing d[x]: keep d[z]
         moved = plan.namer.fresh(d_result + "_next")
@@ -189,10 +179,27 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     return code
 
 
+def _rule_items(plan: Plan, stmt, prim: Prim, target: str, old, d_result: str) -> list:
+    """The rule's template instantiated at `stmt` (the old value of a
+    target it also reads read as `old`)."""
+    if prim.rule.template is None:
+        raise _no_adjoint(plan, stmt, prim)
+    binding = prim.binding
+    if old is not None:
+        binding = {k: _rename(v, target, old) for k, v in binding.items()}
+    try:
+        items, _ = templates.instantiate(
+            prim.rule.template, binding, target, d_result, plan.namer,
+            lambda ident, obj: imported(plan, ident, obj))
+    except RuleError as exc:
+        raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
+    return items
+
+
 def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
     what = registry.display_name(prim.key)
-    return NoRuleError(f"{what} has a tangent rule (forward mode) but no adjoint rule, "
-                       "which reverse mode needs", plan.src.locate(stmt),
+    return NoRuleError(f"{what} has no adjoint rule, which reverse mode needs (it has "
+                       "forward mode's only)", plan.src.locate(stmt),
                        hint=f"register one with @s2s_ad.adjoint({what}), or use "
                             "s2s_ad.jvp")
 

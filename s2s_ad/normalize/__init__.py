@@ -67,7 +67,8 @@ from .. import astutil, naming, scopes, traversal
 from ..errors import UnsupportedSyntaxError
 from ..ir import Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
-from . import aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace, iteration, scope
+from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
+               iteration, masks, scope)
 from .exprs import binds
 
 
@@ -127,7 +128,7 @@ class Normalizer:
         self.depth = 0                  # nesting of compound statements
         self.out: list = []
         self.user_stmt = None
-        aliasing.note_masks(self)
+        masks.note_masks(self)
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:

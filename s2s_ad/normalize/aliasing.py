@@ -25,11 +25,11 @@ import types
 import gast
 import numpy
 
-from .. import astutil, effects, runtime, scopes, traversal
+from .. import astutil, effects, runtime, scopes
 from .alias_parts import Part, items_of, may_be_slot
-from ..rules import registry, stop_gradient_like
+from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
-from . import writebacks
+from . import masks, writebacks
 
 
 _COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
@@ -54,7 +54,7 @@ def bind(nz, stmt: gast.Assign) -> None:
     _keep_old(nz, target, stmt)
     _rebind(nz, target, stmt)
     _shares_items(nz, target, value)
-    _note_mask(nz, target, stmt.value)
+    masks.note_mask(nz, target, stmt.value)
     nz.loose.discard(target)
     _bind_alias(nz, target, value)
     _bind_parts(nz, target, value, stmt.value)
@@ -193,45 +193,10 @@ def _same_object(nz, value):
     """`value`, or what it returns itself (the same object: updates
     through either reach both): the `e` of `stop_gradient(e)`, the
     default of `get_other(default, d, key)` (a dict's `get`)."""
-    if _is_stop_gradient(nz, value) or isinstance(value, gast.Call) and \
+    if masks.is_stop_gradient(nz, value) or isinstance(value, gast.Call) and \
             astutil.dotted_name(value.func) == f"{RUNTIME}.get_other":
         return value.args[0]
     return value
-
-
-def _is_stop_gradient(nz, value) -> bool:
-    return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-        and stop_gradient_like(nz.src.resolve(value.func, nz.locals))
-
-# -- masking: which names hold a value `stop_gradient` returned ----------
-def _note_mask(nz, target: str, value) -> None:
-    """Record whether `target = value` binds a masked value (returned by
-    `stop_gradient`, or a copy of one).  The sets only grow, and the
-    user's bindings were all noted up front (`note_masks`), so a name
-    bound both ways anywhere is mixed at every point of the function."""
-    mask = True if _is_stop_gradient(nz, value) else \
-        mask_of(nz, value.id) if isinstance(value, gast.Name) else False
-    if mask is not False:
-        nz.masked.add(target)
-    if mask is not True:
-        nz.unmasked.add(target)
-
-
-def note_masks(nz) -> None:
-    """Note every binding of the user's function (and its parameters)."""
-    by_stop = {s.targets[0] for s in scopes.assignments(nz.src.tree.body)
-               if isinstance(s.targets[0], gast.Name) and _is_stop_gradient(nz, s.value)}
-    for node in traversal.walk(nz.src.tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            (nz.masked if node in by_stop else nz.unmasked).add(node.id)
-    nz.unmasked |= nz.params
-
-
-def mask_of(nz, name: str) -> bool | None:
-    """Whether `name` holds a masked value: True, False, or None where
-    it may be either."""
-    masked, unmasked = name in nz.masked, name in nz.unmasked
-    return None if masked and unmasked else masked
 
 
 def _tuple_item(nz, value) -> str | None:

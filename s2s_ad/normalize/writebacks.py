@@ -33,7 +33,7 @@ import gast
 from .. import astutil, scopes, traversal
 from ..ir import RUNTIME
 from .alias_parts import Part, distinct_slots
-from . import aliasing, compound
+from . import aliasing, compound, masks
 
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
@@ -151,7 +151,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
             continue
         fresh = dataclasses.replace(part, view=astutil.clone(part.view))
         fresh.rebase(name)          # read from the name holding the new value
-        how = _crossing(nz, _view_mask(nz, view, part), aliasing.mask_of(nz, name))
+        how = _crossing(nz, _view_mask(nz, view, part), masks.mask_of(nz, name))
         if how == "refuse":
             _refuse_masked(nz, view, name)
             continue
@@ -173,7 +173,7 @@ def _realias(nz, name: str, always: bool) -> None:
     for other in sorted(group - {name}):
         if other not in nz.locals and not aliasing.views_of(nz, {other}):
             continue                # a temporary, read once already (no base of views)
-        how = _crossing(nz, aliasing.mask_of(nz, other), aliasing.mask_of(nz, name))
+        how = _crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
         if how == "refuse":
             _refuse_masked(nz, other, name)
         elif always and other not in nz.loose and name not in nz.loose:
@@ -188,7 +188,7 @@ def _realias(nz, name: str, always: bool) -> None:
             nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
             ways: dict = {}
             for n in names:
-                ways.setdefault(_crossing(nz, aliasing.mask_of(nz, n), aliasing.mask_of(nz, name)), []).append(n)
+                ways.setdefault(_crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
             for n in ways.pop("refuse", []):
                 _refuse_masked(nz, n, name)
             for how, same in sorted(ways.items()):
@@ -210,8 +210,8 @@ def _crossing(nz, want, have) -> str:
 def _view_mask(nz, view: str, part: Part):
     """Whether the view `view` holds a masked value: bound by
     `stop_gradient`, or read from a masked base."""
-    masks = [aliasing.mask_of(nz, view), aliasing.mask_of(nz, part.base), part.masked]
-    return None if None in masks else any(masks)
+    found = [masks.mask_of(nz, view), masks.mask_of(nz, part.base), part.masked]
+    return None if None in found else any(found)
 
 
 def _masked_as(value, how: str):
