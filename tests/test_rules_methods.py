@@ -128,7 +128,10 @@ def test_every_registered_rule_fits_its_target():
     rules = registry.registered()
     assert len(rules) > 150
     for target, rule in rules.items():
-        registry.check_signature(target, rule.template)
+        templates = [tpl for tpl in (rule.template, rule.tangent_template) if tpl is not None]
+        assert templates or rule.signature is not None, target
+        for tpl in templates:                   # (adjoint and tangent: both parsed)
+            registry.check_signature(target, tpl)
 
 
 def two_operands(a, b):
