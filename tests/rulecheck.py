@@ -142,3 +142,39 @@ def forward_tests(cases, ids=case_id) -> tuple:
         check_modes_agree(f, args, floats(args))
 
     return test_forward_matches_finite_differences, test_forward_agrees_with_reverse
+
+
+def check_hvp(f, args, wrt, seed=2, h=1e-6) -> None:
+    """Second order through the rule's adjoint code: <u, hvp(f)(args, v)>
+    against central differences of <u, grad(f)> along v, for random u, v
+    (hvp is forward mode over the generated gradient, so it runs the
+    tangents of every runtime helper the rule's adjoint calls)."""
+    rng = np.random.default_rng(seed)
+
+    def draw(a):
+        return rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) \
+            else float(rng.standard_normal())
+    v = tuple(draw(args[i]) for i in wrt)
+    u = tuple(draw(args[i]) for i in wrt)
+    got = ad.hvp(f, wrt=wrt)(*args, v)
+    grad = ad.grad(f, wrt=wrt)
+    plus, minus = list(args), list(args)
+    for i, vi in zip(wrt, v):
+        plus[i], minus[i] = args[i] + h * vi, args[i] - h * vi
+    gp, gm = grad(*plus), grad(*minus)
+    exact = sum(float(np.sum(np.asarray(a) * b)) for a, b in zip(got, u))
+    approx = sum(float(np.sum((np.asarray(p) - np.asarray(m)) / (2 * h) * b))
+                 for p, m, b in zip(gp, gm, u))
+    assert abs(exact - approx) <= 1e-6 + 1e-4 * max(abs(exact), abs(approx)), \
+        f"hvp gives {exact!r}, differences of gradients {approx!r}"
+
+
+def second_order_tests(cases, ids=case_id):
+    """The second-order test every rule table gets, for a test module to
+    bind by name: each row's hvp against differences of its gradients."""
+    @pytest.mark.parametrize("case", cases, ids=ids)
+    def test_hvp_matches_differences_of_gradients(case):
+        skip_if_numpy_reduces_wrong(ids(case))
+        f, args = case
+        check_hvp(f, args, floats(args))
+    return test_hvp_matches_differences_of_gradients
