@@ -11,6 +11,8 @@ names the primal result, the others mirror the primal function's signature:
 adjoint.  Other assignments introduce template-local temporaries (renamed
 fresh at each use).  An `if` whose test is a compile-time constant after
 substitution (e.g. `if axis is None:`) is folded; others stay in the output.
+So is a conditional expression `a if test else b` (a contribution may be one
+whose test is known only at run time, where an `if` could not guard it).
 Free names (`np`, `rt`) resolve in the rule's module and are handed to code
 generation as imports.
 
@@ -227,6 +229,29 @@ def static_value(expr: gast.expr):
     return eval(code, {"__builtins__": {}})
 
 
+def _partial_test(test):
+    """`test`'s value (a bool) if it is a compile-time constant, else the
+    test without the operands of its `and`/`or` that are constants and do
+    not decide it."""
+    try:
+        return bool(static_value(test))
+    except ValueError:
+        if not isinstance(test, gast.BoolOp):
+            return test
+    decisive = isinstance(test.op, gast.Or)         # True decides an `or`
+    kept = []
+    for operand in test.values:
+        value = _partial_test(operand)
+        if value is decisive:
+            return decisive
+        if isinstance(value, gast.expr):
+            kept.append(value)
+    if not kept:
+        return not decisive
+    test.values = kept          # (`test` is a fresh copy)
+    return kept[0] if len(kept) == 1 else test
+
+
 def _locals(body) -> set[str]:
     found = set()
     for stmt in body:
@@ -294,12 +319,27 @@ class _Substituter:
         kind = type(node)
         if kind is gast.Name:
             return self._name(node)
+        if kind is gast.IfExp:
+            return self._conditional(node)
         if kind is gast.Subscript and _is_adjoint_ref(node):
             if node.slice.id != self.tpl.result:
                 raise RuleError(f"rule {self.tpl.name!r}: only d[{self.tpl.result}] "
                                 "may be read")
             return astutil.name(self.d_result)
         return None
+
+    def _conditional(self, node):
+        """`a if test else b` after substitution: the copy of the branch
+        taken where the test is a compile-time constant, as for an `if`
+        statement; else with the constant operands of an `and`/`or` test
+        left out (`v is None and True is True` is `v is None`)."""
+        test = _partial_test(self.copy(node.test))
+        if not isinstance(test, gast.expr):
+            return self.copy(node.body if test else node.orelse)
+        copied = astutil.clone_substituting(
+            node, lambda n: None if n is node else self._substitute(n))
+        copied.test = test
+        return copied
 
     def _name(self, node):
         if node.id == self.tpl.result:

@@ -117,6 +117,14 @@ CASES = [
     (lambda x: wsum(np.min(x, where=KEEP, initial=5.0)), [M]),
     (lambda x: wsum(x.min(axis=1, keepdims=True, initial=-0.1)), [M]),
     (lambda x: wsum(np.amax(x, initial=10.0)), [V]),
+    # prod's where= and initial= (zeros placed; initial differentiated too)
+    (lambda x: wsum(np.prod(x, where=KEEP)), [MZ]),
+    (lambda x: wsum(np.prod(x, axis=0, where=KEEP, initial=1.5)), [MZ]),
+    (lambda x, v: wsum(np.prod(x, axis=1, keepdims=True, where=KEEP, initial=v)), [MZ, 0.8]),
+    (lambda x, v: wsum(x.prod(axis=(0, 2), where=T > -0.5, initial=v)), [T, -1.3]),
+    (lambda x, v: wsum(np.prod(x, initial=v)), [V, 0.6]),
+    (lambda x, v: wsum(x.prod(axis=-1, initial=v)), [MZ, 2.0]),
+    (lambda x: wsum(x.prod(axis=1, where=KEEP_ROW)), [MZ]),
 ]
 
 
@@ -176,13 +184,41 @@ def test_logsumexp_pattern():
     assert "reduced_mask" not in ad.source(ad.grad(lse_weighted))   # no adjoint of max
 
 
-def prod_where(x):
-    return np.prod(x, where=x > 0)
+def prod_rows(x):
+    return np.sum(np.prod(x, axis=1))
+
+
+def test_prod_without_where_or_initial_keeps_its_code():
+    assert "dx = np.expand_dims(d_prod1, 1) * rt.prod_others(x, 1)\n" in \
+        ad.source(ad.grad(prod_rows))
+
+
+def var_where(x):
+    return np.var(x, where=x > 0)
 
 
 def test_unsupported_parameters_are_rejected_at_compile_time():
     with pytest.raises(ad.RuleError, match="where"):
-        ad.grad(prod_where)(M)
+        ad.grad(var_where)(M)
+
+
+def masked_prod(x, v):
+    return np.sum(np.prod(x, axis=1, where=KEEP3, initial=v) * np.array([1.0, 2.0]))
+
+
+KEEP3 = np.array([[True, True, False], [False, False, False]])   # row 1: none
+
+
+def test_prod_where_and_initial_are_exact_at_zeros():
+    # row 0: z = v * x00 * x01 (x02 left out); row 1: z = v, nothing selected
+    x = np.array([[3.0, 0.0, 5.0], [2.0, 0.0, 4.0]])
+    dx, dv = checked_grad(masked_prod, wrt=(0, 1))(x, 0.5)
+    np.testing.assert_array_equal(dx, [[0.0, 1.5, 0.0], [0.0, 0.0, 0.0]])
+    assert dv == 2.0                                # 3 * 0 for row 0, 1 (times 2) for row 1
+    dx, dv = checked_grad(masked_prod, wrt=(0, 1))(np.array([[0.0, 0.0, 1.0], [1.0] * 3]), 0.0)
+    np.testing.assert_array_equal(dx, np.zeros((2, 3)))   # (no nan from 0 / 0)
+    assert dv == 2.0
+    check_grad(masked_prod, [np.array([[3.0, 0.0, 5.0], [2.0, 0.0, 4.0]]), 0.5], wrt=(0, 1))
 
 
 def floored(x, floor):

@@ -37,6 +37,15 @@ DOMAIN = {
 }
 REORDERABLE = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin,
                np.logaddexp, np.logaddexp2, np.hypot)
+# where= masks: an all-False slice (column 1 of KEEP43, row 2 of KEEP34), and
+# one without (a reduction with no initial= of it would be the identity,
+# -inf for logaddexp, where finite differences cannot look)
+KEEP43 = np.array([[True, False, True], [False, False, True], [True, False, False],
+                   [True, False, True]])
+KEEP34 = KEEP43.T
+SOME34 = np.array([[True, False, True, True], [False, True, True, False],
+                   [True, True, False, True]])
+KEEP_31 = np.array([[True], [False], [True]])          # broadcast against 2x3x4
 
 
 def sample(ufunc, shape, seed):
@@ -80,6 +89,38 @@ def rows_for(u):
              lambda x: wsum(u.reduce(x, axis=(0, 2), keepdims=True)),
              [sample(u, (2, 3, 4), 15)]),
         ]
+    return rows + masked_rows_for(u)
+
+
+def masked_rows_for(u):
+    """`reduce` with initial= (a parameter: differentiated too, or a literal)
+    and where=, for the ufunc `u`; where= alone where NumPy allows it (a
+    ufunc with an identity)."""
+    n = u.__name__
+    rows = [
+        (f"{n}.reduce initial [5]", lambda x, s: wsum(u.reduce(x, initial=s)),
+         [sample(u, (5,), 16), sample(u, (), 17)]),
+        (f"{n}.reduce axis=0 initial where [4x3]",
+         lambda x, s: wsum(u.reduce(x, axis=0, initial=s, where=KEEP43)),
+         [sample(u, (4, 3), 18), sample(u, (), 19)]),
+        (f"{n}.reduce axis=1 keepdims initial=0.9 where [3x4]",
+         lambda x: wsum(u.reduce(x, 1, keepdims=True, initial=0.9, where=KEEP34)),
+         [sample(u, (3, 4), 20)]),
+    ]
+    if u.identity is not None:
+        rows.append((f"{n}.reduce axis=1 where [3x4]",
+                     lambda x: wsum(u.reduce(x, axis=1, where=SOME34)),
+                     [sample(u, (3, 4), 21)]))
+    if u in REORDERABLE:
+        rows += [
+            (f"{n}.reduce axis=None initial where [3x4]",
+             lambda x, s: wsum(u.reduce(x, axis=None, initial=s, where=KEEP34)),
+             [sample(u, (3, 4), 22), sample(u, (), 23)]),
+            (f"{n}.reduce axis=(0, 2) keepdims initial where [2x3x4]",
+             lambda x, s: wsum(u.reduce(x, axis=(0, 2), keepdims=True, initial=s,
+                                        where=KEEP_31)),
+             [sample(u, (2, 3, 4), 24), sample(u, (), 25)]),
+        ]
     return rows
 
 
@@ -110,6 +151,8 @@ MZ[0, 1] = 0.0
 MZ[2, 0] = MZ[2, 3] = 0.0
 POS = rng.uniform(0.5, 1.5, 6)
 IDS = (0, 2)
+MASK = np.array([[True, False, True, True], [True, False, True, True],
+                 [True, False, False, True]])
 
 CASES = [
     (lambda x: wsum(np.add.reduce(x)), [M]),
@@ -138,6 +181,22 @@ CASES = [
     (lambda x: wsum(np.ldexp.outer(x, np.arange(3))), [V]),
     (lambda x: wsum(np.max(np.maximum.accumulate(x) - x)), [P]),     # max drawdown
     (lambda x: wsum(1.0 - x / np.maximum.accumulate(x)), [P]),      # drawdowns
+    # initial= and where= (MASK: column 1 and row-2-column-2 left out)
+    (lambda x, v: wsum(np.add.reduce(x, axis=1, initial=v, where=MASK)), [M, 0.3]),
+    (lambda x, v: wsum(np.add.reduce(x, axis=None, initial=v, where=MASK)), [M, 0.3]),
+    (lambda x, v: wsum(np.multiply.reduce(x, axis=1, initial=v, where=MASK)), [MZ, 1.7]),
+    (lambda x, v: wsum(np.multiply.reduce(x, axis=0, keepdims=True, initial=v)), [MZ, 0.0]),
+    (lambda x: wsum(np.multiply.reduce(x, axis=(0, 1), where=MASK)), [MZ]),
+    (lambda x, v: wsum(np.maximum.reduce(x, axis=0, initial=v, where=MASK)), [M, 0.1]),
+    (lambda x, v: wsum(np.minimum.reduce(x, axis=1, initial=v, where=MASK)), [M, -0.2]),
+    (lambda x, v: wsum(np.fmax.reduce(x, axis=None, initial=v)), [M, 0.5]),
+    (lambda x, v: wsum(np.maximum.reduce([x, 0.5 * x], initial=v, where=V > 0)), [V, 0.2]),
+    (lambda x, v: wsum(np.logaddexp.reduce(x, axis=1, initial=v, where=MASK)), [M, 0.4]),
+    (lambda x: wsum(np.logaddexp2.reduce(x, axis=1, where=MASK)), [M]),
+    (lambda x, v: wsum(np.hypot.reduce(x, axis=IDS, initial=v, where=T > 0)), [T, -0.6]),
+    (lambda x, v: wsum(np.subtract.reduce(x, axis=1, initial=v, where=MASK)), [M, 2.0]),
+    (lambda x, v: wsum(np.divide.reduce(x, axis=0, initial=v, where=MASK)), [M + 3.0, 1.5]),
+    (lambda x, v: wsum(np.power.reduce(x, initial=v, where=POS > 1.0)), [POS, 1.2]),
 ]
 
 
@@ -208,6 +267,78 @@ def test_nan_results_give_no_gradient():
         np.testing.assert_array_equal(ad.grad(running_max_nan)(x), [1.0, 1.0, 0.0, 0.0])
         # fmax skips NaN: z = 1 2 2 3, and the reduce is 3
         np.testing.assert_array_equal(ad.grad(fmax_nan)(x), [1.0, 2.0, 0.0, 2.0])
+
+
+TIES = np.array([[True, True, False], [True, True, True], [False, False, False]])
+ROW_WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def floored_rows(x, v):
+    return np.sum(np.maximum.reduce(x, axis=1, initial=v, where=TIES) * ROW_WEIGHTS)
+
+
+def floored_rows_np_max(x, v):
+    return np.sum(np.max(x, axis=1, initial=v, where=TIES) * ROW_WEIGHTS)
+
+
+def test_extremum_reduce_with_initial_and_where_shares_as_np_max():
+    # row 0: 0.5 twice (2.0 left out); row 1: 0.3 twice, initial 0.3 too;
+    # row 2: nothing selected, the result is the initial
+    x = np.array([[0.5, 0.5, 2.0], [0.1, 0.3, 0.3], [-1.0, -2.0, 0.0]])
+    dx, dv = checked_grad(floored_rows, wrt=(0, 1))(x, 0.3)
+    np.testing.assert_array_equal(dx, [[0.5, 0.5, 0.0], [0.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+    assert dv == 3.0
+    want_dx, want_dv = checked_grad(floored_rows_np_max, wrt=(0, 1))(x, 0.3)
+    np.testing.assert_array_equal(dx, want_dx)
+    assert dv == want_dv
+
+
+def masked_logsumexp(x, v):
+    return np.logaddexp.reduce(x, initial=v, where=x > 0.0)
+
+
+def test_logaddexp_reduce_weights_include_initial():
+    x = np.array([0.5, -1.0, 2.0, 1.0])
+    dx, dv = checked_grad(masked_logsumexp, wrt=(0, 1))(x, 0.25)
+    z = np.log(np.exp(0.25) + np.sum(np.exp(x[x > 0])))
+    np.testing.assert_allclose(dx, np.where(x > 0, np.exp(x - z), 0.0), rtol=1e-14)
+    np.testing.assert_allclose(dv, np.exp(0.25 - z), rtol=1e-14)
+    assert abs(np.sum(dx) + dv - 1.0) < 1e-14
+
+
+def reduce_nan(x, v):
+    return np.maximum.reduce(x, initial=v) + np.fmax.reduce(x[1:2], initial=v)
+
+
+def test_nan_results_give_initial_no_gradient_either():
+    # maximum: NaN, so nobody gets any; fmax skips the NaN: its result is v
+    with np.errstate(all="raise"):
+        dx, dv = ad.grad(reduce_nan, wrt=(0, 1))(np.array([1.0, np.nan, 2.0]), 0.5)
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 0.0])
+    assert dv == 1.0
+
+
+def masked_product(x, v):
+    return np.multiply.reduce(x, initial=v, where=np.array([True, True, True, False]))
+
+
+def test_masked_products_are_exact_at_zeros():
+    x = np.array([2.0, 0.0, 3.0, 0.0])
+    dx, dv = checked_grad(masked_product, wrt=(0, 1))(x, 0.5)
+    np.testing.assert_array_equal(dx, [0.0, 3.0, 0.0, 0.0])
+    assert dv == 0.0
+    dx, dv = checked_grad(masked_product, wrt=(0, 1))(np.array([2.0, 1.0, 3.0, 0.0]), 0.0)
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 0.0, 0.0])
+    assert dv == 6.0
+
+
+def empty_slices(x, v):
+    return np.sum(np.subtract.reduce(x, axis=1, initial=v) * np.array([1.0, 2.0]))
+
+
+def test_initial_alone_is_the_result_of_an_empty_reduction():
+    dx, dv = checked_grad(empty_slices, wrt=(0, 1))(np.zeros((2, 0)), 1.5)
+    assert dx.shape == (2, 0) and dv == 3.0
 
 
 def products(x):
@@ -288,6 +419,19 @@ def test_generated_code_names_the_ufunc():
     check_grad(drawdown, [P])
 
 
+def peaks(x, v):
+    return np.sum(np.maximum.reduce(x, axis=1)) + np.sum(np.maximum.reduce(x, axis=0, initial=v))
+
+
+def test_initial_and_where_change_only_the_code_of_calls_using_them():
+    text = ad.source(ad.grad(peaks, wrt=(0, 1)))
+    assert " + rt.reduce_adjoint(np.maximum, d_reduce1, x, _reduce1, 1, False)\n" in text
+    assert "dx = rt.reduce_adjoint(np.maximum, d_reduce2, x, _reduce2, 0, False) if v is None " \
+           "else rt.reduce_where_adjoint(np.maximum, d_reduce2, x, _reduce2, 0, False, v, " \
+           "True)\n" in text
+    assert "dv = rt.reduce_initial_adjoint(np.maximum, " in text
+
+
 def comparisons(x, y):
     above = np.greater.outer(x, y)
     anyone = np.logical_or.reduce(above, axis=1)
@@ -301,14 +445,14 @@ def test_methods_of_piecewise_constant_ufuncs_have_zero_gradient():
     np.testing.assert_array_equal(gy, [2.0, 1.0])
 
 
-def reduce_initial(x):
-    return np.add.reduce(x, initial=1.0)
+def outer_dtype(x):
+    return np.sum(np.add.outer(x, x, dtype=np.float64))
 
 
 def test_unsupported_keywords_are_rejected():
-    with pytest.raises(RuleError, match="np.add.reduce") as info:
-        ad.grad(reduce_initial)(V)
-    assert info.value.location is not None and "initial" in str(info.value)
+    with pytest.raises(RuleError, match="np.add.outer") as info:
+        ad.grad(outer_dtype)(V)
+    assert info.value.location is not None and "dtype" in str(info.value)
 
 
 # -- the registry --------------------------------------------------------------------

@@ -72,6 +72,16 @@ def test_reduce_adjoint_refuses_a_reduce_that_is_not_the_fold():
         rt.reduce_adjoint(np.power, 1.0, x, x[0] ** x[-1])
 
 
+def test_masked_reduce_adjoint_refuses_a_reduce_that_is_not_the_fold():
+    # the fold from `initial`, with the elements `where` leaves out skipped
+    x, keep = np.array([1.1, 1.2, 0.7, 1.3, 0.9]), np.array([True, False, True, True, False])
+    z = np.power.accumulate(np.concatenate([[1.05], x[keep]]))[-1]
+    part = rt.reduce_where_adjoint(np.power, 1.0, x, z, 0, False, 1.05, keep)
+    assert part[1] == 0.0 and part[4] == 0.0 and np.all(part[keep] != 0.0)
+    with pytest.raises(UnsupportedValueError, match="np.power.accumulate"):
+        rt.reduce_where_adjoint(np.power, 1.0, x, 1.05 ** x[0], 0, False, 1.05, keep)
+
+
 def test_slots_are_every_slot_holding_the_object():
     a, b = np.ones(2), np.zeros(2)
     assert rt.slots(a, [a, b, a], 0) == (0, 2)

@@ -6,12 +6,13 @@ Conventions:
   broadcasts against the operand: the `if` folds at compile time when `axis`
   and `keepdims` are literals.
 - A template lists only the parameters its gradient honours (`out=`, and
-  `initial=`/`where=` outside sum, mean, max and min, are left out, so a call
-  using them is rejected at compile time instead of getting a wrong
+  `initial=`/`where=` outside sum, mean, prod, max and min, are left out, so
+  a call using them is rejected at compile time instead of getting a wrong
   gradient); parameters after a left out one are keyword-only.
 - `where=` masks the gradient as it masks the reduction; `sum`'s `initial`
-  gets the whole adjoint, and `max`/`min`'s where no element attains the
-  result (an element equal to it takes it instead).
+  gets the whole adjoint, `prod`'s the product of the selected elements
+  (one more factor: no division), and `max`/`min`'s where no element
+  attains the result (an element equal to it takes it instead).
 - `max`/`min` (and `ptp`, `norm(ord=inf)`) split the gradient equally between
   tied extrema, as JAX does.  `median` gives its middle element (or each of
   the middle two, half each) the gradient.
@@ -88,12 +89,20 @@ def average(z, a, axis=None, weights=None, *, keepdims=False):
 
 
 @adjoint(np.prod, Method("prod"), shape=REDUCTION)
-def prod(z, a, axis=None, dtype=None, *, keepdims=False):
+def prod(z, a, axis=None, dtype=None, *, keepdims=False, initial=None, where=True):
     if axis is None or keepdims:
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    d[a] += g * rt.prod_others(a, axis)
+    if where is True:
+        others = rt.prod_others(a, axis)
+    else:
+        others = rt.prod_others_where(a, axis, where)
+    if initial is not None:         # a factor like the others
+        others = others * initial
+    d[a] += g * others
+    d[initial] += rt.unbroadcast(d[z] * np.prod(a, axis=axis, keepdims=keepdims,
+                                                where=where), initial)
 
 
 @adjoint(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"),

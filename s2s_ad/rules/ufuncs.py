@@ -11,11 +11,17 @@ Conventions:
   minimum, fmax, fmin, logaddexp, logaddexp2, hypot, arctan2, copysign
   (w.r.t. its first operand), fmod, remainder (= mod), heaviside,
   nextafter; ldexp has `outer` only (NumPy has no float reduce for it).
-- `reduce(array, axis=0, dtype=None, keepdims=False)`: `axis` an int, a
-  tuple or None where NumPy allows it (several axes only for the ufuncs it
-  may reorder).  Non-commutative ufuncs (subtract, divide, power, ...)
-  reduce left to right, z = f(...f(f(a_0, a_1), a_2)..., a_{n-1}), and are
-  differentiated so.
+- `reduce(array, axis=0, dtype=None, keepdims=False, initial=, where=)`:
+  `axis` an int, a tuple or None where NumPy allows it (several axes only
+  for the ufuncs it may reorder).  Non-commutative ufuncs (subtract,
+  divide, power, ...) reduce left to right, z = f(...f(f(a_0, a_1), a_2)...,
+  a_{n-1}), and are differentiated so.
+- `initial=` is the first operand of that fold, differentiated too;
+  `where=` leaves elements out of it (they get no gradient).  NumPy's own
+  rule holds: `where=` needs `initial=` for a ufunc without an identity
+  (all but add, multiply, logaddexp, logaddexp2 and hypot).  A call
+  without them has the code it had before (runtime/masked_reduce.py has
+  the helpers of the others).
 - `accumulate(array, axis=0, dtype=None)`: z_k = f(z_{k-1}, a_k).
 - `outer(A, B)`: z[i, j] = f(A[i], B[j]), any dimensions.
 - The operand may be a list or tuple of values (`np.maximum.reduce([x, y,
@@ -24,14 +30,15 @@ Conventions:
   of each result to the elements that attain it, ties split equally, as
   `np.max` does (for `accumulate`: the elements of the prefix equal to its
   extremum, so `np.maximum.accumulate(x)[-1]` and `np.max(x)` agree); a NaN
-  result gives no gradient.  `outer` splits ties 1/2 : 1/2, as `maximum`.
+  result gives no gradient.  `reduce`'s `initial` gets it where it is the
+  result and no selected element attains it, as for `np.max(initial=)`.
+  `outer` splits ties 1/2 : 1/2, as `maximum`.
 - Products of partials are formed without division: exact where an operand
   is zero (`np.multiply.reduce`, `np.multiply.accumulate`).
 
-Limits: `reduce`'s `initial=` and `where=`, and `outer`'s keyword
-arguments, have no rule (the call is rejected where a gradient must flow
-through it).  `reduceat` has no rule: the error suggests `.at` or a loop of
-`reduce` over the segments.  The methods of comparison, logical, bitwise
+Limits: `outer`'s keyword arguments have no rule (the call is rejected
+where a gradient must flow through it).  `reduceat` has no rule: the
+error suggests `.at` or a loop of `reduce` over the segments.  The methods of comparison, logical, bitwise
 and integer ufuncs (`np.logical_or.reduce`, `np.greater.outer`,
 `np.floor_divide.accumulate`, ...) are declared non-differentiable.
 """
@@ -50,9 +57,17 @@ PIECEWISE_CONSTANT = (np.equal, np.not_equal, np.greater, np.greater_equal, np.l
                       np.left_shift, np.right_shift, np.gcd, np.lcm)
 
 
+# (the conditional expression folds at compile time where initial and where
+# are literals or left out: a call without them gets `rt.reduce_adjoint`)
 @adjoint(*(u.reduce for u in SCANNED))
-def reduce(z, ufunc, array, axis=0, dtype=None, *, keepdims=False):
-    d[array] += rt.reduce_adjoint(ufunc, d[z], array, z, axis, keepdims)
+def reduce(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initial=None,
+           where=True):
+    d[array] += (rt.reduce_adjoint(ufunc, d[z], array, z, axis, keepdims)
+                 if initial is None and where is True else
+                 rt.reduce_where_adjoint(ufunc, d[z], array, z, axis, keepdims, initial,
+                                         where))
+    d[initial] += rt.reduce_initial_adjoint(ufunc, d[z], array, z, axis, keepdims, initial,
+                                            where)
 
 
 @adjoint(*(u.accumulate for u in SCANNED))

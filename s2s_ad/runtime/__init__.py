@@ -30,6 +30,7 @@ its submodules:
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
+    masked_reduce.py  the adjoints of ufunc.reduce with initial= or where=
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
@@ -37,8 +38,9 @@ its submodules:
     transposes.py   the adjoints of the adjoint helpers (second order)
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
-`.reductions`, `linalg` `.products`, `inplace` `.aliases`), never this package, so there is no
-import cycle.
+`.reductions`, `linalg` `.products`, `inplace` `.aliases`, `masked_reduce`
+`.reductions` and `.ufuncs`), never this package, so there is no import
+cycle.
 """
 from __future__ import annotations
 
@@ -62,8 +64,8 @@ from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
 from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, unbroadcast, unindex,
                    unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
-                         initial_share, median_weights, prod_others, reduced_mask,
-                         reduced_mask_where, unlist, unsum, where_share)
+                         initial_share, median_weights, prod_others, prod_others_where,
+                         reduced_mask, reduced_mask_where, unlist, unsum, where_share)
 from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
                      unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
                      unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
@@ -95,6 +97,7 @@ from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # 
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
+from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
 
 
 T = TypeVar("T")

@@ -60,6 +60,16 @@ def prod_others(a, axis=None):
     return np.moveaxis(out, tuple(range(-len(axes), 0)), axes)
 
 
+def prod_others_where(a, axis=None, where=True):
+    """`prod_others` for `np.prod(a, axis, where=where)`: the product of the
+    other selected elements of the slice for a selected element (an element
+    `where` leaves out counts as 1), 0 for one left out (zeros safe)."""
+    a = np.asarray(a)
+    selected = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    others = prod_others(np.where(selected, a, np.ones_like(a)), axis)
+    return np.where(selected, others, np.zeros_like(others))
+
+
 def _exclusive_prod(a, axis):
     ones = np.ones_like(np.take(a, [0], axis=axis))
     left = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)

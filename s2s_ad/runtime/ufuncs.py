@@ -29,8 +29,8 @@ result gives no gradient.  (`outer` is elementwise: its ties split 1/2 :
 1/2 as the elementwise rule does.)
 
 Limits: products of partials that overflow give inf (or nan where they meet
-a zero adjoint), as the chain rule does; `reduce` with `initial=` or
-`where=` has no rule.
+a zero adjoint), as the chain rule does.  (`reduce` with `initial=` or
+`where=`: masked_reduce.py.)
 
 Invariants: every helper returns fresh arrays, in the float dtype of its
 operand (a `Seq` of items for a list or tuple operand), and none mutates its
