@@ -336,7 +336,7 @@ class _Substituter:
         test = _partial_test(self.copy(node.test))
         if not isinstance(test, gast.expr):
             return self.copy(node.body if test else node.orelse)
-        copied = astutil.clone_substituting(
+        copied = astutil.clone(
             node, lambda n: None if n is node else self._substitute(n))
         copied.test = test
         return copied
