@@ -17,7 +17,7 @@ import pytest
 import s2s_ad as ad
 from s2s_ad import runtime as rt
 from fdcheck import check_grad, checked_grad
-from rulecheck import floats, table_tests, wsum
+from rulecheck import floats, forward_tests, table_tests, wsum
 
 rng = np.random.default_rng(2)
 S = 0.7
@@ -214,6 +214,9 @@ CASES = [
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+
+
 def norm_of(x):
     return np.linalg.norm(x)
 

@@ -53,31 +53,31 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 
 
 # -- products ----------------------------------------------------------------
-@adjoint(np.dot, Method("dot"))
+@adjoint(np.dot, Method("dot"), multilinear=("a", "b"))
 def dot(z, a, b):
     d[a] += rt.dot_lhs(d[z], a, b)
     d[b] += rt.dot_rhs(d[z], a, b)
 
 
-@adjoint(np.vdot, shape=SCALAR)
+@adjoint(np.vdot, shape=SCALAR, multilinear=("a", "b"))
 def vdot(z, a, b):
     d[a] += np.reshape(d[z] * b, np.shape(a))
     d[b] += np.reshape(d[z] * a, np.shape(b))
 
 
-@adjoint(np.inner)
+@adjoint(np.inner, multilinear=("a", "b"))
 def inner(z, a, b):
     d[a] += rt.inner_lhs(d[z], a, b)
     d[b] += rt.inner_rhs(d[z], a, b)
 
 
-@adjoint(np.outer)
+@adjoint(np.outer, multilinear=("a", "b"))
 def outer(z, a, b):
     d[a] += np.reshape(d[z] @ np.ravel(b), np.shape(a))
     d[b] += np.reshape(np.ravel(a) @ d[z], np.shape(b))
 
 
-@adjoint(np.tensordot)
+@adjoint(np.tensordot, multilinear=("a", "b"))
 def tensordot(z, a, b, axes=2):
     d[a] += rt.tensordot_lhs(d[z], a, b, axes)
     d[b] += rt.tensordot_rhs(d[z], a, b, axes)
@@ -88,13 +88,13 @@ def einsum(z, *operands, **kwargs):
     d[operands] += rt.einsum_adjoints(d[z], operands)
 
 
-@adjoint(np.kron)
+@adjoint(np.kron, multilinear=("a", "b"))
 def kron(z, a, b):
     d[a] += rt.kron_lhs(d[z], a, b)
     d[b] += rt.kron_rhs(d[z], a, b)
 
 
-@adjoint(np.cross)
+@adjoint(np.cross, multilinear=("a", "b"))
 def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # <g, a x b> = <b x g, a> = <g x a, b>
     if axis is None and axisa == -1 and axisb == -1 and axisc == -1:
