@@ -171,12 +171,13 @@ CASES = [
     (lambda x: wsum(np.linalg.matrix_power(x, 2)), [A3]),
     # symmetric: cholesky, eigvalsh, eigh (fields), one triangle read
     (lambda x: wsum(np.linalg.cholesky(x + x.T)), [HALF]),
-    (lambda x: wsum(np.linalg.cholesky(x + np.swapaxes(x, 1, 2))), [HALF3]),
+    (lambda x: wsum(np.linalg.cholesky(x + np.einsum("...ij->...ji", x))), [HALF3]),
     (lambda x: wsum(np.linalg.eigvalsh(x + x.T)), [HALF]),
     (lambda x: wsum(np.linalg.eigvalsh(x + x.T, UPLO="U")), [HALF]),
     (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvalues), [HALF]),
     (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvectors ** 2), [HALF]),
-    (lambda x: wsum(np.linalg.eigh(x + np.swapaxes(x, 1, 2)).eigenvectors ** 2), [HALF3]),
+    (lambda x: wsum(np.linalg.eigh(x + np.einsum("...ij->...ji", x)).eigenvectors ** 2),
+     [HALF3]),
     # qr (r alone) and singular values
     (lambda x: wsum(np.linalg.qr(x, mode="r")), [TALL]),
     (lambda x: wsum(np.linalg.qr(x, mode="r")), [A]),

@@ -43,6 +43,16 @@ Conventions (real operands throughout; complex inputs are not supported):
   `.logabsdet`, `.eigenvalues` and `.eigenvectors` have rules (the
   one-letter fields of `qr`/`svd` results do not: `x.U` could be anything).
 - `cross` takes 3-vectors; `vdot` flattens its operands.
+
+Forward mode: the products are declared multilinear (the product rule);
+each `np.linalg` function has a tangent template next to its adjoint, with
+the adjoint's conventions (ties, 0, the symmetric part of a perturbation
+for `cholesky`, `eigh` and `eigvalsh`), so that both modes give one
+derivative.  A tuple result's tangent is a plain tuple (the rank of `lstsq`
+and the sign of `slogdet` get zeros); the named fields read it by position.
+With `full_matrices=True` on a non-square matrix, the tangents of the
+singular vectors past min(m, n) are NaN: those vectors are not functions of
+the matrix (reverse mode refuses a gradient reaching them).
 """
 import numpy as np
 
@@ -123,15 +133,30 @@ def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] += dx
 
 
+@tangent(np.linalg.norm)
+def norm_tangent(z, x, ord=None, axis=None, keepdims=False):
+    t[z] += rt.norm_tangent(t[x], x, z, ord, axis, keepdims)
+
+
 @adjoint(np.linalg.det)
 def det(z, a):
     d[a] += np.expand_dims(d[z] * z, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@tangent(np.linalg.det)
+def det_tangent(z, a):
+    t[z] += z * np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a])
 
 
 @adjoint(np.linalg.slogdet)
 def slogdet(z, a):
     # z is (sign, logabsdet); only logabsdet has a gradient
     d[a] += np.expand_dims(d[z][1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@tangent(np.linalg.slogdet)
+def slogdet_tangent(z, a):
+    t[z] += (0.0 * z[0], np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a]))
 
 
 @adjoint(np.linalg.inv)
@@ -147,9 +172,15 @@ def inv_tangent(z, a):
 
 @adjoint(np.linalg.solve)
 def solve(z, a, b):
-    gb = np.linalg.solve(np.swapaxes(a, -1, -2), d[z])
-    d[a] += rt.matmul_lhs(-gb, a, z)
-    d[b] += rt.unbroadcast(gb, b)
+    parts = rt.solve_adjoints(d[z], a, b, z)
+    d[a] += parts[0]
+    d[b] += parts[1]
+
+
+@tangent(np.linalg.solve)
+def solve_tangent(z, a, b):
+    t[z] += rt.solve_tangent(t[a], a, z)
+    t[z] += np.linalg.solve(a, t[b])
 
 
 @adjoint(np.linalg.lstsq)
@@ -160,9 +191,19 @@ def lstsq(z, a, b, rcond=None):
     d[b] += parts[1]
 
 
+@tangent(np.linalg.lstsq)
+def lstsq_tangent(z, a, b, rcond=None):
+    t[z] += rt.lstsq_tangent(t[a], t[b], a, b, z)
+
+
 @adjoint(np.linalg.pinv)
 def pinv(z, a, rcond=None, hermitian=False):
     d[a] += rt.pinv_adjoint(d[z], a, z)
+
+
+@tangent(np.linalg.pinv)
+def pinv_tangent(z, a, rcond=None, hermitian=False):
+    t[z] += rt.pinv_tangent(t[a], a, z)
 
 
 @adjoint(np.linalg.matrix_power)
@@ -170,9 +211,19 @@ def matrix_power(z, a, n):
     d[a] += rt.matrix_power_adjoint(d[z], a, n)
 
 
+@tangent(np.linalg.matrix_power)
+def matrix_power_tangent(z, a, n):
+    t[z] += rt.matrix_power_tangent(t[a], a, n)
+
+
 @adjoint(np.linalg.cholesky)
 def cholesky(z, a):
     d[a] += rt.cholesky_adjoint(d[z], z)
+
+
+@tangent(np.linalg.cholesky)
+def cholesky_tangent(z, a):
+    t[z] += rt.cholesky_tangent(t[a], z)
 
 
 @adjoint(np.linalg.eigh)
@@ -180,9 +231,19 @@ def eigh(z, a, UPLO="L"):
     d[a] += rt.eigh_adjoint(d[z][0], d[z][1], z[0], z[1])
 
 
+@tangent(np.linalg.eigh)
+def eigh_tangent(z, a, UPLO="L"):
+    t[z] += rt.eigh_tangent(t[a], z[0], z[1])
+
+
 @adjoint(np.linalg.eig)
 def eig(z, a):
     d[a] += rt.eig_adjoint(d[z][0], d[z][1], z[0], z[1])
+
+
+@tangent(np.linalg.eig)
+def eig_tangent(z, a):
+    t[z] += rt.eig_tangent(t[a], z[0], z[1])
 
 
 @adjoint(np.linalg.eigvals)
@@ -190,9 +251,19 @@ def eigvals(z, a):
     d[a] += rt.eigvals_adjoint(d[z], a, z)
 
 
+@tangent(np.linalg.eigvals)
+def eigvals_tangent(z, a):
+    t[z] += rt.eigvals_tangent(t[a], a, z)
+
+
 @adjoint(np.linalg.eigvalsh)
 def eigvalsh(z, a, UPLO="L"):
     d[a] += rt.eigvalsh_adjoint(d[z], a, UPLO)
+
+
+@tangent(np.linalg.eigvalsh)
+def eigvalsh_tangent(z, a, UPLO="L"):
+    t[z] += rt.eigvalsh_tangent(t[a], a, UPLO)
 
 
 @adjoint(np.linalg.qr)
@@ -204,6 +275,14 @@ def qr(z, a, mode="reduced"):
     d[a] += g
 
 
+@tangent(np.linalg.qr)
+def qr_tangent(z, a, mode="reduced"):
+    if mode == "r":
+        t[z] += rt.qr_tangent(t[a], np.linalg.qr(a)[0], z)[1]
+    else:
+        t[z] += rt.qr_tangent(t[a], z[0], z[1])
+
+
 @adjoint(np.linalg.svd)
 def svd(z, a, full_matrices=True, compute_uv=True):
     if compute_uv:
@@ -211,6 +290,14 @@ def svd(z, a, full_matrices=True, compute_uv=True):
     else:           # z is the singular values alone
         g = rt.svdvals_adjoint(d[z], a)
     d[a] += g
+
+
+@tangent(np.linalg.svd)
+def svd_tangent(z, a, full_matrices=True, compute_uv=True):
+    if compute_uv:
+        t[z] += rt.svd_tangent(t[a], z[0], z[1], z[2])
+    else:
+        t[z] += rt.svdvals_tangent(t[a], a)
 
 
 @adjoint(Attr("logabsdet"))
@@ -226,6 +313,22 @@ def eigenvalues(z, self):
 @adjoint(Attr("eigenvectors"))
 def eigenvectors(z, self):
     d[self] += rt.field_adjoint(d[z], self, 1)
+
+
+# the tangent of a tuple-like result is a plain tuple: its fields by position
+@tangent(Attr("logabsdet"))
+def logabsdet_tangent(z, self):
+    t[z] += t[self][1]
+
+
+@tangent(Attr("eigenvalues"))
+def eigenvalues_tangent(z, self):
+    t[z] += t[self][0]
+
+
+@tangent(Attr("eigenvectors"))
+def eigenvectors_tangent(z, self):
+    t[z] += t[self][1]
 
 
 # functions without a rule, and what to use instead (the missing-rule error says it)

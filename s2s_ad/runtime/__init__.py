@@ -73,10 +73,13 @@ from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        tensordot_lhs, tensordot_rhs)
-from .linalg import (cholesky_adjoint, eig_adjoint, eigh_adjoint, eigvals_adjoint,
-                     eigvalsh_adjoint, field_adjoint, lstsq_adjoints,
-                     matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,
-                     svd_adjoint, svdvals_adjoint)
+from .linalg import (cholesky_adjoint, cholesky_tangent, eig_adjoint, eig_tangent,
+                     eigh_adjoint, eigh_tangent, eigvals_adjoint, eigvals_tangent,
+                     eigvalsh_adjoint, eigvalsh_tangent, field_adjoint, lstsq_adjoints,
+                     lstsq_tangent, matrix_power_adjoint, matrix_power_tangent,
+                     norm_adjoint, norm_tangent, pinv_adjoint, pinv_tangent, qr_adjoint,
+                     qr_tangent, solve_adjoints, solve_tangent, svd_adjoint, svd_tangent,
+                     svdvals_adjoint, svdvals_tangent)
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
