@@ -87,7 +87,7 @@ def outer(z, a, b):
     d[b] += np.reshape(np.ravel(a) @ d[z], np.shape(b))
 
 
-@adjoint(np.tensordot, multilinear=("a", "b"))
+@adjoint(np.tensordot, multilinear=("a", "b"), inert="axes")
 def tensordot(z, a, b, axes=2):
     d[a] += rt.tensordot_lhs(d[z], a, b, axes)
     d[b] += rt.tensordot_rhs(d[z], a, b, axes)
@@ -104,7 +104,7 @@ def kron(z, a, b):
     d[b] += rt.kron_rhs(d[z], a, b)
 
 
-@adjoint(np.cross, multilinear=("a", "b"))
+@adjoint(np.cross, multilinear=("a", "b"), inert=("axisa", "axisb", "axisc", "axis"))
 def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # <g, a x b> = <b x g, a> = <g x a, b>
     if axis is None and axisa == -1 and axisb == -1 and axisc == -1:
@@ -133,7 +133,7 @@ def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] += dx
 
 
-@tangent(np.linalg.norm)
+@tangent(np.linalg.norm, inert=("axis", "keepdims"))
 def norm_tangent(z, x, ord=None, axis=None, keepdims=False):
     t[z] += rt.norm_tangent(t[x], x, z, ord, axis, keepdims)
 
@@ -172,14 +172,17 @@ def inv_tangent(z, a):
 
 @adjoint(np.linalg.solve)
 def solve(z, a, b):
-    parts = rt.solve_adjoints(d[z], a, b, z)
-    d[a] += parts[0]
-    d[b] += parts[1]
+    # b a vector: z is (..., n), read as (..., n, 1) (a stack of matrices too)
+    columns = np.shape(z) + (1,) * (np.ndim(a) - np.ndim(z))
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), np.reshape(d[z], columns))
+    d[a] += rt.matmul_lhs(-gb, a, np.reshape(z, columns))
+    d[b] += rt.unbroadcast(np.reshape(gb, np.shape(z)), b)
 
 
 @tangent(np.linalg.solve)
 def solve_tangent(z, a, b):
-    t[z] += rt.solve_tangent(t[a], a, z)
+    columns = np.shape(z) + (1,) * (np.ndim(a) - np.ndim(z))      # as the adjoint
+    t[z] += -np.reshape(np.linalg.solve(a, t[a] @ np.reshape(z, columns)), np.shape(z))
     t[z] += np.linalg.solve(a, t[b])
 
 
@@ -191,7 +194,7 @@ def lstsq(z, a, b, rcond=None):
     d[b] += parts[1]
 
 
-@tangent(np.linalg.lstsq)
+@tangent(np.linalg.lstsq, inert="rcond")
 def lstsq_tangent(z, a, b, rcond=None):
     t[z] += rt.lstsq_tangent(t[a], t[b], a, b, z)
 
@@ -201,7 +204,7 @@ def pinv(z, a, rcond=None, hermitian=False):
     d[a] += rt.pinv_adjoint(d[z], a, z)
 
 
-@tangent(np.linalg.pinv)
+@tangent(np.linalg.pinv, inert=("rcond", "hermitian"))
 def pinv_tangent(z, a, rcond=None, hermitian=False):
     t[z] += rt.pinv_tangent(t[a], a, z)
 
@@ -211,7 +214,7 @@ def matrix_power(z, a, n):
     d[a] += rt.matrix_power_adjoint(d[z], a, n)
 
 
-@tangent(np.linalg.matrix_power)
+@tangent(np.linalg.matrix_power, inert="n")
 def matrix_power_tangent(z, a, n):
     t[z] += rt.matrix_power_tangent(t[a], a, n)
 
@@ -231,7 +234,7 @@ def eigh(z, a, UPLO="L"):
     d[a] += rt.eigh_adjoint(d[z][0], d[z][1], z[0], z[1])
 
 
-@tangent(np.linalg.eigh)
+@tangent(np.linalg.eigh, inert="UPLO")
 def eigh_tangent(z, a, UPLO="L"):
     t[z] += rt.eigh_tangent(t[a], z[0], z[1])
 
@@ -261,7 +264,7 @@ def eigvalsh(z, a, UPLO="L"):
     d[a] += rt.eigvalsh_adjoint(d[z], a, UPLO)
 
 
-@tangent(np.linalg.eigvalsh)
+@tangent(np.linalg.eigvalsh, inert="UPLO")
 def eigvalsh_tangent(z, a, UPLO="L"):
     t[z] += rt.eigvalsh_tangent(t[a], a, UPLO)
 
@@ -275,7 +278,7 @@ def qr(z, a, mode="reduced"):
     d[a] += g
 
 
-@tangent(np.linalg.qr)
+@tangent(np.linalg.qr, inert="mode")
 def qr_tangent(z, a, mode="reduced"):
     if mode == "r":
         t[z] += rt.qr_tangent(t[a], np.linalg.qr(a)[0], z)[1]
@@ -292,7 +295,7 @@ def svd(z, a, full_matrices=True, compute_uv=True):
     d[a] += g
 
 
-@tangent(np.linalg.svd)
+@tangent(np.linalg.svd, inert=("full_matrices", "compute_uv"))
 def svd_tangent(z, a, full_matrices=True, compute_uv=True):
     if compute_uv:
         t[z] += rt.svd_tangent(t[a], z[0], z[1], z[2])

@@ -78,8 +78,8 @@ from .linalg import (cholesky_adjoint, cholesky_tangent, eig_adjoint, eig_tangen
                      eigvalsh_adjoint, eigvalsh_tangent, field_adjoint, lstsq_adjoints,
                      lstsq_tangent, matrix_power_adjoint, matrix_power_tangent,
                      norm_adjoint, norm_tangent, pinv_adjoint, pinv_tangent, qr_adjoint,
-                     qr_tangent, solve_adjoints, solve_tangent, svd_adjoint, svd_tangent,
-                     svdvals_adjoint, svdvals_tangent)
+                     qr_tangent, svd_adjoint, svd_tangent, svdvals_adjoint,
+                     svdvals_tangent)
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma

@@ -1,5 +1,5 @@
 """Run-time helpers for the adjoints and tangents of `np.linalg` functions
-(rules/linalg.py): norms, solve, cholesky, eigh/eigvalsh, eig/eigvals, qr,
+(rules/linalg.py): norms, cholesky, eigh/eigvalsh, eig/eigvals, qr,
 svd/svdvals, pinv, lstsq, matrix_power, and the items of tuple-like results.
 
 Each `X_adjoint` takes the adjoints of X's outputs (a scalar 0 for an output
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedValueError
-from .core import _axes, _float_dtype, unbroadcast, unindex
+from .core import _axes, _float_dtype, unindex
 from .origins import origin
 from .products import LazyParts
 from .reductions import _tie_share
@@ -223,21 +223,6 @@ def pinv_adjoint(g, a, z):
             + zt @ z @ _mT(g) @ (np.eye(n) - z @ a)).astype(np.result_type(g, z))
 
 
-def solve_adjoints(g, a, b, z):
-    """The adjoints of `a` and `b` in `z = np.linalg.solve(a, b)`, a
-    `LazyParts`: gb = a^-T g (summed to b's shape) and ga = -gb z^T, for
-    `b` a vector (then z.ndim == a.ndim - 1, a stack of matrices solved
-    for one vector too) or a stack of matrices."""
-    vector = np.ndim(z) == np.ndim(a) - 1
-    gb = np.linalg.solve(_mT(a), g[..., None] if vector else g)
-
-    def item(i):
-        if i == 1:
-            return unbroadcast(gb[..., 0] if vector else gb, b)
-        return unbroadcast(-gb @ _mT(z[..., None] if vector else z), a)
-    return LazyParts(item, 2)
-
-
 def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
     """The adjoints of `a` and `b` in `x, res, rank, s = np.linalg.lstsq(a, b)`,
     a `LazyParts` (each computed when read).  With `p` the pseudo-inverse of
@@ -326,14 +311,6 @@ def norm_tangent(t, x, z, ord=None, axis=None, keepdims=False):
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
     grad = norm_adjoint(np.ones(np.shape(z), dtype=_float_dtype(z)), x, z, ord, axis, keepdims)
     return np.sum(grad * t, axis=axes, keepdims=keepdims).astype(_float_dtype(z))
-
-
-def solve_tangent(t, a, z):
-    """The part of the tangent of `z = np.linalg.solve(a, b)` from `a`'s
-    tangent `t`: -a^-1 t z (`z` a vector or a stack of them, or matrices)."""
-    vector = np.ndim(z) == np.ndim(a) - 1
-    out = -np.linalg.solve(a, t @ (z[..., None] if vector else z))
-    return out[..., 0] if vector else out
 
 
 def pinv_tangent(t, a, z):
