@@ -135,6 +135,18 @@ CASES = [
     (lambda x, y: wsum(np.cross(x, y)), [M.T[:, :3], V3]),
     (lambda x, y: wsum(np.cross(x, y, axis=0)), [M[:, :2], P[:, 0, :2]]),
     (lambda x, y: wsum(np.cross(x, y, axisa=0, axisb=1, axisc=0)), [M[:, :2], M.T[:2, :3]]),
+    # operands written as displays (a display's tangent is its items')
+    (lambda x, y: wsum(np.dot([x, y], [y, 2.0])), [S, 2.5]),
+    (lambda x, y: wsum(np.dot(x, [y, 2.0, -y, 1.0])), [M, 2.5]),
+    (lambda x, y: wsum(np.vdot([x, 1.0], [y, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.inner([x, y], N)), [S, 2.5]),
+    (lambda x, y: wsum(np.outer([x, 2.0], [y, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.tensordot([[x, y], [1.0, x]], N.T, 1)), [S, 2.5]),
+    (lambda x, y: wsum(np.kron([x, y], [1.0, y])), [S, 2.5]),
+    (lambda x, y: wsum(np.cross([x, y, 1.0], [y, 1.0, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.det([[x, 1.0], [2.0, y]])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.solve([[x, 1.0], [0.5, y]], [x, 1.0])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.norm([x, y, 1.0])), [S, 2.5]),
     # norm
     (lambda x: wsum(np.linalg.norm(x)), [V]),
     (lambda x: wsum(np.linalg.norm(x)), [T]),

@@ -63,10 +63,20 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 
 
 # -- products ----------------------------------------------------------------
+# Each is declared multilinear, and has a tangent template too (the template
+# is used): the product rule of tangent_rules.py keeps the other items of a
+# display operand (`np.dot([a, b], w)` gets the term `np.dot([ta, b], w)`),
+# where a template reads a display's tangent whole (`[ta, tb]`).
 @adjoint(np.dot, Method("dot"), multilinear=("a", "b"))
 def dot(z, a, b):
     d[a] += rt.dot_lhs(d[z], a, b)
     d[b] += rt.dot_rhs(d[z], a, b)
+
+
+@tangent(np.dot, Method("dot"))
+def dot_tangent(z, a, b):
+    t[z] += np.dot(t[a], b)
+    t[z] += np.dot(a, t[b])
 
 
 @adjoint(np.vdot, shape=SCALAR, multilinear=("a", "b"))
@@ -75,10 +85,22 @@ def vdot(z, a, b):
     d[b] += np.reshape(d[z] * a, np.shape(b))
 
 
+@tangent(np.vdot)
+def vdot_tangent(z, a, b):
+    t[z] += np.vdot(t[a], b)
+    t[z] += np.vdot(a, t[b])
+
+
 @adjoint(np.inner, multilinear=("a", "b"))
 def inner(z, a, b):
     d[a] += rt.inner_lhs(d[z], a, b)
     d[b] += rt.inner_rhs(d[z], a, b)
+
+
+@tangent(np.inner)
+def inner_tangent(z, a, b):
+    t[z] += np.inner(t[a], b)
+    t[z] += np.inner(a, t[b])
 
 
 @adjoint(np.outer, multilinear=("a", "b"))
@@ -87,10 +109,22 @@ def outer(z, a, b):
     d[b] += np.reshape(np.ravel(a) @ d[z], np.shape(b))
 
 
+@tangent(np.outer)
+def outer_tangent(z, a, b):
+    t[z] += np.outer(t[a], b)
+    t[z] += np.outer(a, t[b])
+
+
 @adjoint(np.tensordot, multilinear=("a", "b"), inert="axes")
 def tensordot(z, a, b, axes=2):
     d[a] += rt.tensordot_lhs(d[z], a, b, axes)
     d[b] += rt.tensordot_rhs(d[z], a, b, axes)
+
+
+@tangent(np.tensordot)
+def tensordot_tangent(z, a, b, axes=2):
+    t[z] += np.tensordot(t[a], b, axes)
+    t[z] += np.tensordot(a, t[b], axes)
 
 
 @adjoint(np.einsum, multilinear="operands")
@@ -104,6 +138,12 @@ def kron(z, a, b):
     d[b] += rt.kron_rhs(d[z], a, b)
 
 
+@tangent(np.kron)
+def kron_tangent(z, a, b):
+    t[z] += np.kron(t[a], b)
+    t[z] += np.kron(a, t[b])
+
+
 @adjoint(np.cross, multilinear=("a", "b"), inert=("axisa", "axisb", "axisc", "axis"))
 def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # <g, a x b> = <b x g, a> = <g x a, b>
@@ -115,6 +155,12 @@ def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         db = np.cross(d[z], a, axisc, axisa, axisb, axis)
     d[a] += rt.unbroadcast(da, a)
     d[b] += rt.unbroadcast(db, b)
+
+
+@tangent(np.cross)
+def cross_tangent(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    t[z] += np.cross(t[a], b, axisa, axisb, axisc, axis)
+    t[z] += np.cross(a, t[b], axisa, axisb, axisc, axis)
 
 
 # -- np.linalg ---------------------------------------------------------------
