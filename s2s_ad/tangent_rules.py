@@ -182,12 +182,18 @@ def _not_in_place(plan: Plan, call: gast.Call, prim: Prim) -> gast.expr:
 
 
 def _multilinear(plan: Plan, stmt, prim: Prim, tangent_of) -> list:
-    """One term per varied parameter: the primitive with that parameter's
-    operand replaced by its tangent."""
+    """One term per varied factor: the primitive with that factor replaced
+    by its tangent.  A factor is a parameter's operand, or each operand of
+    a `*operands` parameter; a display operand is one factor (its items are
+    linear in it jointly: `[ta, tb]`, zeros where static)."""
     terms = []
+    params = prim.rule.signature_template.signature.parameters
     for param in prim.rule.multilinear:
         bound = prim.binding.get(param)
-        for node in _leaves(bound) if bound is not None else []:     # (`*operands`)
+        if bound is None:
+            continue
+        starred = params[param].kind is params[param].VAR_POSITIONAL
+        for node in bound.elts if starred and isinstance(bound, gast.Tuple) else [bound]:
             found = tangent_of(node)
             if found is None:
                 continue

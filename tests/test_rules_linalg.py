@@ -9,15 +9,20 @@ matrices built with real, distinct eigenvalues (and one with complex
 eigenvalues, refused at run time); `lstsq` full-rank matrices, tall, square
 and wide; `svd` and `pinv` non-square and stacked ones.  `wsum` (see
 test_rules_reductions.py) reduces each output with fixed random weights.
-Every row also runs in float32.
+Every row also runs in float32, and in forward mode (`forward_tests`: the
+jvp against finite differences and against the gradient).  Further tests
+check tuple results item by item in forward mode, the conventions both
+modes share (ties, 0, equal eigenvalues), the run-time refusals in forward
+mode too, and that the tangent helpers keep each result's shape and
+float32 dtype.
 """
 import numpy as np
 import pytest
 
 import s2s_ad as ad
 from s2s_ad import runtime as rt
-from fdcheck import check_grad, checked_grad
-from rulecheck import floats, table_tests, wsum
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import check_modes_agree, floats, forward_tests, table_tests, wsum
 
 rng = np.random.default_rng(2)
 S = 0.7
@@ -130,6 +135,18 @@ CASES = [
     (lambda x, y: wsum(np.cross(x, y)), [M.T[:, :3], V3]),
     (lambda x, y: wsum(np.cross(x, y, axis=0)), [M[:, :2], P[:, 0, :2]]),
     (lambda x, y: wsum(np.cross(x, y, axisa=0, axisb=1, axisc=0)), [M[:, :2], M.T[:2, :3]]),
+    # operands written as displays (a display's tangent is its items')
+    (lambda x, y: wsum(np.dot([x, y], [y, 2.0])), [S, 2.5]),
+    (lambda x, y: wsum(np.dot(x, [y, 2.0, -y, 1.0])), [M, 2.5]),
+    (lambda x, y: wsum(np.vdot([x, 1.0], [y, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.inner([x, y], N)), [S, 2.5]),
+    (lambda x, y: wsum(np.outer([x, 2.0], [y, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.tensordot([[x, y], [1.0, x]], N.T, 1)), [S, 2.5]),
+    (lambda x, y: wsum(np.kron([x, y], [1.0, y])), [S, 2.5]),
+    (lambda x, y: wsum(np.cross([x, y, 1.0], [y, 1.0, x])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.det([[x, 1.0], [2.0, y]])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.solve([[x, 1.0], [0.5, y]], [x, 1.0])), [S, 2.5]),
+    (lambda x, y: wsum(np.linalg.norm([x, y, 1.0])), [S, 2.5]),
     # norm
     (lambda x: wsum(np.linalg.norm(x)), [V]),
     (lambda x: wsum(np.linalg.norm(x)), [T]),
@@ -138,6 +155,10 @@ CASES = [
     (lambda x: wsum(np.linalg.norm(x, 3)), [V]),
     (lambda x: wsum(np.linalg.norm(x, np.inf)), [V]),
     (lambda x: wsum(np.linalg.norm(x, -np.inf)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, 0)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, -1)), [V]),
+    (lambda x: wsum(np.linalg.norm(x, keepdims=True)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, axis=(0, 2))), [T]),
     (lambda x: wsum(np.linalg.norm(x, axis=1)), [M]),
     (lambda x: wsum(np.linalg.norm(x, axis=0, keepdims=True)), [M]),
     (lambda x: wsum(np.linalg.norm(x, ord=1, axis=-1)), [T]),
@@ -147,6 +168,8 @@ CASES = [
     (lambda x: wsum(np.linalg.norm(x, -2)), [M]),
     (lambda x: wsum(np.linalg.norm(x, 1)), [M]),
     (lambda x: wsum(np.linalg.norm(x, -np.inf)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, np.inf)), [M]),
+    (lambda x: wsum(np.linalg.norm(x, -1)), [M]),
     (lambda x: wsum(np.linalg.norm(x, "fro", axis=(1, 2))), [T]),
     (lambda x: wsum(np.linalg.norm(x, np.inf, axis=(2, 1), keepdims=True)), [T]),
     (lambda x: wsum(np.linalg.norm(x, 2, axis=(0, 2))), [T]),
@@ -154,32 +177,47 @@ CASES = [
     (lambda x: wsum(np.linalg.det(x)), [A]),
     (lambda x: wsum(np.linalg.det(x)), [A3]),
     (lambda x: wsum(np.linalg.slogdet(x).logabsdet), [A3]),
+    (lambda x: wsum(np.linalg.slogdet(x)[1]), [A]),
+    (lambda x: wsum(np.linalg.slogdet(x)[0]), [A3]),
     (lambda x: wsum(np.linalg.inv(x)), [A]),
     (lambda x: wsum(np.linalg.inv(x)), [A3]),
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A, V]),
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A, N]),
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, T[:, :, :3].transpose(0, 2, 1)]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, V2]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, SQ[:, :2]]),
+    (lambda x, y: wsum(np.linalg.solve(x, y)), [A, B]),
     (lambda x: wsum(np.linalg.pinv(x)), [M]),
     (lambda x: wsum(np.linalg.pinv(x)), [TALL]),
     (lambda x: wsum(np.linalg.pinv(x)), [A]),
     (lambda x: wsum(np.linalg.pinv(x)), [TB]),
     (lambda x: wsum(np.linalg.pinv(x)), [WB]),
+    (lambda x: wsum(np.linalg.pinv(x + x.T, hermitian=True)), [HALF]),
     (lambda x: wsum(np.linalg.matrix_power(x, 3)), [A / 4.0]),
     (lambda x: wsum(np.linalg.matrix_power(x, 1)), [A]),
     (lambda x: wsum(np.linalg.matrix_power(x, 0)), [A]),
     (lambda x: wsum(np.linalg.matrix_power(x, -2)), [A]),
     (lambda x: wsum(np.linalg.matrix_power(x, 2)), [A3]),
+    (lambda x: wsum(np.linalg.matrix_power(x, -1)), [A3]),
     # symmetric: cholesky, eigvalsh, eigh (fields), one triangle read
     (lambda x: wsum(np.linalg.cholesky(x + x.T)), [HALF]),
-    (lambda x: wsum(np.linalg.cholesky(x + np.swapaxes(x, 1, 2))), [HALF3]),
+    (lambda x: wsum(np.linalg.cholesky(x + np.einsum("...ij->...ji", x))), [HALF3]),
     (lambda x: wsum(np.linalg.eigvalsh(x + x.T)), [HALF]),
     (lambda x: wsum(np.linalg.eigvalsh(x + x.T, UPLO="U")), [HALF]),
     (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvalues), [HALF]),
+    (lambda x: wsum(np.linalg.eigh(x + x.T)[0]), [HALF]),
+    (lambda x: wsum(np.linalg.eigvalsh(x + np.einsum("...ij->...ji", x))), [HALF3]),
     (lambda x: wsum(np.linalg.eigh(x + x.T).eigenvectors ** 2), [HALF]),
-    (lambda x: wsum(np.linalg.eigh(x + np.swapaxes(x, 1, 2)).eigenvectors ** 2), [HALF3]),
-    # qr (r alone) and singular values
+    (lambda x: wsum(np.linalg.eigh(x + np.einsum("...ij->...ji", x)).eigenvectors ** 2),
+     [HALF3]),
+    # qr and singular values
     (lambda x: wsum(np.linalg.qr(x, mode="r")), [TALL]),
     (lambda x: wsum(np.linalg.qr(x, mode="r")), [A]),
+    (lambda x: wsum(np.linalg.qr(x)[0]), [TALL]),
+    (lambda x: wsum(np.linalg.qr(x)[1]), [TALL]),
+    (lambda x: wsum(np.linalg.qr(x)[0]), [A3]),
+    (lambda x: wsum(np.linalg.qr(x, mode="complete")[0]), [A]),
+    (lambda x: wsum(np.linalg.qr(x)[1]), [TB]),
     (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [M]),
     (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [TALL]),
     (lambda x: wsum(np.linalg.svd(x, compute_uv=False)), [TB]),
@@ -189,6 +227,10 @@ CASES = [
     (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[0] ** 2), [TALL]),
     (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[2] ** 2), [WIDE]),
     (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[2] ** 2), [TB]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[0] ** 2), [WIDE]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[2] ** 2), [TALL]),
+    (lambda x: wsum(np.linalg.svd(x, full_matrices=False)[1]), [A3]),
+    (lambda x: wsum(np.linalg.svd(x)[0] ** 2), [A3]),
     (lambda x: wsum(np.linalg.svd(x, full_matrices=True)[0][..., :3] ** 2), [TB]),
     (lambda x: wsum(np.linalg.svd(x)[2][..., :3, :] ** 2), [WB]),
     (lambda x: wsum(np.linalg.svd(x)[1]), [WIDE]),
@@ -214,6 +256,9 @@ CASES = [
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+
+
 def norm_of(x):
     return np.linalg.norm(x)
 
@@ -236,6 +281,65 @@ def slogdet_unpacked(x):
 def test_slogdet_unpacked():
     check_grad(slogdet_unpacked, [A])
     check_grad(slogdet_unpacked, [-A])
+
+
+def check_both_modes(f, args, wrt=None):
+    """f's jvp against finite differences and against its gradient."""
+    wrt = floats(args) if wrt is None else wrt
+    check_jvp(f, args, wrt)
+    check_modes_agree(f, args, wrt)
+
+
+def test_norm_at_zero_is_zero_in_forward_mode():
+    assert ad.jvp(norm_of)(np.zeros(3), np.ones(3))[1] == 0.0
+    x, tx = np.array([[0.0, 0.0], [3.0, 4.0]]), np.array([[1.0, 2.0], [1.0, -1.0]])
+    assert ad.jvp(norm_rows)(x, tx)[1] == 0.6 - 0.8
+    check_modes_agree(norm_rows, [x], (0,))
+
+
+def inf_norm(x):
+    return np.linalg.norm(x, np.inf)
+
+
+def one_norm(x):
+    return np.linalg.norm(x, 1)
+
+
+def nuclear_norm_of_rows(x):
+    return np.sum(np.linalg.norm(x, "nuc", axis=(1, 2)) * np.arange(1.0, 3.0))
+
+
+@pytest.mark.parametrize("f,x", [
+    (inf_norm, np.array([1.0, -3.0, 3.0, 2.0])),           # a tie: |x| = 3 twice
+    (one_norm, np.array([[1.0, -2.0], [2.0, 1.0]])),        # column sums 3 and 3
+    (inf_norm, np.array([[1.0, -2.0], [2.0, 1.0]])),        # row sums 3 and 3
+    (norm_rows, np.array([[0.0, 0.0], [3.0, 4.0]])),        # a norm at 0
+    (nuclear_norm_of_rows, T[:, :, :2]),
+], ids=["vector-inf-tie", "matrix-1-tie", "matrix-inf-tie", "zero-row", "nuc-axes"])
+def test_norm_conventions_agree_in_both_modes(f, x):
+    """Ties share and a norm at 0 has derivative 0, in both modes alike."""
+    check_modes_agree(f, [x], (0,))
+
+
+def test_slogdet_unpacked_forward():
+    check_both_modes(slogdet_unpacked, [A])
+    check_both_modes(slogdet_unpacked, [-A])
+
+
+def slogdet_result(x):
+    return np.linalg.slogdet(x)
+
+
+def slogdet_items(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return sign, logdet
+
+
+def test_slogdet_result_tangent_is_zero_for_the_sign():
+    value, tangent = ad.jvp(slogdet_result)(A3, np.ones_like(A3))
+    assert type(tangent) is type(value)
+    assert np.array_equal(tangent.sign, np.zeros(2)) and tangent.sign.dtype == float
+    check_jvp(slogdet_items, [A3])
 
 
 # -- tuple results: the rules' math, then the compiled forms -------------------
@@ -264,6 +368,56 @@ def slogdet_batched(x):
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_tuple_results_unpacked(f, x):
     check_grad(f, [x])
+    check_both_modes(f, [x])
+
+
+def eigh_both(x):
+    w, v = np.linalg.eigh(x + x.T)
+    return w, v ** 2
+
+
+def qr_both(x):
+    q, r = np.linalg.qr(x)
+    return q, r
+
+
+def svd_all(x):
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return u ** 2, s, vh ** 2
+
+
+def lstsq_all(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x, res, s
+
+
+def eig_both(x):
+    w, v = np.linalg.eig(x)
+    return np.real(w), np.real(v) ** 2
+
+
+@pytest.mark.parametrize("f,args", [
+    (eigh_both, [HALF]), (eigh_both, [HALF3[0]]), (qr_both, [TALL]), (qr_both, [A3]),
+    (svd_all, [M]), (svd_all, [TB]), (lstsq_all, [TALL, G53[:, :2]]),
+    (lstsq_all, [WIDE, V2]), (eig_both, [EIG]), (eig_both, [EIG3]),
+], ids=["eigh", "eigh-3x3", "qr", "qr-batched", "svd", "svd-batched", "lstsq", "lstsq-wide",
+        "eig", "eig-batched"])
+def test_tuple_tangents_item_by_item(f, args):
+    """Every output of a tuple result has its tangent (checked leaf by leaf)."""
+    check_jvp(f, args, floats(args))
+
+
+def eigh_vectors(x):
+    w, v = np.linalg.eigh(x)
+    return np.sum(v * G[:3, :3]) + np.sum(w * np.arange(3.0))
+
+
+def test_eigh_with_a_repeated_eigenvalue_agrees_with_reverse():
+    """Both modes read equal eigenvalues alike (F = 1 there, as the adjoint)."""
+    x = np.diag([1.0, 1.0, 2.0])
+    w, v = np.linalg.eigh(x)
+    assert w[0] == w[1]
+    check_modes_agree(eigh_vectors, [x], (0,))
 
 
 def directional(fn, cotangents, x, v, h=1e-6):
@@ -357,6 +511,7 @@ def svd_full(x):
         "svd-wide", "svd-batched", "svd-square"])
 def test_more_tuple_results_unpacked(f, args):
     check_grad(f, args, floats(args))
+    check_both_modes(f, args)
 
 
 def eigvals_real_part(x):
@@ -375,6 +530,10 @@ def test_eig_with_complex_eigenvalues_is_refused_at_run_time(f):
         ad.grad(f)(ROT)
     assert info.value.location.line == f.__code__.co_firstlineno
     check_grad(f, [EIG3[0]])                # real eigenvalues: a gradient
+    with pytest.raises(ad.UnsupportedValueError, match="complex") as info:
+        ad.jvp(f)(ROT, np.ones_like(ROT))
+    assert info.value.location.line == f.__code__.co_firstlineno
+    check_both_modes(f, [EIG3[0]])
 
 
 def lstsq_solution(a, b):
@@ -387,6 +546,12 @@ def test_lstsq_of_a_rank_deficient_matrix_is_refused_at_run_time():
         ad.grad(lstsq_solution)(a, V5)
     assert info.value.location.line == lstsq_solution.__code__.co_firstlineno
     check_grad(lstsq_solution, [a, V5], 1)           # w.r.t. b alone: fine
+    with pytest.raises(ad.UnsupportedValueError, match="full rank") as info:
+        ad.jvp(lstsq_solution, wrt=(0, 1))(a, V5, np.ones_like(a), V5)
+    assert info.value.location.line == lstsq_solution.__code__.co_firstlineno
+    check_both_modes(lstsq_solution, [a, V5], (1,))
+    assert ad.jvp(lstsq_solution, wrt=(0, 1))(a, V5, 0.0 * a, V5)[1] == \
+        ad.jvp(lstsq_solution, wrt=1)(a, V5, V5)[1]       # a zero tangent of a: fine
 
 
 def svd_complement(x):
@@ -399,6 +564,57 @@ def test_svd_full_matrices_past_min_m_n_is_refused_at_run_time():
         ad.grad(svd_complement)(TALL)
     assert info.value.location.line == svd_complement.__code__.co_firstlineno
     check_grad(svd_complement, [WIDE])               # u is square: no complement
+    check_both_modes(svd_complement, [WIDE])
+
+
+def svd_full_u(x):
+    return np.linalg.svd(x)[0]
+
+
+@pytest.mark.parametrize("x", [TALL, TB], ids=["tall", "batched"])
+def test_svd_full_matrices_complement_has_nan_tangents(x):
+    """Forward mode cannot refuse: the complement's tangent is NaN, the first
+    min(m, n) columns' the derivative (their squares are sign-free)."""
+    u, tu = ad.jvp(svd_full_u)(x, np.ones_like(x))
+    k = min(x.shape[-2:])
+    assert tu.shape == u.shape and np.isnan(tu[..., k:]).all()
+    assert np.isfinite(tu[..., :k]).all()
+    h = 1e-6
+    approx = (svd_full_u(x + h)[..., :k] ** 2 - svd_full_u(x - h)[..., :k] ** 2) / (2 * h)
+    np.testing.assert_allclose(2 * u[..., :k] * tu[..., :k], approx, rtol=1e-5, atol=1e-6)
+
+
+def qr_r(x):
+    return np.sum(np.linalg.qr(x, mode="complete")[1])
+
+
+def test_qr_tangent_of_a_non_square_r_is_refused_at_run_time():
+    with pytest.raises(ad.UnsupportedValueError, match="at least as many") as info:
+        ad.jvp(qr_r)(TALL, np.ones_like(TALL))
+    assert info.value.location.line == qr_r.__code__.co_firstlineno
+
+
+def lstsq_relative_cutoff(a, b):
+    return np.sum(np.linalg.lstsq(a, b, rcond=1e-8 * np.max(np.abs(a)))[0])
+
+
+def pinv_relative_cutoff(a):
+    return np.sum(np.linalg.pinv(a, 1e-8 * np.max(np.abs(a))) * G53.T)
+
+
+def p_norm(x, p):
+    return np.linalg.norm(x, p)
+
+
+def test_rank_cutoffs_carry_no_derivative_and_a_varied_norm_order_is_refused():
+    """`rcond` decides a rank (a step: derivative 0); `ord` is the p of a
+    p-norm, on which the norm depends smoothly: forward mode refuses it."""
+    check_both_modes(lstsq_relative_cutoff, [TALL, V5])
+    check_both_modes(pinv_relative_cutoff, [TALL])
+    with pytest.raises(ad.RuleError, match="'ord'") as info:
+        ad.jvp(p_norm, wrt=(0, 1))(V, 3.0, V, 1.0)
+    assert info.value.location.line == p_norm.__code__.co_firstlineno + 1
+    check_both_modes(p_norm, [V, 3.0], (0,))
 
 
 def einsum_named_sublists(x, y):
@@ -408,3 +624,56 @@ def einsum_named_sublists(x, y):
 
 def test_einsum_sublists_held_in_variables():
     check_grad(einsum_named_sublists, [M, N], (0, 1))
+    check_both_modes(einsum_named_sublists, [M, N], (0, 1))
+
+
+# -- the tangent helpers keep each result's shape and float32 dtype ----------
+def _f32(*xs):
+    return [x.astype(np.float32) for x in xs]
+
+
+def _helper_cases():
+    a, a3, tall, wide, tb, half = _f32(A, A3, TALL, WIDE, TB, HALF + HALF.T)
+    eig, v5, t, m = _f32(EIG, V5, T, M)
+    chol = np.linalg.cholesky(half)
+    return [
+        ("norm", lambda: rt.norm_tangent(t, t, np.linalg.norm(t)), lambda: np.linalg.norm(t)),
+        ("norm-nuc", lambda: rt.norm_tangent(t, t, np.linalg.norm(t, "nuc", (1, 2)), "nuc",
+                                             (1, 2)), lambda: np.linalg.norm(t, "nuc", (1, 2))),
+        ("norm-inf", lambda: rt.norm_tangent(m, m, np.linalg.norm(m, np.inf, 1, True), np.inf,
+                                             1, True), lambda: np.linalg.norm(m, np.inf, 1, True)),
+        ("norm-0", lambda: rt.norm_tangent(m, m, np.linalg.norm(m, 0, 0), 0, 0),
+         lambda: np.linalg.norm(m, 0, 0)),
+        ("pinv", lambda: rt.pinv_tangent(tb, tb, np.linalg.pinv(tb)), lambda: np.linalg.pinv(tb)),
+        ("matrix_power-0", lambda: rt.matrix_power_tangent(a, a, 0),
+         lambda: np.linalg.matrix_power(a, 0)),
+        ("matrix_power--2", lambda: rt.matrix_power_tangent(a3, a3, -2),
+         lambda: np.linalg.matrix_power(a3, -2)),
+        ("cholesky", lambda: rt.cholesky_tangent(half, chol), lambda: chol),
+        ("eigh", lambda: rt.eigh_tangent(half, *np.linalg.eigh(half)),
+         lambda: np.linalg.eigh(half)),
+        ("eigvalsh", lambda: rt.eigvalsh_tangent(half, half), lambda: np.linalg.eigvalsh(half)),
+        ("eig", lambda: rt.eig_tangent(eig, *np.linalg.eig(eig)), lambda: np.linalg.eig(eig)),
+        ("eigvals", lambda: rt.eigvals_tangent(eig, eig, np.linalg.eigvals(eig)),
+         lambda: np.linalg.eigvals(eig)),
+        ("qr", lambda: rt.qr_tangent(tall, *np.linalg.qr(tall)), lambda: np.linalg.qr(tall)),
+        ("svd", lambda: rt.svd_tangent(tb, *np.linalg.svd(tb, full_matrices=False)),
+         lambda: np.linalg.svd(tb, full_matrices=False)),
+        ("svd-full", lambda: rt.svd_tangent(wide, *np.linalg.svd(wide)),
+         lambda: np.linalg.svd(wide)),
+        ("svdvals", lambda: rt.svdvals_tangent(tb, tb), lambda: np.linalg.svd(tb, compute_uv=False)),
+        ("lstsq", lambda: rt.lstsq_tangent(tall, v5, tall, v5, np.linalg.lstsq(tall, v5)),
+         lambda: np.linalg.lstsq(tall, v5)),
+    ]
+
+
+@pytest.mark.parametrize("case", _helper_cases(), ids=lambda c: c[0])
+def test_tangent_helpers_keep_shapes_and_float32(case):
+    _, tangent, primal = case
+    got, want = tangent(), primal()
+    got = got if isinstance(got, tuple) else (got,)
+    want = tuple(want) if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if np.result_type(w).kind == "f":
+            assert np.shape(g) == np.shape(w) and np.result_type(g) == np.float32, (g, w)

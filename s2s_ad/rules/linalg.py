@@ -43,6 +43,16 @@ Conventions (real operands throughout; complex inputs are not supported):
   `.logabsdet`, `.eigenvalues` and `.eigenvectors` have rules (the
   one-letter fields of `qr`/`svd` results do not: `x.U` could be anything).
 - `cross` takes 3-vectors; `vdot` flattens its operands.
+
+Forward mode: the products are declared multilinear (the product rule);
+each `np.linalg` function has a tangent template next to its adjoint, with
+the adjoint's conventions (ties, 0, the symmetric part of a perturbation
+for `cholesky`, `eigh` and `eigvalsh`), so that both modes give one
+derivative.  A tuple result's tangent is a plain tuple (the rank of `lstsq`
+and the sign of `slogdet` get zeros); the named fields read it by position.
+With `full_matrices=True` on a non-square matrix, the tangents of the
+singular vectors past min(m, n) are NaN: those vectors are not functions of
+the matrix (reverse mode refuses a gradient reaching them).
 """
 import numpy as np
 
@@ -53,34 +63,68 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 
 
 # -- products ----------------------------------------------------------------
-@adjoint(np.dot, Method("dot"))
+# Each is declared multilinear, and has a tangent template too (the template
+# is used): the product rule of tangent_rules.py keeps the other items of a
+# display operand (`np.dot([a, b], w)` gets the term `np.dot([ta, b], w)`),
+# where a template reads a display's tangent whole (`[ta, tb]`).
+@adjoint(np.dot, Method("dot"), multilinear=("a", "b"))
 def dot(z, a, b):
     d[a] += rt.dot_lhs(d[z], a, b)
     d[b] += rt.dot_rhs(d[z], a, b)
 
 
-@adjoint(np.vdot, shape=SCALAR)
+@tangent(np.dot, Method("dot"))
+def dot_tangent(z, a, b):
+    t[z] += np.dot(t[a], b)
+    t[z] += np.dot(a, t[b])
+
+
+@adjoint(np.vdot, shape=SCALAR, multilinear=("a", "b"))
 def vdot(z, a, b):
     d[a] += np.reshape(d[z] * b, np.shape(a))
     d[b] += np.reshape(d[z] * a, np.shape(b))
 
 
-@adjoint(np.inner)
+@tangent(np.vdot)
+def vdot_tangent(z, a, b):
+    t[z] += np.vdot(t[a], b)
+    t[z] += np.vdot(a, t[b])
+
+
+@adjoint(np.inner, multilinear=("a", "b"))
 def inner(z, a, b):
     d[a] += rt.inner_lhs(d[z], a, b)
     d[b] += rt.inner_rhs(d[z], a, b)
 
 
-@adjoint(np.outer)
+@tangent(np.inner)
+def inner_tangent(z, a, b):
+    t[z] += np.inner(t[a], b)
+    t[z] += np.inner(a, t[b])
+
+
+@adjoint(np.outer, multilinear=("a", "b"))
 def outer(z, a, b):
     d[a] += np.reshape(d[z] @ np.ravel(b), np.shape(a))
     d[b] += np.reshape(np.ravel(a) @ d[z], np.shape(b))
 
 
-@adjoint(np.tensordot)
+@tangent(np.outer)
+def outer_tangent(z, a, b):
+    t[z] += np.outer(t[a], b)
+    t[z] += np.outer(a, t[b])
+
+
+@adjoint(np.tensordot, multilinear=("a", "b"), inert="axes")
 def tensordot(z, a, b, axes=2):
     d[a] += rt.tensordot_lhs(d[z], a, b, axes)
     d[b] += rt.tensordot_rhs(d[z], a, b, axes)
+
+
+@tangent(np.tensordot)
+def tensordot_tangent(z, a, b, axes=2):
+    t[z] += np.tensordot(t[a], b, axes)
+    t[z] += np.tensordot(a, t[b], axes)
 
 
 @adjoint(np.einsum, multilinear="operands")
@@ -88,13 +132,19 @@ def einsum(z, *operands, **kwargs):
     d[operands] += rt.einsum_adjoints(d[z], operands)
 
 
-@adjoint(np.kron)
+@adjoint(np.kron, multilinear=("a", "b"))
 def kron(z, a, b):
     d[a] += rt.kron_lhs(d[z], a, b)
     d[b] += rt.kron_rhs(d[z], a, b)
 
 
-@adjoint(np.cross)
+@tangent(np.kron)
+def kron_tangent(z, a, b):
+    t[z] += np.kron(t[a], b)
+    t[z] += np.kron(a, t[b])
+
+
+@adjoint(np.cross, multilinear=("a", "b"), inert=("axisa", "axisb", "axisc", "axis"))
 def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # <g, a x b> = <b x g, a> = <g x a, b>
     if axis is None and axisa == -1 and axisb == -1 and axisc == -1:
@@ -105,6 +155,12 @@ def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         db = np.cross(d[z], a, axisc, axisa, axisb, axis)
     d[a] += rt.unbroadcast(da, a)
     d[b] += rt.unbroadcast(db, b)
+
+
+@tangent(np.cross)
+def cross_tangent(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    t[z] += np.cross(t[a], b, axisa, axisb, axisc, axis)
+    t[z] += np.cross(a, t[b], axisa, axisb, axisc, axis)
 
 
 # -- np.linalg ---------------------------------------------------------------
@@ -123,15 +179,30 @@ def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] += dx
 
 
+@tangent(np.linalg.norm, inert=("axis", "keepdims"))
+def norm_tangent(z, x, ord=None, axis=None, keepdims=False):
+    t[z] += rt.norm_tangent(t[x], x, z, ord, axis, keepdims)
+
+
 @adjoint(np.linalg.det)
 def det(z, a):
     d[a] += np.expand_dims(d[z] * z, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@tangent(np.linalg.det)
+def det_tangent(z, a):
+    t[z] += z * np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a])
 
 
 @adjoint(np.linalg.slogdet)
 def slogdet(z, a):
     # z is (sign, logabsdet); only logabsdet has a gradient
     d[a] += np.expand_dims(d[z][1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@tangent(np.linalg.slogdet)
+def slogdet_tangent(z, a):
+    t[z] += (0.0 * z[0], np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a]))
 
 
 @adjoint(np.linalg.inv)
@@ -147,9 +218,18 @@ def inv_tangent(z, a):
 
 @adjoint(np.linalg.solve)
 def solve(z, a, b):
-    gb = np.linalg.solve(np.swapaxes(a, -1, -2), d[z])
-    d[a] += rt.matmul_lhs(-gb, a, z)
-    d[b] += rt.unbroadcast(gb, b)
+    # b a vector: z is (..., n), read as (..., n, 1) (a stack of matrices too)
+    columns = np.shape(z) + (1,) * (np.ndim(a) - np.ndim(z))
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), np.reshape(d[z], columns))
+    d[a] += rt.matmul_lhs(-gb, a, np.reshape(z, columns))
+    d[b] += rt.unbroadcast(np.reshape(gb, np.shape(z)), b)
+
+
+@tangent(np.linalg.solve)
+def solve_tangent(z, a, b):
+    columns = np.shape(z) + (1,) * (np.ndim(a) - np.ndim(z))      # as the adjoint
+    t[z] += -np.reshape(np.linalg.solve(a, t[a] @ np.reshape(z, columns)), np.shape(z))
+    t[z] += np.linalg.solve(a, t[b])
 
 
 @adjoint(np.linalg.lstsq)
@@ -160,9 +240,19 @@ def lstsq(z, a, b, rcond=None):
     d[b] += parts[1]
 
 
+@tangent(np.linalg.lstsq, inert="rcond")
+def lstsq_tangent(z, a, b, rcond=None):
+    t[z] += rt.lstsq_tangent(t[a], t[b], a, b, z)
+
+
 @adjoint(np.linalg.pinv)
 def pinv(z, a, rcond=None, hermitian=False):
     d[a] += rt.pinv_adjoint(d[z], a, z)
+
+
+@tangent(np.linalg.pinv, inert=("rcond", "hermitian"))
+def pinv_tangent(z, a, rcond=None, hermitian=False):
+    t[z] += rt.pinv_tangent(t[a], a, z)
 
 
 @adjoint(np.linalg.matrix_power)
@@ -170,9 +260,19 @@ def matrix_power(z, a, n):
     d[a] += rt.matrix_power_adjoint(d[z], a, n)
 
 
+@tangent(np.linalg.matrix_power, inert="n")
+def matrix_power_tangent(z, a, n):
+    t[z] += rt.matrix_power_tangent(t[a], a, n)
+
+
 @adjoint(np.linalg.cholesky)
 def cholesky(z, a):
     d[a] += rt.cholesky_adjoint(d[z], z)
+
+
+@tangent(np.linalg.cholesky)
+def cholesky_tangent(z, a):
+    t[z] += rt.cholesky_tangent(t[a], z)
 
 
 @adjoint(np.linalg.eigh)
@@ -180,9 +280,19 @@ def eigh(z, a, UPLO="L"):
     d[a] += rt.eigh_adjoint(d[z][0], d[z][1], z[0], z[1])
 
 
+@tangent(np.linalg.eigh, inert="UPLO")
+def eigh_tangent(z, a, UPLO="L"):
+    t[z] += rt.eigh_tangent(t[a], z[0], z[1])
+
+
 @adjoint(np.linalg.eig)
 def eig(z, a):
     d[a] += rt.eig_adjoint(d[z][0], d[z][1], z[0], z[1])
+
+
+@tangent(np.linalg.eig)
+def eig_tangent(z, a):
+    t[z] += rt.eig_tangent(t[a], z[0], z[1])
 
 
 @adjoint(np.linalg.eigvals)
@@ -190,9 +300,19 @@ def eigvals(z, a):
     d[a] += rt.eigvals_adjoint(d[z], a, z)
 
 
+@tangent(np.linalg.eigvals)
+def eigvals_tangent(z, a):
+    t[z] += rt.eigvals_tangent(t[a], a, z)
+
+
 @adjoint(np.linalg.eigvalsh)
 def eigvalsh(z, a, UPLO="L"):
     d[a] += rt.eigvalsh_adjoint(d[z], a, UPLO)
+
+
+@tangent(np.linalg.eigvalsh, inert="UPLO")
+def eigvalsh_tangent(z, a, UPLO="L"):
+    t[z] += rt.eigvalsh_tangent(t[a], a, UPLO)
 
 
 @adjoint(np.linalg.qr)
@@ -204,6 +324,14 @@ def qr(z, a, mode="reduced"):
     d[a] += g
 
 
+@tangent(np.linalg.qr, inert="mode")
+def qr_tangent(z, a, mode="reduced"):
+    if mode == "r":
+        t[z] += rt.qr_tangent(t[a], np.linalg.qr(a)[0], z)[1]
+    else:
+        t[z] += rt.qr_tangent(t[a], z[0], z[1])
+
+
 @adjoint(np.linalg.svd)
 def svd(z, a, full_matrices=True, compute_uv=True):
     if compute_uv:
@@ -211,6 +339,14 @@ def svd(z, a, full_matrices=True, compute_uv=True):
     else:           # z is the singular values alone
         g = rt.svdvals_adjoint(d[z], a)
     d[a] += g
+
+
+@tangent(np.linalg.svd, inert=("full_matrices", "compute_uv"))
+def svd_tangent(z, a, full_matrices=True, compute_uv=True):
+    if compute_uv:
+        t[z] += rt.svd_tangent(t[a], z[0], z[1], z[2])
+    else:
+        t[z] += rt.svdvals_tangent(t[a], a)
 
 
 @adjoint(Attr("logabsdet"))
@@ -226,6 +362,22 @@ def eigenvalues(z, self):
 @adjoint(Attr("eigenvectors"))
 def eigenvectors(z, self):
     d[self] += rt.field_adjoint(d[z], self, 1)
+
+
+# the tangent of a tuple-like result is a plain tuple: its fields by position
+@tangent(Attr("logabsdet"))
+def logabsdet_tangent(z, self):
+    t[z] += t[self][1]
+
+
+@tangent(Attr("eigenvalues"))
+def eigenvalues_tangent(z, self):
+    t[z] += t[self][0]
+
+
+@tangent(Attr("eigenvectors"))
+def eigenvectors_tangent(z, self):
+    t[z] += t[self][1]
 
 
 # functions without a rule, and what to use instead (the missing-rule error says it)

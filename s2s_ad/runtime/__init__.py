@@ -24,6 +24,7 @@ its submodules:
     ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
     linalg.py       np.linalg: norm, cholesky, eigh, eig, qr, svd, pinv, lstsq, ...
+    linalg_tangents.py  their tangents (forward mode)
     statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
@@ -38,9 +39,9 @@ its submodules:
     transposes.py   the adjoints of the adjoint helpers (second order)
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
-`.reductions`, `linalg` `.products`, `inplace` `.aliases`, `masked_reduce`
-`.reductions` and `.ufuncs`), never this package, so there is no import
-cycle.
+`.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
+`.aliases`, `masked_reduce` `.reductions` and `.ufuncs`), never this package,
+so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -79,6 +80,10 @@ from .linalg import (cholesky_adjoint, eig_adjoint, eigh_adjoint, eigvals_adjoin
                      eigvalsh_adjoint, field_adjoint, lstsq_adjoints,
                      matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,
                      svd_adjoint, svdvals_adjoint)
+from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigvals_tangent,
+                              eigvalsh_tangent, lstsq_tangent, matrix_power_tangent,
+                              norm_tangent, pinv_tangent, qr_tangent, svd_tangent,
+                              svdvals_tangent)
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma

@@ -1,6 +1,7 @@
 """Run-time helpers for the adjoints of `np.linalg` functions
 (rules/linalg.py): norms, cholesky, eigh/eigvalsh, eig/eigvals, qr,
 svd/svdvals, pinv, lstsq, matrix_power, and the items of tuple-like results.
+Their tangents (forward mode) are in linalg_tangents.py.
 
 Each `X_adjoint` takes the adjoints of X's outputs (a scalar 0 for an output
 that is unused, where the docstring says so) and returns the adjoint of the
@@ -140,11 +141,16 @@ def eigvals_adjoint(g, a, w):
     the eigenvectors `np.linalg.eig(a)` pairs with each of `w` (real,
     distinct eigenvalues; complex ones raise as in `eig_adjoint`)."""
     w = _real(w, "complex eigenvalues")
+    return eig_adjoint(g, 0.0, w, _eigenvectors_of(a, w))
+
+
+def _eigenvectors_of(a, w):
+    """The eigenvectors `np.linalg.eig(a)` pairs with each of the (real)
+    eigenvalues `w`: eig may list them in another order than eigvals."""
     ws, v = np.linalg.eig(a)
     ws, v = _real(ws, "complex eigenvalues"), _real(v, "complex eigenvalues")
-    # eig may list the eigenvalues in another order than eigvals: pair them
     which = np.argmin(np.abs(w[..., :, None] - ws[..., None, :]), axis=-1)
-    return eig_adjoint(g, 0.0, w, np.take_along_axis(v, which[..., None, :], axis=-1))
+    return np.take_along_axis(v, which[..., None, :], axis=-1)
 
 
 def qr_adjoint(gq, gr, q, r):
@@ -238,13 +244,7 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
             db = _mT(p) @ gx2 + (2.0 * r * gres if residuals else 0.0)
             return db[:, 0] if vector else db
         if rank < min(m, n):
-            raise UnsupportedValueError(
-                f"the gradient of np.linalg.lstsq with respect to the matrix "
-                f"needs a matrix of full rank (where the rank drops, the "
-                f"solution jumps); this {m}x{n} matrix has rank {rank}", origin(),
-                hint="regularize (e.g. solve (a.T @ a + lam * I) x = a.T @ b), or "
-                     "wrap the matrix in stop_gradient(...) if no gradient should "
-                     "reach it")
+            raise _rank_deficient(m, n, rank)
         da = pinv_adjoint(gx2 @ _mT(b2), a, p)
         if residuals:
             da = da - 2.0 * (r * gres) @ _mT(x2)
@@ -252,6 +252,16 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
             da = da + u @ (np.asarray(gs)[:, None] * vh)    # as svdvals_adjoint
         return da
     return LazyParts(item, 2)
+
+
+def _rank_deficient(m, n, rank) -> UnsupportedValueError:
+    return UnsupportedValueError(
+        f"the derivative of np.linalg.lstsq with respect to the matrix "
+        f"needs a matrix of full rank (where the rank drops, the "
+        f"solution jumps); this {m}x{n} matrix has rank {rank}", origin(),
+        hint="regularize (e.g. solve (a.T @ a + lam * I) x = a.T @ b), or "
+             "wrap the matrix in stop_gradient(...) if no derivative should "
+             "reach it")
 
 
 def matrix_power_adjoint(g, a, n):

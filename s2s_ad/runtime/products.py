@@ -30,7 +30,7 @@ def matmul_lhs(g, a, b):
     if a_nd == 2 and b_nd == 1:
         return np.outer(g, b)
     if b_nd == 1:
-        ga = np.multiply.outer(g, b) if a_nd > 1 else g * b
+        ga = np.multiply.outer(g, b) if a_nd > 1 else g * np.asarray(b)
     else:
         ga = (g[..., None, :] if a_nd == 1 else g) @ np.swapaxes(b, -1, -2)
         ga = ga[..., 0, :] if a_nd == 1 else ga
@@ -45,7 +45,7 @@ def matmul_rhs(g, a, b):
     if a_nd == 2 and b_nd == 1:
         return g @ a
     if a_nd == 1:
-        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * a
+        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * np.asarray(a)
     else:
         gb = np.swapaxes(a, -1, -2) @ (g[..., None] if b_nd == 1 else g)
         gb = gb[..., 0] if b_nd == 1 else gb
@@ -55,7 +55,7 @@ def matmul_rhs(g, a, b):
 def dot_lhs(g, a, b):
     """The adjoint of `a` in `np.dot(a, b)`."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * b, a)
+        return unbroadcast(g * np.asarray(b), a)
     if np.ndim(b) <= 2:
         return matmul_lhs(g, a, b)
     # dot contracts a's last axis with b's second-to-last
@@ -67,7 +67,7 @@ def dot_lhs(g, a, b):
 def dot_rhs(g, a, b):
     """The adjoint of `b` in `np.dot(a, b)`."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * a, b)
+        return unbroadcast(g * np.asarray(a), b)
     if np.ndim(b) <= 2:
         return matmul_rhs(g, a, b)
     lead = np.ndim(a) - 1
