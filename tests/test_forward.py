@@ -122,3 +122,15 @@ def test_a_rule_with_only_an_adjoint_says_what_forward_mode_needs():
     ad.grad(uses)(X)
     with pytest.raises(ad.NoRuleError, match="(?s)no tangent rule.*@s2s_ad.tangent"):
         ad.jvp(uses)(X, np.ones(4))
+
+
+def einsum_of_displays(a, b):
+    return np.einsum("i,i", [a, b], [b, 1.0]) + np.dot([a, b], [b, 2.0])
+
+
+def test_a_display_operand_is_one_factor_of_the_product_rule():
+    """`[a, b]` is linear in (a, b) jointly: its tangent is `[ta, tb]`, not
+    a term per item (which gave 11.25 for 2.5 here)."""
+    value, tangent = ad.jvp(einsum_of_displays, wrt=(0, 1))(1.5, 2.5, 1.0, 0.0)
+    assert tangent == pytest.approx(2.5 + 2.5)
+    check_jvp(einsum_of_displays, [1.5, 2.5], (0, 1))
