@@ -109,6 +109,7 @@ CASES = [
     (lambda x: wsum(np.trace(x)), [M]),
     (lambda x: wsum(np.trace(x, 1)), [M]),
     (lambda x: wsum(np.trace(x, axis1=1, axis2=2)), [T]),
+    (lambda x: wsum(np.trace(x, dtype=int) * x), [3.0 * M]),
     (lambda x: wsum(np.tril(x)), [M]),
     (lambda x: wsum(np.triu(x, 1)), [M]),
     (lambda x: wsum(np.tril(x, -1)), [T]),
@@ -135,6 +136,7 @@ CASES = [
     (lambda x: wsum(np.asarray(x)), [M]),
     (lambda x, y: wsum(np.asarray([x, y])), [M, M]),
     (lambda x: wsum(np.ascontiguousarray(x)), [M.T]),
+    (lambda x: wsum(np.ascontiguousarray(x) * x), [S]),
     (lambda x: wsum(np.copy(x)), [M]),
     (lambda x: wsum(np.asfortranarray(x)), [M]),
     # constructors whose values flow from an argument

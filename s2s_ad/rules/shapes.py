@@ -204,7 +204,12 @@ def diagonal(z, a, offset=0, axis1=0, axis2=1):
 
 @adjoint(np.trace, Method("trace"))
 def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None):
-    d[a] += rt.undiagonal(np.expand_dims(d[z], -1), a, offset, axis1, axis2)
+    # (a sum cast to an integer dtype has no gradient)
+    if dtype is None:
+        g = d[z]
+    else:
+        g = rt.uncast(d[z], z, z)
+    d[a] += rt.undiagonal(np.expand_dims(g, -1), a, offset, axis1, axis2)
 
 
 @adjoint(np.tril)
@@ -253,11 +258,12 @@ def array(z, object, dtype=None, *, copy=True, order="K"):
 
 @adjoint(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
 def asarray(z, a, dtype=None):
+    # (ascontiguousarray and asfortranarray make a scalar a 1-element array)
     if dtype is None:
         g = d[z]
     else:
         g = rt.uncast(d[z], a, z)
-    d[a] += g
+    d[a] += np.reshape(g, np.shape(a))
 
 
 @adjoint(np.copy, Method("copy"), Method("conj"), Method("conjugate"))
