@@ -4,13 +4,16 @@ Each table row is one function and the domains of its operands (chosen away
 from kinks and branch cuts).  Unary functions are checked on a Python float,
 a vector, a matrix and a float32 matrix; binary ones on equal shapes and on
 broadcasts against a vector and a Python float.  The output is reduced with
-random weights so that errors cannot hide behind symmetry.
+random weights so that errors cannot hide behind symmetry.  Forward mode
+(jvp) is checked on the same rows, against finite differences and against
+reverse mode, and in float32.
 """
 import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad, checked_grad
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import check_modes_agree
 
 W = np.random.default_rng(7).standard_normal((3, 4))
 W32 = W.astype(np.float32)
@@ -302,3 +305,99 @@ def nan_to_num_in_place(x):
 def test_nan_to_num_in_place_is_refused():
     with pytest.raises(ad.RuleError, match="copy"):
         ad.grad(nan_to_num_in_place)(W)
+
+
+# -- forward mode: every row above, and the tangent's float32 ---------------------
+def check_forward(f, args, wrt):
+    """jvp against finite differences, and against reverse mode (one derivative)."""
+    check_jvp(f, args, wrt)
+    check_modes_agree(f, args, wrt)
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (3, 4)], ids=str)
+@pytest.mark.parametrize("fn,domain", UNARY, ids=name)
+def test_unary_forward(fn, domain, shape):
+    check_forward(weighted(fn, W), [sample(domain, shape, np.random.default_rng(0))], (0,))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), ()),
+                                    ((), (3, 1)), ((), ())], ids=str)
+@pytest.mark.parametrize("fn,dom1,dom2", BINARY, ids=name)
+def test_binary_forward(fn, dom1, dom2, shapes):
+    rng = np.random.default_rng(1)
+    args = [sample(dom1, shapes[0], rng), sample(dom2, shapes[1], rng)]
+    check_forward(weighted(fn, W), args, (0, 1))
+
+
+def unreduced(fn):
+    if getattr(fn, "nin", 1) == 1:
+        return lambda x: fn(x)
+    return lambda x, y: fn(x, y)
+
+
+def assert_float32_tangent_matches(f, args64, wrt):
+    """The float32 tangent (of the unreduced result) has the result's dtype
+    and is close to the float64 one."""
+    rng = np.random.default_rng(12)
+    u64 = [rng.standard_normal(np.shape(args64[i])) for i in wrt]
+    args32 = [a.astype(np.float32) for a in args64]
+    value, t32 = ad.jvp(f, wrt=wrt)(*args32, *[u.astype(np.float32) for u in u64])
+    t64 = ad.jvp(f, wrt=wrt)(*args64, *u64)[1]
+    assert t32.dtype == value.dtype
+    np.testing.assert_allclose(t32, t64, rtol=2e-3, atol=2e-4)
+
+
+@pytest.mark.parametrize("fn,domain", UNARY, ids=name)
+def test_unary_forward_float32(fn, domain):
+    x = sample(domain, (3, 4), np.random.default_rng(2))
+    assert_float32_tangent_matches(unreduced(fn), [x], (0,))
+
+
+@pytest.mark.parametrize("fn,dom1,dom2", BINARY, ids=name)
+def test_binary_forward_float32(fn, dom1, dom2):
+    rng = np.random.default_rng(3)
+    args = [sample(dom1, (3, 4), rng), sample(dom2, (4,), rng)]
+    assert_float32_tangent_matches(unreduced(fn), args, (0, 1))
+
+
+@pytest.mark.filterwarnings("ignore:numpy.fix is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("fn", ZERO_GRADIENT, ids=name)
+def test_zero_gradient_forward(fn):
+    x = sample("nonzero", (3, 4), np.random.default_rng(4)) * 3.0
+    u = np.random.default_rng(13).standard_normal((3, 4))
+    assert ad.jvp(times_self(fn))(x, u)[1] == np.sum(fn(x) * u * W)      # d/dx (c x) = c
+
+
+MORE_OPERANDS = [      # (function, arguments, wrt): the rows of the tests above
+    (clip_all, [points((3, 4), np.random.default_rng(5)), -0.5, np.full(4, 0.7)], (0, 1, 2)),
+    (clip_all, [points((3, 4), np.random.default_rng(5)), np.full((3, 1), -0.5), 0.7],
+     (0, 1, 2)),
+    (clip_literal, [points((3, 4), np.random.default_rng(6))], (0,)),
+    (clip_below, [points((4,), np.random.default_rng(7))], (0,)),
+    (clip_above, [points((3, 4), np.random.default_rng(8)), 0.7], (0, 1)),
+    (where_values, [sample("real", (3, 4), np.random.default_rng(10)),
+                    sample("real", (3, 4), np.random.default_rng(11))], (0, 1)),
+    (where_values, [sample("real", (3, 4), np.random.default_rng(10)),
+                    sample("real", (4,), np.random.default_rng(11))], (0, 1)),
+    (where_broadcast, [sample("real", (3, 4), np.random.default_rng(10)), 0.4], (0, 1)),
+    (heaviside_at_zero, [X0, np.random.default_rng(11).standard_normal(4)], (1,)),
+    (ldexp_by, [W], (0,)),
+    (nan_to_num_all, [XNAN, 0.5, 2.0, -3.0], (0, 1, 2, 3)),
+    (nan_to_num_default, [np.where(np.isinf(XNAN), 0.3, XNAN)], (0,)),
+]
+
+
+@pytest.mark.parametrize("f,args,wrt", MORE_OPERANDS,
+                         ids=[f"{name(f)}-{i}" for i, (f, _, _) in enumerate(MORE_OPERANDS)])
+def test_more_operands_forward(f, args, wrt):
+    check_forward(f, args, wrt)
+
+
+def test_clip_and_extremum_ties_forward():
+    """At ties, forward mode splits as the adjoint does (the modes agree)."""
+    x = np.array([-1.0, -0.5, 0.0, 0.7, 1.0])
+    check_modes_agree(lambda x, lo, hi: np.sum(np.clip(x, lo, hi) * np.arange(1.0, 6.0)),
+                      [x, -0.5, 0.7], (0, 1, 2))
+    for fn in (np.maximum, np.fmax, np.minimum, np.fmin):
+        check_modes_agree(total(fn), [np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])],
+                          (0, 1))

@@ -5,6 +5,8 @@ Method rules mirror the function rules (test_rules_reductions.py,
 test_rules_shapes.py); these rows check the method's own parameter order
 (`x.sum(0)` is `axis=0`) and the forms only methods have
 (`x.reshape(3, 4)`, `x.transpose(1, 0)`, `x.astype(...)`, `x.item()`).
+Every row also runs in forward mode (jvp), against finite differences and
+against reverse mode.
 """
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ import s2s_ad as ad
 from s2s_ad.errors import RuleError
 from s2s_ad.rules import registry
 from fdcheck import checked_grad
-from rulecheck import table_tests, wsum
+from rulecheck import forward_tests, table_tests, wsum
 
 d = None  # `d[x]` in the rejected templates below
 rng = np.random.default_rng(3)
@@ -79,7 +81,9 @@ CASES = [
     # copies and conversions
     (lambda x: wsum(x.copy()), [M]),
     (lambda x: wsum(x.conj()), [M]),
+    (lambda x: wsum(x.conjugate()), [M]),
     (lambda x: wsum(x.astype(np.float64)), [M]),
+    (lambda x: wsum(x.astype(int) * x), [M]),
     # products and clip
     (lambda x, y: wsum(x.dot(y)), [M, N]),
     (lambda x, y: wsum(x.dot(y)), [M, B4]),
@@ -95,6 +99,9 @@ CASES = [
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+
+
 def to_int(x):
     return np.sum(x.astype(int) * x)
 
@@ -112,6 +119,19 @@ def test_astype_sends_the_gradient_back_in_the_input_dtype():
     g = checked_grad(float32_view)(M)
     assert g.dtype == np.float64
     np.testing.assert_allclose(g, 2.0 * M, rtol=1e-6)
+
+
+def as_float32(x):
+    return x.astype(np.float32)
+
+
+def test_astype_tangent_has_the_result_dtype():
+    u = rng.standard_normal(M.shape)
+    value, tangent = ad.jvp(as_float32)(M, u)
+    assert tangent.dtype == np.float32
+    np.testing.assert_array_equal(tangent, u.astype(np.float32))
+    value, tangent = ad.jvp(to_int)(M, u)
+    np.testing.assert_allclose(tangent, np.sum(M.astype(int) * u), rtol=1e-12)
 
 
 def sum_out(x):

@@ -4,14 +4,15 @@ differences, and the zero-gradient constructors and queries.
 Each table row is one call on a vector, a matrix or a 3-D array; rows with
 two operands differentiate both.  `wsum` (see test_rules_reductions.py)
 reduces the output with fixed random weights.  Every row also runs in
-float32: the gradient must be float32 and agree with the float64 one.
+float32: the gradient must be float32 and agree with the float64 one, and in
+forward mode (jvp), against finite differences and against reverse mode.
 """
 import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
-from rulecheck import table_tests, wsum
+from fdcheck import check_grad, check_jvp
+from rulecheck import check_modes_agree, forward_tests, table_tests, wsum
 
 rng = np.random.default_rng(1)
 S = 0.7
@@ -109,6 +110,7 @@ CASES = [
     (lambda x: wsum(np.trace(x)), [M]),
     (lambda x: wsum(np.trace(x, 1)), [M]),
     (lambda x: wsum(np.trace(x, axis1=1, axis2=2)), [T]),
+    (lambda x: wsum(np.trace(x, dtype=int) * x), [3.0 * M]),
     (lambda x: wsum(np.tril(x)), [M]),
     (lambda x: wsum(np.triu(x, 1)), [M]),
     (lambda x: wsum(np.tril(x, -1)), [T]),
@@ -133,8 +135,10 @@ CASES = [
     (lambda x: wsum(np.array(x)), [M]),
     (lambda x: wsum(np.array(x, dtype=np.float64)), [M]),
     (lambda x: wsum(np.asarray(x)), [M]),
+    (lambda x: wsum(np.asanyarray(x)), [M]),
     (lambda x, y: wsum(np.asarray([x, y])), [M, M]),
     (lambda x: wsum(np.ascontiguousarray(x)), [M.T]),
+    (lambda x: wsum(np.ascontiguousarray(x) * x), [S]),
     (lambda x: wsum(np.copy(x)), [M]),
     (lambda x: wsum(np.asfortranarray(x)), [M]),
     # constructors whose values flow from an argument
@@ -180,6 +184,7 @@ CASES = [
 
 test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
     table_tests(CASES, values=True)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
 
 
 # -- sequence results --------------------------------------------------------
@@ -195,6 +200,14 @@ def split_indexed(x):
 @pytest.mark.parametrize("f", [split_unpacked, split_indexed])
 def test_split_then_index(f):
     check_grad(f, [rng.standard_normal((6, 3))])
+
+
+@pytest.mark.parametrize("f", [split_unpacked, split_indexed])
+def test_split_then_index_forward(f):
+    """The tangent of a list of pieces is the list of the pieces' tangents."""
+    x = rng.standard_normal((6, 3))
+    check_jvp(f, [x])
+    check_modes_agree(f, [x], (0,))
 
 
 def test_unsplit_accepts_stacked_or_partial_adjoints():
@@ -214,6 +227,8 @@ def test_pad_of_a_statistic_is_refused():
     with pytest.raises(ad.UnsupportedValueError, match="mean") as info:
         ad.grad(pad_stat)(M)
     assert info.value.location.line == pad_stat.__code__.co_firstlineno
+    with pytest.raises(KeyError, match="mean"):      # forward mode: no copy mode
+        ad.jvp(pad_stat)(M, np.ones_like(M))
 
 
 def at_least_two(x, y):
@@ -223,3 +238,5 @@ def at_least_two(x, y):
 def test_atleast_of_several_arrays_is_refused():
     with pytest.raises(ad.RuleError, match="rule for np.atleast_1d does not cover"):
         ad.grad(at_least_two)(V, V)
+    with pytest.raises(ad.RuleError, match="rule for np.atleast_1d does not cover"):
+        ad.jvp(at_least_two, wrt=(0, 1))(V, V, V, V)

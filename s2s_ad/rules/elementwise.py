@@ -31,12 +31,16 @@ Conventions where a derivative does not exist follow JAX:
 - `nextafter(x1, x2)` has derivative 1 in x1 (a one-ulp move), `ldexp(x1, n)`
   is `x1 * 2 ** n`, `real` is the identity on real values.
 - sign, floor, ceil, round/around, rint, trunc, fix: zero gradient.
+
+Forward mode derives each tangent from the adjoint template (the Jacobian
+is diagonal); `where` and `real` are declared linear, and `float_power` has
+a tangent template, as its result is float64 whatever the operands.
 """
 import numpy as np
 
-from .registry import ELEMENTWISE, adjoint, nondifferentiable
+from .registry import ELEMENTWISE, adjoint, nondifferentiable, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # -- exponentials and logarithms ---------------------------------------------
@@ -113,6 +117,13 @@ def float_power(z, x1, x2):
     d[x1] += (d[z] * x2 * np.float_power(x1, x2 - 1)).astype(np.result_type(x1), copy=False)
     d[x2] += (d[z] * z * np.log(np.where(x1 > 0, x1, 1.0))).astype(np.result_type(x2),
                                                                    copy=False)
+
+
+@tangent(np.float_power)
+def float_power_tangent(z, x1, x2):
+    # in float64, the result's dtype (the adjoint's terms take the operands')
+    t[z] += t[x1] * x2 * np.float_power(x1, x2 - 1)
+    t[z] += t[x2] * z * np.log(np.where(x1 > 0, x1, 1.0))
 
 
 @adjoint(np.hypot, shape=ELEMENTWISE)
@@ -213,7 +224,7 @@ def absolute(z, x):
     d[x] += d[z] * np.sign(x)
 
 
-@adjoint(np.copysign, shape=ELEMENTWISE)
+@adjoint(np.copysign, shape=ELEMENTWISE, inert="x2")
 def copysign(z, x1, x2):
     d[x1] += d[z] * np.sign(x1) * np.sign(z)
 
@@ -253,13 +264,13 @@ def clip(z, a, a_min=None, a_max=None, out=None):
     d[a_max] += d[z] - dm
 
 
-@adjoint(np.where, shape=ELEMENTWISE)
+@adjoint(np.where, shape=ELEMENTWISE, linear=("x", "y"), inert="condition")
 def where(z, condition, x, y):
     d[x] += np.where(condition, d[z], 0.0)
     d[y] += np.where(condition, 0.0, d[z])
 
 
-@adjoint(np.heaviside, shape=ELEMENTWISE)
+@adjoint(np.heaviside, shape=ELEMENTWISE, inert="x1")
 def heaviside(z, x1, x2):
     # 0 for x1 < 0, x2 at x1 == 0, 1 for x1 > 0: flat in x1 (a.e.)
     d[x2] += np.where(x1 == 0, d[z], 0.0)
@@ -275,17 +286,17 @@ def nan_to_num(z, x, *, nan=0.0, posinf=None, neginf=None):
 
 
 # -- functions that move a value by a power of two or an ulp -----------------------
-@adjoint(np.ldexp, shape=ELEMENTWISE)
+@adjoint(np.ldexp, shape=ELEMENTWISE, inert="x2")
 def ldexp(z, x1, x2):
     d[x1] += np.ldexp(d[z], x2)                    # z = x1 * 2 ** x2, x2 an integer
 
 
-@adjoint(np.nextafter, shape=ELEMENTWISE)
+@adjoint(np.nextafter, shape=ELEMENTWISE, inert="x2")
 def nextafter(z, x1, x2):
     d[x1] += d[z]                                  # x1 moved by one ulp towards x2
 
 
-@adjoint(np.real, shape=ELEMENTWISE)
+@adjoint(np.real, shape=ELEMENTWISE, linear="val")
 def real(z, val):
     d[val] += d[z]                                 # the identity on real values
 

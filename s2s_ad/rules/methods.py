@@ -10,14 +10,17 @@ conventions) with the method's own parameter order: `x.sum(0)` binds
 honours, so a call using another one is rejected at compile time.
 
 `x.astype(dtype)` sends the gradient back in `x`'s float dtype (none for a
-cast to an integer or bool dtype); `x.item()` takes no index.
+cast to an integer or bool dtype), its tangent forward in the result's;
+`x.item()` takes no index.  `item`, `reshape`, `transpose` and `mT` are
+linear in the receiver (forward mode applies them to its tangent).
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentiable, suggest
+from .registry import (ELEMENTWISE, SCALAR, Attr, Method, adjoint, nondifferentiable, suggest,
+                       tangent)
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # Reductions (sum, mean, prod, max, min, var, std, cumsum, cumprod), trace,
@@ -25,13 +28,13 @@ d = None  # templates are never called: `d[x]` is the adjoint of x
 # share their function's rule: see reductions.py, shapes.py and linalg.py.
 
 
-@adjoint(Method("item"), shape=SCALAR)
+@adjoint(Method("item"), shape=SCALAR, linear="self")
 def item(z, self):
     d[self] += np.full_like(self, d[z])
 
 
 # -- shapes ------------------------------------------------------------------
-@adjoint(Method("reshape"))
+@adjoint(Method("reshape"), linear="self")
 def reshape(z, self, *shape, order="C"):
     if order == "C":
         g = np.reshape(d[z], np.shape(self))
@@ -40,7 +43,7 @@ def reshape(z, self, *shape, order="C"):
     d[self] += g
 
 
-@adjoint(Method("transpose"))
+@adjoint(Method("transpose"), linear="self")
 def transpose(z, self, *axes):
     # x.transpose(), x.transpose(1, 0) and x.transpose((1, 0))
     if axes == () or axes == (None,):
@@ -50,7 +53,7 @@ def transpose(z, self, *axes):
     d[self] += g
 
 
-@adjoint(Attr("mT"))
+@adjoint(Attr("mT"), linear="self")
 def mT(z, self):
     d[self] += np.swapaxes(d[z], -1, -2)
 
@@ -59,6 +62,12 @@ def mT(z, self):
 @adjoint(Method("astype"))
 def astype(z, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     d[self] += rt.uncast(d[z], self, z)
+
+
+@tangent(Method("astype"))
+def astype_tangent(z, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    # in the result's float dtype; zeros for a cast to an integer or bool dtype
+    t[z] += rt.uncast(t[self], z, z)
 
 
 # -- products and elementwise ------------------------------------------------

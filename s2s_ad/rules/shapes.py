@@ -25,6 +25,11 @@ Conventions:
 - `select` sends each element's adjoint to the choice of the first true
   condition (else to `default`); `choose` to the choice its index names
   (`mode` 'wrap' and 'clip' honoured; `out=` is rejected).
+- Forward mode: the functions that move, copy or select elements are linear
+  in their array operands (their tangent is the same call on the tangents);
+  `sort`, `pad`, the conversions and the constructors have tangent templates
+  following the conventions above (`constant_values` and samples cast to an
+  integer dtype have none).  A tangent is in the result's float dtype.
 - The constructors that take only shapes and the queries returning indices,
   counts or booleans (`zeros`, `eye`, `argmax`, `nonzero`, `isnan`, ...) are
   declared non-differentiable.
@@ -32,9 +37,9 @@ Conventions:
 import numpy as np
 
 from .. import runtime as rt
-from .registry import Method, adjoint, nondifferentiable
+from .registry import Method, adjoint, nondifferentiable, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # -- reshaping: the adjoint takes the operand's shape back -------------------
@@ -47,7 +52,7 @@ def reshape(z, a, *args, order="C", **kwargs):
     d[a] += g
 
 
-@adjoint(np.ravel, Method("ravel"), Method("flatten"))
+@adjoint(np.ravel, Method("ravel"), Method("flatten"), linear="a")
 def ravel(z, a, order="C"):
     if order == "C":
         g = np.reshape(d[z], np.shape(a))
@@ -56,28 +61,28 @@ def ravel(z, a, order="C"):
     d[a] += g
 
 
-@adjoint(np.squeeze, Method("squeeze"))
+@adjoint(np.squeeze, Method("squeeze"), linear="a")
 def squeeze(z, a, axis=None):
     d[a] += np.reshape(d[z], np.shape(a))
 
 
-@adjoint(np.expand_dims)
+@adjoint(np.expand_dims, linear="a")
 def expand_dims(z, a, axis):
     d[a] += np.reshape(d[z], np.shape(a))
 
 
-@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d)
+@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d, linear="arys")
 def atleast_nd(z, arys):
     d[arys] += np.reshape(d[z], np.shape(arys))
 
 
-@adjoint(np.broadcast_to)
+@adjoint(np.broadcast_to, linear="array")
 def broadcast_to(z, array, shape):
     d[array] += rt.unbroadcast(d[z], array)
 
 
 # -- permuting axes and elements ---------------------------------------------
-@adjoint(np.transpose)
+@adjoint(np.transpose, linear="a")
 def transpose(z, a, axes=None):
     if axes is None:
         g = np.transpose(d[z])
@@ -86,37 +91,37 @@ def transpose(z, a, axes=None):
     d[a] += g
 
 
-@adjoint(np.swapaxes, Method("swapaxes"))
+@adjoint(np.swapaxes, Method("swapaxes"), linear="a")
 def swapaxes(z, a, axis1, axis2):
     d[a] += np.swapaxes(d[z], axis1, axis2)
 
 
-@adjoint(np.moveaxis)
+@adjoint(np.moveaxis, linear="a")
 def moveaxis(z, a, source, destination):
     d[a] += np.moveaxis(d[z], destination, source)
 
 
-@adjoint(np.flip)
+@adjoint(np.flip, linear="m")
 def flip(z, m, axis=None):
     d[m] += np.flip(d[z], axis)
 
 
-@adjoint(np.fliplr)
+@adjoint(np.fliplr, linear="m")
 def fliplr(z, m):
     d[m] += np.fliplr(d[z])
 
 
-@adjoint(np.flipud)
+@adjoint(np.flipud, linear="m")
 def flipud(z, m):
     d[m] += np.flipud(d[z])
 
 
-@adjoint(np.rot90)
+@adjoint(np.rot90, linear="m")
 def rot90(z, m, k=1, axes=(0, 1)):
     d[m] += np.rot90(d[z], -k, axes)
 
 
-@adjoint(np.roll)
+@adjoint(np.roll, linear="a")
 def roll(z, a, shift, axis=None):
     d[a] += np.roll(d[z], np.negative(shift), axis)
 
@@ -132,6 +137,12 @@ def sort(z, a, axis=-1, kind=None):
     d[a] += g
 
 
+@tangent(np.sort)
+def sort_tangent(z, a, axis=-1, kind=None):
+    # the tangent moves with its element (the adjoint's permutation, inverted)
+    t[z] += np.take_along_axis(np.asarray(t[a]), np.argsort(a, axis=axis), axis=axis)
+
+
 # -- joining and splitting ---------------------------------------------------
 @adjoint(np.concatenate, linear="arrays")
 def concatenate(z, arrays, axis=0):
@@ -143,45 +154,45 @@ def stack(z, arrays, axis=0):
     d[arrays] += rt.unstack(d[z], axis)
 
 
-@adjoint(np.hstack)
+@adjoint(np.hstack, linear="tup")
 def hstack(z, tup):
     d[tup] += rt.unhstack(d[z], tup)
 
 
-@adjoint(np.vstack)
+@adjoint(np.vstack, linear="tup")
 def vstack(z, tup):
     d[tup] += rt.unvstack(d[z], tup)
 
 
-@adjoint(np.dstack)
+@adjoint(np.dstack, linear="tup")
 def dstack(z, tup):
     d[tup] += rt.undstack(d[z], tup)
 
 
-@adjoint(np.column_stack)
+@adjoint(np.column_stack, linear="tup")
 def column_stack(z, tup):
     d[tup] += rt.uncolumn_stack(d[z], tup)
 
 
-@adjoint(np.append)
+@adjoint(np.append, linear=("arr", "values"))
 def append(z, arr, values, axis=None):
     parts = rt.unconcatenate(d[z], (arr, values), axis)
     d[arr] += parts[0]
     d[values] += parts[1]
 
 
-@adjoint(np.split, np.array_split)
+@adjoint(np.split, np.array_split, linear="ary", inert="indices_or_sections")
 def split(z, ary, indices_or_sections, axis=0):
     d[ary] += rt.unsplit(d[z], ary, indices_or_sections, axis)
 
 
 # -- repeating and padding: copies' adjoints add up --------------------------
-@adjoint(np.tile)
+@adjoint(np.tile, linear="A")
 def tile(z, A, reps):
     d[A] += rt.untile(d[z], A, reps)
 
 
-@adjoint(np.repeat, Method("repeat"))
+@adjoint(np.repeat, Method("repeat"), linear="a", inert="repeats")
 def repeat(z, a, repeats, axis=None):
     d[a] += rt.unrepeat(d[z], a, repeats, axis)
 
@@ -191,44 +202,64 @@ def pad(z, array, pad_width, mode="constant", **kwargs):
     d[array] += rt.unpad(d[z], array, pad_width, mode)
 
 
+@tangent(np.pad)
+def pad_tangent(z, array, pad_width, mode="constant", **kwargs):
+    # copies of the tangent; constant (and empty) padding pads zeros, as
+    # constant_values get no gradient; a mode computing statistics is not in
+    # the table (KeyError), as rt.unpad refuses it
+    copied = {"constant": "constant", "empty": "constant", "edge": "edge",
+              "reflect": "reflect", "symmetric": "symmetric", "wrap": "wrap"}[mode]
+    t[z] += np.pad(t[array], pad_width, copied)
+
+
 # -- diagonals and triangles -------------------------------------------------
-@adjoint(np.diag)
+@adjoint(np.diag, linear="v")
 def diag(z, v, k=0):
     d[v] += rt.undiag(d[z], v, k)
 
 
-@adjoint(np.diagonal, Method("diagonal"))
+@adjoint(np.diagonal, Method("diagonal"), linear="a")
 def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] += rt.undiagonal(d[z], a, offset, axis1, axis2)
 
 
 @adjoint(np.trace, Method("trace"))
 def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None):
-    d[a] += rt.undiagonal(np.expand_dims(d[z], -1), a, offset, axis1, axis2)
+    # (a sum cast to an integer dtype has no gradient)
+    if dtype is None:
+        g = d[z]
+    else:
+        g = rt.uncast(d[z], z, z)
+    d[a] += rt.undiagonal(np.expand_dims(g, -1), a, offset, axis1, axis2)
 
 
-@adjoint(np.tril)
+@tangent(np.trace, Method("trace"))
+def trace_tangent(z, a, offset=0, axis1=0, axis2=1, dtype=None):
+    t[z] += rt.uncast(np.trace(t[a], offset, axis1, axis2), z, z)
+
+
+@adjoint(np.tril, linear="m")
 def tril(z, m, k=0):
     d[m] += np.tril(d[z], k)
 
 
-@adjoint(np.triu)
+@adjoint(np.triu, linear="m")
 def triu(z, m, k=0):
     d[m] += np.triu(d[z], k)
 
 
 # -- selecting elements ------------------------------------------------------
-@adjoint(np.take, Method("take"))
+@adjoint(np.take, Method("take"), linear="a", inert="indices")
 def take(z, a, indices, axis=None, *, mode="raise"):
     d[a] += rt.untake(d[z], a, indices, axis, mode)
 
 
-@adjoint(np.take_along_axis)
+@adjoint(np.take_along_axis, linear="arr", inert="indices")
 def take_along_axis(z, arr, indices, axis=-1):
     d[arr] += rt.untake_along_axis(d[z], arr, indices, axis)
 
 
-@adjoint(np.select)
+@adjoint(np.select, linear=("choicelist", "default"), inert="condlist")
 def select(z, condlist, choicelist, default=0):
     # each element comes from the choice of the first true condition, else default
     parts = rt.select_adjoints(d[z], condlist, choicelist, default)
@@ -236,7 +267,7 @@ def select(z, condlist, choicelist, default=0):
     d[default] += parts[1]
 
 
-@adjoint(np.choose)
+@adjoint(np.choose, linear="choices", inert="a")
 def choose(z, a, choices, *, mode="raise"):
     d[choices] += rt.choose_adjoints(d[z], a, choices, mode)
 
@@ -251,16 +282,28 @@ def array(z, object, dtype=None, *, copy=True, order="K"):
     d[object] += g
 
 
+@tangent(np.array)
+def array_tangent(z, object, dtype=None, *, copy=True, order="K"):
+    # in the result's float dtype; zeros for a cast to an integer or bool dtype
+    t[z] += rt.uncast(np.reshape(t[object], np.shape(z)), z, z)
+
+
 @adjoint(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
 def asarray(z, a, dtype=None):
+    # (ascontiguousarray and asfortranarray make a scalar a 1-element array)
     if dtype is None:
         g = d[z]
     else:
         g = rt.uncast(d[z], a, z)
-    d[a] += g
+    d[a] += np.reshape(g, np.shape(a))
 
 
-@adjoint(np.copy, Method("copy"), Method("conj"), Method("conjugate"))
+@tangent(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
+def asarray_tangent(z, a, dtype=None):
+    t[z] += rt.uncast(np.reshape(t[a], np.shape(z)), z, z)
+
+
+@adjoint(np.copy, Method("copy"), Method("conj"), Method("conjugate"), linear="a")
 def copy(z, a, order="K"):
     d[a] += d[z]
 
@@ -272,10 +315,20 @@ def full(z, shape, fill_value, dtype=None, order="C"):
     d[fill_value] += rt.unbroadcast(rt.uncast(d[z], fill_value, z), fill_value)
 
 
-@adjoint(np.full_like)
+@tangent(np.full)
+def full_tangent(z, shape, fill_value, dtype=None, order="C"):
+    t[z] += rt.uncast(np.full(np.shape(z), t[fill_value]), z, z)
+
+
+@adjoint(np.full_like, inert="a")
 def full_like(z, a, fill_value, dtype=None, order="K", subok=True, shape=None):
     # z is fill_value broadcast to a's shape, in a's dtype: none of a's values
     d[fill_value] += rt.unbroadcast(rt.uncast(d[z], fill_value, z), fill_value)
+
+
+@tangent(np.full_like)
+def full_like_tangent(z, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    t[z] += rt.uncast(np.full(np.shape(z), t[fill_value]), z, z)
 
 
 @adjoint(np.linspace)
@@ -284,6 +337,18 @@ def linspace(z, start, stop, num=50, endpoint=True, retstep=False, dtype=None, a
     parts = rt.linspace_adjoints(d[z], start, stop, num, endpoint, retstep, dtype, axis)
     d[start] += parts[0]
     d[stop] += parts[1]
+
+
+@tangent(np.linspace)
+def linspace_tangent(z, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    # linear in (start, stop) jointly; samples cast to an integer dtype: none;
+    # the step of one sample with the endpoint (nan) gets none, as in the adjoint
+    if retstep:
+        div = num - 1 if endpoint else num
+        t[z] += (rt.uncast(np.linspace(t[start], t[stop], num, endpoint, axis=axis), z[0], z[0]),
+                 (t[stop] - t[start]) * (1.0 / div if div > 0 else 0.0))
+    else:
+        t[z] += rt.uncast(np.linspace(t[start], t[stop], num, endpoint, axis=axis), z, z)
 
 
 @adjoint(np.logspace)
@@ -295,6 +360,19 @@ def logspace(z, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=
     d[base] += parts[2]
 
 
+@tangent(np.logspace)
+def logspace_tangent(z, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    # dz = z (ln(base) dy + y dbase / base), y = linspace(start, stop); an
+    # array base gets the samples' axis, as in NumPy
+    nd = np.broadcast(start, stop, base).ndim
+    b = np.expand_dims(np.array(base, ndmin=nd), axis)
+    t[z] += rt.uncast(z * np.log(b) * np.linspace(np.array(t[start], ndmin=nd), np.array(
+        t[stop], ndmin=nd), num, endpoint, axis=axis), z, z)
+    t[z] += rt.uncast(z * np.linspace(np.array(start, ndmin=nd), np.array(
+        stop, ndmin=nd), num, endpoint, axis=axis) / b * np.expand_dims(
+        np.array(t[base], ndmin=nd), axis), z, z)
+
+
 @adjoint(np.geomspace)
 def geomspace(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
     # z = start ** (1 - t) * stop ** t, t as in linspace
@@ -303,12 +381,27 @@ def geomspace(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
     d[stop] += parts[1]
 
 
-@adjoint(np.arange)
+@tangent(np.geomspace)
+def geomspace_tangent(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    # dz = z ((1 - t) dstart / start + t dstop / stop)
+    t[z] += rt.uncast(z * np.linspace(t[start] / start, t[stop] / stop, num, endpoint,
+                                      axis=axis), z, z)
+
+
+@adjoint(np.arange, inert="stop")
 def arange(z, start_or_stop, /, stop=None, step=1, *, dtype=None):
     # z = start + i * step; the number of samples is piecewise constant in stop
     parts = rt.arange_adjoints(d[z], z, start_or_stop, stop, step)
     d[start_or_stop] += parts[0]
     d[step] += parts[1]
+
+
+@tangent(np.arange)
+def arange_tangent(z, start_or_stop, /, stop=None, step=1, *, dtype=None):
+    # dz_i = dstart + i dstep (`arange(stop)` starts at 0; `is` would warn of a literal stop)
+    given = 0.0 if isinstance(stop, type(None)) else 1.0
+    t[z] += rt.uncast(np.full(np.shape(z), t[start_or_stop] * given), z, z)
+    t[z] += rt.uncast(np.arange(np.size(z)) * t[step], z, z)
 
 
 nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
