@@ -202,4 +202,4 @@ linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
 nondifferentiable(rt.zeros_like, rt.shape_only, rt.check_seed, rt.check_tangent,
-                  rt.reduced_mask, rt.reduced_mask_where, np.full_like)
+                  rt.reduced_mask, rt.reduced_mask_where)
