@@ -239,6 +239,19 @@ def test_unsupported_parameters_are_rejected_at_compile_time(f, args, name):
         ad.grad(f)(*args)
 
 
+def percentile_of_varied_q(x, q):
+    return np.percentile(x, q)
+
+
+def test_forward_mode_refuses_a_varied_q():
+    # the gradient w.r.t. q is 0 by convention; forward mode refuses, located,
+    # rather than give that silent zero
+    with pytest.raises(ad.RuleError, match="'q'") as info:
+        ad.jvp(percentile_of_varied_q, wrt=(0, 1))(V, 30.0, V, 1.0)
+    assert info.value.location is not None
+    check_jvp(percentile_of_varied_q, [V, 30.0])          # w.r.t. x only: fine
+
+
 def quantile_interpolation(x):
     return np.quantile(x, 0.3, interpolation="lower")
 

@@ -68,7 +68,8 @@ def scatter_divide(z, a, index, values):
 
 @tangent(rt.scatter_divide)
 def scatter_divide_tangent(z, a, index, values):
-    # d z[j] = d a[j] / p[j] - (sum of the tangents of the values v sent to j, over v) z[j]
+    # z[j] = a[j] / p[j], p[j] the product of the values sent to j:
+    # d z[j] = d a[j] / p[j] - z[j] * (the sum of d v / v over those values v)
     p = rt.product_at(a, index, values)
     t[z] += t[a] / p
     t[z] += -rt.scatter_add(np.zeros_like(a), index, (a / p)[index] / values * t[values])

@@ -26,7 +26,9 @@ rather than given a wrong gradient):
   value is NaN) gives its elements 0.  `initial=` and `where=` are refused.
 - Forward mode (the `@tangent` templates) follows the same conventions, so
   that a jvp and a gradient are one derivative; the helpers at the end of
-  the module compute what a template cannot spell in one term.
+  the module compute what a template cannot spell in one term.  A `q` that
+  carries a derivative is refused there (located) rather than given the
+  zero the gradient gives it.
 - `out=y` (a name) works as for every NumPy function: s2s_ad writes the
   result into `y` itself, so no template lists `out`.
 """
