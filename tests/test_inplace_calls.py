@@ -7,7 +7,8 @@ must flow through them.
 Every case checks the value against a plain call, the gradient against
 central finite differences (tests/fdcheck.py, which also checks that the
 arguments are not mutated), and float32 in, float32 out.  Repeated indices
-are the point: each one applies the ufunc again.
+are the point: each one applies the ufunc again.  In forward mode every
+case's jvp is checked against finite differences and against its gradient.
 """
 import copy
 import inspect
@@ -17,6 +18,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import assert_like, check_grad, checked_grad
+from rulecheck import check_modes_agree, forward_tests
 
 rng = np.random.default_rng(12)
 IDX = np.array([0, 2, 2, 3, 0, 0])                   # slot 0 three times, 2 twice
@@ -163,6 +165,11 @@ def case_id(case):
     return case[0].__name__
 
 
+# forward mode: each row's jvp against finite differences and against its gradient
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
+    forward_tests(CASES, ids=case_id)
+
+
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_value_and_gradient(case):
     f, args = case
@@ -200,6 +207,25 @@ def test_maximum_ties_split():
     # slot 0: old 1 and two values 1 tie three ways; slot 1 is untouched; slot 2 takes 3
     np.testing.assert_allclose(da, [1 / 3, 1.0, 0.0], rtol=1e-15)
     np.testing.assert_allclose(dv, [1 / 3, 1 / 3, 1.0], rtol=1e-15)
+
+
+def test_maximum_ties_split_in_forward_mode():
+    a, v = np.array([1.0, 5.0, 0.0]), np.array([1.0, 1.0, 3.0])
+    ta, tv = np.array([3.0, 7.0, 100.0]), np.array([6.0, 9.0, 2.0])
+    # slot 0: the mean of the three tied tangents; slot 1 keeps a's; slot 2 takes v's
+    value, tangent = ad.jvp(_max_at, wrt=(0, 1))(a, v, ta, tv)
+    np.testing.assert_allclose(tangent, [6.0, 7.0, 2.0], rtol=1e-15)
+    check_modes_agree(lambda a, v: np.sum(_max_at(a, v) * W[:3]), [a, v], (0, 1))
+
+
+def test_repeated_slots_exactly_in_forward_mode():
+    # multiply.at with zeros among the values sent to one slot: no division
+    a, v = np.array([2.0, 1.0, 3.0, 0.5, -1.0]), np.array([0.0, 1.5, 2.0, -1.0, 0.7, 0.0])
+    tv = np.arange(1.0, 7.0)
+    tangent = ad.jvp(multiply_at, wrt=1)(a, v, tv)[1]
+    assert np.isfinite(tangent)
+    np.testing.assert_allclose(tangent, np.sum(checked_grad(multiply_at, wrt=1)(a, v) * tv),
+                               rtol=1e-14)
 
 
 def _max_at(a, v):

@@ -5,14 +5,17 @@ Each table row is one call: `axis` as None, an int (negative too) or a tuple,
 data has no ties (max, min, median) and the zeros of `prod`/`cumprod` are
 placed on purpose.  `wsum` reduces any output with fixed random weights so
 that errors cannot hide behind symmetry.  Every row also runs in float32:
-the gradient must be float32 and agree with the float64 one.
+the gradient must be float32 and agree with the float64 one.  In forward
+mode every row's jvp is checked against finite differences and against its
+gradient; the conventions (ties, zeros, initial=/where=) are checked in
+both modes.
 """
 import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad, checked_grad
-from rulecheck import table_tests, wsum
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import check_modes_agree, forward_tests, table_tests, wsum
 
 rng = np.random.default_rng(0)
 S = 0.7
@@ -125,10 +128,21 @@ CASES = [
     (lambda x, v: wsum(np.prod(x, initial=v)), [V, 0.6]),
     (lambda x, v: wsum(x.prod(axis=-1, initial=v)), [MZ, 2.0]),
     (lambda x: wsum(x.prod(axis=1, where=KEEP_ROW)), [MZ]),
+    # the method forms sharing these rules
+    (lambda x: wsum(x.max(axis=0)), [M]),
+    (lambda x: wsum(x.prod(axis=1)), [MZ]),
+    (lambda x: wsum(x.var(axis=0, ddof=1)), [M]),
+    (lambda x: wsum(x.std(axis=1, keepdims=True)), [M]),
+    (lambda x: wsum(x.cumsum(axis=1)), [T]),
+    (lambda x: wsum(x.cumprod(axis=0)), [MZ]),
 ]
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
+    forward_tests(CASES)
+
+
 # -- conventions -------------------------------------------------------------
 def max_of(x):
     return np.max(x)
@@ -144,6 +158,18 @@ def test_ties_share_the_gradient():
     x = np.array([[0.0, 0.0, 1.0], [2.0, -1.0, -1.0]])
     np.testing.assert_array_equal(checked_grad(min_rows)(x),
                                   [[0.5, 0.5, 0.0], [0.0, 1.0, 1.0]])
+
+
+def test_ties_share_the_tangent():
+    # the jvp is <gradient, u> at the ties too: tied elements' tangents averaged
+    x = np.array([1.0, 3.0, 3.0])
+    assert ad.jvp(max_of)(x, np.array([5.0, 1.0, 4.0]))[1] == 2.5
+    check_modes_agree(max_of, [x], (0,))
+    x = np.array([[0.0, 0.0, 1.0], [2.0, -1.0, -1.0]])
+    u = np.array([[1.0, 3.0, 7.0], [5.0, 2.0, 6.0]])
+    assert ad.jvp(min_rows)(x, u)[1] == 2.0 + 2.0 * 4.0
+    check_modes_agree(min_rows, [x], (0,))
+    check_modes_agree(lambda x: wsum(np.ptp(x, axis=1)), [x], (0,))
 
 
 def prod_all(x):
@@ -162,6 +188,18 @@ def test_prod_and_cumprod_are_exact_at_zeros():
     # x0 + x0 x1 + x0 x1 x2 at (2, 0, 3): (1 + x1 + x1 x2, x0 + x0 x2, x0 x1)
     np.testing.assert_array_equal(checked_grad(cumprod_all)(np.array([2.0, 0.0, 3.0])),
                                   [1.0, 8.0, 0.0])
+
+
+@pytest.mark.parametrize("x", [[2.0, 0.0, 3.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+                               [0.0, 1.5, -2.0, 0.0, 4.0]], ids=repr)
+@pytest.mark.parametrize("f", [prod_all, cumprod_all])
+def test_prod_and_cumprod_tangents_are_exact_at_zeros(f, x):
+    x = np.array(x)
+    u = np.arange(1.0, len(x) + 1)
+    tangent = ad.jvp(f)(x, u)[1]
+    assert np.isfinite(tangent)
+    assert tangent == np.sum(checked_grad(f)(x) * u)
+    check_jvp(f, [x])
 
 
 def logsumexp(x):
@@ -233,11 +271,15 @@ def test_initial_and_where_carry_gradients_where_they_decide():
     # row maxima above the floor come from x, the others are the floor
     x = np.array([[0.1, 0.4, -0.2], [-1.0, -0.3, -0.6]])
     check_grad(floored, [x, 0.2], wrt=(0, 1))
+    check_jvp(floored, [x, 0.2], wrt=(0, 1))
+    check_modes_agree(floored, [x, 0.2], (0, 1))
     dx, dfloor = ad.grad(floored, wrt=(0, 1))(x, 0.2)
     np.testing.assert_array_equal(dx, [[1.0, 2.0, 1.0], [1.0, 1.0, 1.0]])
     assert dfloor == 2.0                # the second row's max, and the sum's initial
     keep = np.array([[True, False, True], [False, False, True]])
     check_grad(masked_mean, [x, keep])
+    check_jvp(masked_mean, [x, keep])
+    check_modes_agree(masked_mean, [x, keep], (0,))
     np.testing.assert_allclose(ad.grad(masked_mean)(x, keep), 2 * x * keep / 3)
 
 
@@ -256,5 +298,7 @@ def test_list_of_literals_and_active_values(f, a):
     assert value == f(a)
     if np.result_type(a) == np.float64:
         check_grad(f, [a])
+        check_jvp(f, [a])
+        check_modes_agree(f, [a], (0,))
     else:
         assert type(g) is type(a) and np.result_type(g) == np.float32

@@ -21,16 +21,19 @@ Conventions:
 - `nansum`/`nanmean`/`nanvar`/`nanstd` give NaN elements a zero gradient.
 - `average` supports `weights` (differentiable too) and `keepdims`, but not
   `returned=True` (its result is a pair).
+- Forward mode (`linear=` or a `@tangent` template after each adjoint)
+  follows the same conventions, so that a jvp and a gradient are one
+  derivative.
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import Method, REDUCTION, adjoint
+from .registry import Method, REDUCTION, adjoint, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
-@adjoint(np.sum, Method("sum"), shape=REDUCTION, linear="a")
+@adjoint(np.sum, Method("sum"), shape=REDUCTION, linear=("a", "initial"))
 def sum(z, a, axis=None, dtype=None, *, keepdims=False, initial=0, where=True):
     if axis is None or keepdims:
         g = d[z]
@@ -49,6 +52,11 @@ def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
     d[a] += np.where(np.isnan(a), 0, np.full_like(a, g))
+
+
+@tangent(np.nansum)
+def nansum_tangent(z, a, axis=None, dtype=None, *, keepdims=False):
+    t[z] += np.sum(np.where(np.isnan(a), 0.0, t[a]), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 @adjoint(np.mean, Method("mean"), shape=REDUCTION, linear="a")
@@ -74,6 +82,13 @@ def nanmean(z, a, axis=None, dtype=None, *, keepdims=False):
     d[a] += g * count / np.sum(count, axis=axis, keepdims=True)
 
 
+@tangent(np.nanmean)
+def nanmean_tangent(z, a, axis=None, dtype=None, *, keepdims=False):
+    count = np.where(np.isnan(a), 0, np.ones_like(a))
+    t[z] += np.sum(np.where(np.isnan(a), 0.0, t[a]), axis=axis, keepdims=keepdims) \
+        / np.sum(count, axis=axis, keepdims=keepdims)
+
+
 @adjoint(np.average, shape=REDUCTION)
 def average(z, a, axis=None, weights=None, *, keepdims=False):
     if axis is None or keepdims:
@@ -86,6 +101,19 @@ def average(z, a, axis=None, weights=None, *, keepdims=False):
     total = np.sum(w, axis=axis, keepdims=True)
     d[a] += g * w / total
     d[weights] += np.reshape(rt.unbroadcast(g * (a - r) / total, w), np.shape(weights))
+
+
+@tangent(np.average)
+def average_tangent(z, a, axis=None, weights=None, *, keepdims=False):
+    # linear in a (the weights fixed); in the weights: sum(tw * (a - z)) / sum(w)
+    if axis is None or keepdims:
+        r = z
+    else:
+        r = np.expand_dims(z, axis)
+    total = np.sum(rt.average_weights(weights, a, axis), axis=axis, keepdims=keepdims)
+    t[z] += np.average(t[a], axis=axis, weights=weights, keepdims=keepdims)
+    t[z] += rt.expand(np.sum(rt.average_weights(t[weights], a, axis) * (a - r), axis=axis,
+                             keepdims=keepdims) / total, z)
 
 
 @adjoint(np.prod, Method("prod"), shape=REDUCTION)
@@ -105,6 +133,12 @@ def prod(z, a, axis=None, dtype=None, *, keepdims=False, initial=None, where=Tru
                                                 where=where), initial)
 
 
+@tangent(np.prod, Method("prod"))
+def prod_tangent(z, a, axis=None, dtype=None, *, keepdims=False, initial=None, where=True):
+    t[z] += np.sum(t[a] * _prod_others(a, axis, initial, where), axis=axis, keepdims=keepdims)
+    t[z] += rt.expand(t[initial] * np.prod(a, axis=axis, keepdims=keepdims, where=where), z)
+
+
 @adjoint(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"),
          shape=REDUCTION)
 def extremum(z, a, axis=None, *, keepdims=False, initial=None, where=True):
@@ -120,6 +154,19 @@ def extremum(z, a, axis=None, *, keepdims=False, initial=None, where=True):
     d[initial] += rt.initial_share(d[z], a, z, axis, keepdims, where)
 
 
+@tangent(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"))
+def extremum_tangent(z, a, axis=None, *, keepdims=False, initial=None, where=True):
+    share = _extremum_share(a, z, axis, keepdims, initial, where)
+    if axis is None or keepdims:
+        r = z
+    else:
+        r = np.expand_dims(z, axis)
+    t[z] += np.sum(t[a] * share, axis=axis, keepdims=keepdims)
+    # the results no selected element attains are the initial's
+    t[z] += rt.expand(np.where(np.any(np.logical_and(np.equal(a, r), where), axis=axis,
+                                      keepdims=keepdims), 0.0, t[initial]), z)
+
+
 @adjoint(np.ptp, shape=REDUCTION)
 def ptp(z, a, axis=None, *, keepdims=False):
     if axis is None or keepdims:
@@ -131,6 +178,13 @@ def ptp(z, a, axis=None, *, keepdims=False):
     d[a] += g * (top - bottom)
 
 
+@tangent(np.ptp)
+def ptp_tangent(z, a, axis=None, *, keepdims=False):
+    top = rt.reduced_mask(a, np.max(a, axis=axis, keepdims=True), axis, True)
+    bottom = rt.reduced_mask(a, np.min(a, axis=axis, keepdims=True), axis, True)
+    t[z] += np.sum(t[a] * (top - bottom), axis=axis, keepdims=keepdims)
+
+
 @adjoint(np.median, shape=REDUCTION)
 def median(z, a, axis=None, *, keepdims=False):
     if axis is None or keepdims:
@@ -138,6 +192,11 @@ def median(z, a, axis=None, *, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
     d[a] += g * rt.median_weights(a, axis)
+
+
+@tangent(np.median)
+def median_tangent(z, a, axis=None, *, keepdims=False):
+    t[z] += np.sum(t[a] * rt.median_weights(a, axis), axis=axis, keepdims=keepdims)
 
 
 @adjoint(np.var, Method("var"), shape=REDUCTION)
@@ -149,6 +208,13 @@ def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     # (n = 0, an empty `a` or ddof too large: NumPy's nan, not an exception)
     n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)
     d[a] += g * (2.0 / n) * (a - np.mean(a, axis=axis, keepdims=True))
+
+
+@tangent(np.var, Method("var"))
+def var_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as the adjoint)
+    centred = a - np.mean(a, axis=axis, keepdims=True)
+    t[z] += np.sum(t[a] * centred, axis=axis, keepdims=keepdims) * (2.0 / n)
 
 
 @adjoint(np.std, Method("std"), shape=REDUCTION)
@@ -163,6 +229,13 @@ def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
+@tangent(np.std, Method("std"))
+def std_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as the adjoint)
+    centred = a - np.mean(a, axis=axis, keepdims=True)
+    t[z] += np.sum(t[a] * centred, axis=axis, keepdims=keepdims) / (n * z)
+
+
 @adjoint(np.nanvar, shape=REDUCTION)
 def nanvar(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     if axis is None or keepdims:
@@ -173,6 +246,15 @@ def nanvar(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     n = np.sum(kept, axis=axis, keepdims=True) - ddof
     centred = a - np.nanmean(a, axis=axis, keepdims=True)
     d[a] += np.where(kept, g * (2.0 / n) * centred, 0.0)
+
+
+@tangent(np.nanvar)
+def nanvar_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    kept = ~np.isnan(a)
+    n = np.sum(kept, axis=axis, keepdims=True) - ddof
+    centred = a - np.nanmean(a, axis=axis, keepdims=True)
+    t[z] += np.sum(np.where(kept, t[a] * (2.0 / n) * centred, 0.0), axis=axis,
+                   keepdims=keepdims)
 
 
 @adjoint(np.nanstd, shape=REDUCTION)
@@ -189,7 +271,20 @@ def nanstd(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] += np.where(kept, g / (n * r) * centred, 0.0)
 
 
-@adjoint(np.cumsum, Method("cumsum"))
+@tangent(np.nanstd)
+def nanstd_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    if axis is None or keepdims:
+        r = z
+    else:
+        r = np.expand_dims(z, axis)
+    kept = ~np.isnan(a)
+    n = np.sum(kept, axis=axis, keepdims=True) - ddof
+    centred = a - np.nanmean(a, axis=axis, keepdims=True)
+    t[z] += np.sum(np.where(kept, t[a] / (n * r) * centred, 0.0), axis=axis,
+                   keepdims=keepdims)
+
+
+@adjoint(np.cumsum, Method("cumsum"), linear="a")
 def cumsum(z, a, axis=None, dtype=None):
     if axis is None:        # the result is flat
         g = np.reshape(np.flip(np.cumsum(np.flip(d[z]))), np.shape(a))
@@ -201,3 +296,35 @@ def cumsum(z, a, axis=None, dtype=None):
 @adjoint(np.cumprod, Method("cumprod"))
 def cumprod(z, a, axis=None, dtype=None):
     d[a] += rt.cumprod_adjoint(d[z], a, z, axis)
+
+
+@tangent(np.cumprod, Method("cumprod"))
+def cumprod_tangent(z, a, axis=None, dtype=None):
+    # exact with zeros: with p the running product of the nonzero elements,
+    # dz = p * cumsum(ta / a) before the first zero, p * (ta at that zero)
+    # between the first and the second, 0 after the second
+    zero = np.equal(a, 0)
+    nonzero = np.where(zero, 1, a)
+    zeros = np.cumsum(zero, axis)
+    t[z] += np.cumprod(nonzero, axis) * np.where(
+        zeros == 0, np.cumsum(t[a] / nonzero, axis),
+        np.where(zeros == 1, np.cumsum(np.where(zero, t[a], 0.0), axis), 0.0))
+
+
+# -- run-time helpers of the tangent templates -----------------------------------
+def _prod_others(a, axis, initial, where):
+    """Each element's factor in a prod's tangent, as the adjoint's template
+    computes it (its `if`s on `initial` and `where`, which may be names, so
+    a tangent template cannot fold them): the product of the other
+    selected elements and `initial`, 0 for an element left out."""
+    others = rt.prod_others(a, axis) if where is True else rt.prod_others_where(a, axis, where)
+    return others if initial is None else others * initial
+
+
+def _extremum_share(a, z, axis, keepdims, initial, where):
+    """Each element's share of a max/min's tangent, as the adjoint's template
+    chooses it (its `if`s on `initial` and `where`, which may be names, so
+    a tangent template cannot fold them)."""
+    if initial is None and where is True:
+        return rt.reduced_mask(a, z, axis, keepdims)
+    return rt.reduced_mask_where(a, z, axis, keepdims, where)

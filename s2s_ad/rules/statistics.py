@@ -24,15 +24,21 @@ rather than given a wrong gradient):
 - `nanmax`/`nanmin`: `axis` and `keepdims`; tied extrema split the gradient
   equally (as `max`/`min` do) and NaNs get none; an all-NaN slice (whose
   value is NaN) gives its elements 0.  `initial=` and `where=` are refused.
+- Forward mode (the `@tangent` templates) follows the same conventions, so
+  that a jvp and a gradient are one derivative; the helpers at the end of
+  the module compute what a template cannot spell in one term.  A `q` that
+  carries a derivative is refused there (located) rather than given the
+  zero the gradient gives it.
 - `out=y` (a name) works as for every NumPy function: s2s_ad writes the
   result into `y` itself, so no template lists `out`.
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import REDUCTION, adjoint
+from ..runtime.reductions import _to_last
+from .registry import REDUCTION, adjoint, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 @adjoint(np.cov)
@@ -46,6 +52,19 @@ def cov(z, m, y=None, rowvar=True, bias=False, ddof=None, *, dtype=None):
     dx = (g + g.T) @ (x - np.mean(x, axis=1, keepdims=True)) / n
     d[m] += rt.uncov_variables(dx, m, y, rowvar, 0)
     d[y] += rt.uncov_variables(dx, m, y, rowvar, 1)
+
+
+@tangent(np.cov)
+def cov_tangent(z, m, y=None, rowvar=True, bias=False, ddof=None, *, dtype=None):
+    # z = c @ c.T / n, c the centred variables: dz = tx @ c.T / n + its transpose
+    # (c's rows have zero mean, so tx needs no centring)
+    x = rt.cov_variables(m, y, rowvar)
+    n = _cov_divisor(x, bias, ddof)
+    c = x - np.mean(x, axis=1, keepdims=True)
+    t[z] += np.reshape(_symmetric(_variables_tangent(t[m], m, y, rowvar, 0) @ c.T / n),
+                       np.shape(z))
+    t[z] += np.reshape(_symmetric(_variables_tangent(t[y], m, y, rowvar, 1) @ c.T / n),
+                       np.shape(z))
 
 
 @adjoint(np.corrcoef)
@@ -63,14 +82,37 @@ def corrcoef(z, x, y=None, rowvar=True, *, dtype=None):
     d[y] += rt.uncov_variables(dv, x, y, rowvar, 1)
 
 
+@tangent(np.corrcoef)
+def corrcoef_tangent(z, x, y=None, rowvar=True, *, dtype=None):
+    # z = u @ u.T: dz = du @ u.T + its transpose, du through the scaling
+    v = rt.cov_variables(x, y, rowvar)
+    c = v - np.mean(v, axis=1, keepdims=True)
+    s = np.sqrt(np.sum(c * c, axis=1, keepdims=True))
+    u = c / s
+    t[z] += np.reshape(_symmetric(_unit_rows_tangent(
+        _variables_tangent(t[x], x, y, rowvar, 0), u, s) @ u.T), np.shape(z))
+    t[z] += np.reshape(_symmetric(_unit_rows_tangent(
+        _variables_tangent(t[y], x, y, rowvar, 1), u, s) @ u.T), np.shape(z))
+
+
 @adjoint(np.quantile)
 def quantile(z, a, q, axis=None, *, method="linear", keepdims=False):
     d[a] += rt.quantile_adjoint(d[z], a, q, axis, method)
 
 
+@tangent(np.quantile)
+def quantile_tangent(z, a, q, axis=None, *, method="linear", keepdims=False):
+    t[z] += _quantile_tangent(t[a], a, q, axis, method, z)
+
+
 @adjoint(np.percentile)
 def percentile(z, a, q, axis=None, *, method="linear", keepdims=False):
     d[a] += rt.quantile_adjoint(d[z], a, np.true_divide(q, 100), axis, method)
+
+
+@tangent(np.percentile)
+def percentile_tangent(z, a, q, axis=None, *, method="linear", keepdims=False):
+    t[z] += _quantile_tangent(t[a], a, np.true_divide(q, 100), axis, method, z)
 
 
 @adjoint(np.nanmax, np.nanmin, shape=REDUCTION)
@@ -80,3 +122,62 @@ def nanextremum(z, a, axis=None, *, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
     d[a] += g * rt.nan_reduced_mask(a, z, axis, keepdims)
+
+
+@tangent(np.nanmax, np.nanmin)
+def nanextremum_tangent(z, a, axis=None, *, keepdims=False):
+    t[z] += np.sum(t[a] * rt.nan_reduced_mask(a, z, axis, keepdims), axis=axis,
+                   keepdims=keepdims)
+
+
+# -- run-time helpers of the tangent templates -----------------------------------
+def _variables_tangent(tv, m, y, rowvar, which):
+    """The tangent of `rt.cov_variables(m, y, rowvar)` given `tv`, that of m
+    (`which` 0) or of y (1): that argument's rows, zeros for the other's
+    (the forward counterpart of `rt.uncov_variables`)."""
+    own = len(rt.cov_variables(m, None, rowvar))        # m's variables come first
+    if which == 0:
+        rows = rt.cov_variables(tv, y, rowvar)
+        return np.where(np.arange(len(rows))[:, None] < own, rows, 0.0)
+    rows = rt.cov_variables(m, tv, rowvar)
+    return np.where(np.arange(len(rows))[:, None] < own, 0.0, rows)
+
+
+def _cov_divisor(x, bias, ddof):
+    """The divisor of `np.cov` of the variables `x` (the adjoint's `if`s on
+    `ddof`, which may be a name, so a tangent template cannot fold them)."""
+    if ddof is None:
+        return np.shape(x)[1] - (0 if bias else 1)
+    return np.shape(x)[1] - ddof
+
+
+def _symmetric(a):
+    """`a + a.T` (for a term reading a tangent once)."""
+    return a + a.T
+
+
+def _unit_rows_tangent(tc, u, s):
+    """The tangent of `u = c / s`, c's rows of zero mean scaled to unit norm
+    (s the norms), given `tc`, that of c (or of the uncentred rows: u's
+    rows have zero mean, so a constant added to a row of tc changes
+    nothing)."""
+    return (tc - u * np.sum(u * tc, axis=1, keepdims=True)) / s
+
+
+def _quantile_tangent(ta, a, q, axis, method, z):
+    """The tangent of `z = np.quantile(a, q, axis, method=method)` (any
+    `keepdims`) given `ta`, that of `a`: each quantile interpolates the
+    tangents of the two order statistics its value reads, with the value's
+    weights (`rt.quantile_adjoint`'s conventions: the order from
+    `np.argsort`, so tied elements are not split)."""
+    flat, _ = _to_last(a, axis)                                  # (slices, n)
+    tflat, _ = _to_last(np.broadcast_to(ta, np.shape(a)), axis)
+    n = flat.shape[-1]
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
+    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
+    frac = pos - lo
+    hi = np.minimum(lo + 1, n - 1)
+    ranked = np.take_along_axis(tflat, np.argsort(flat, axis=-1), axis=-1)
+    out = ranked[..., lo] * (1.0 - frac) + ranked[..., hi] * frac   # (slices, len(qs))
+    return np.reshape(np.moveaxis(out, -1, 0), np.shape(z))
