@@ -134,11 +134,31 @@ def _check_covered(prim: Prim, tangent_of, covered: frozenset) -> None:
 
 
 def _from_template(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
+    _check_parameters(prim)
     stmts, terms = tangent_templates.instantiate(
         prim.rule.tangent_template, prim.binding, stmt.targets[0].id, tangent_of,
         lambda node: zeros_of(plan, node), plan.namer,
         lambda ident, obj: imported(plan, ident, obj))
     return stmts, _sum(terms)
+
+
+def _check_parameters(prim: Prim) -> None:
+    """Refuse a call that gives the adjoint template's parameter a value the
+    tangent template does not take (it would be ignored: `where=` added to
+    an adjoint and not to its tangent)."""
+    ours = prim.rule.tangent_template.signature.parameters
+    theirs = prim.rule.signature_template.signature.parameters
+    for param, node in prim.binding.items():
+        if param in ours or param not in theirs:
+            continue
+        default = theirs[param].default
+        if isinstance(node, gast.Constant) and node.value is default or \
+                isinstance(node, gast.Constant) and node.value == default:
+            continue
+        raise RuleError(f"the tangent rule of {registry.display_name(prim.key)} does not take "
+                        f"its parameter {param!r}, given here",
+                        hint="use s2s_ad.grad / vjp for this call, or pass the parameter's "
+                             "default")
 
 
 def _linear(plan: Plan, stmt, prim: Prim, tangent_of) -> gast.expr:

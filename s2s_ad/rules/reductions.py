@@ -135,7 +135,7 @@ def prod(z, a, axis=None, dtype=None, *, keepdims=False, initial=None, where=Tru
 
 @tangent(np.prod, Method("prod"))
 def prod_tangent(z, a, axis=None, dtype=None, *, keepdims=False, initial=None, where=True):
-    t[z] += np.sum(t[a] * _prod_others(a, axis, initial, where), axis=axis, keepdims=keepdims)
+    t[z] += np.sum(t[a] * rt.prod_factors(a, axis, initial, where), axis=axis, keepdims=keepdims)
     t[z] += rt.expand(t[initial] * np.prod(a, axis=axis, keepdims=keepdims, where=where), z)
 
 
@@ -156,7 +156,7 @@ def extremum(z, a, axis=None, *, keepdims=False, initial=None, where=True):
 
 @tangent(np.max, np.amax, np.min, np.amin, Method("max"), Method("min"))
 def extremum_tangent(z, a, axis=None, *, keepdims=False, initial=None, where=True):
-    share = _extremum_share(a, z, axis, keepdims, initial, where)
+    share = rt.extremum_share(a, z, axis, keepdims, initial, where)
     if axis is None or keepdims:
         r = z
     else:
@@ -309,22 +309,3 @@ def cumprod_tangent(z, a, axis=None, dtype=None):
     t[z] += np.cumprod(nonzero, axis) * np.where(
         zeros == 0, np.cumsum(t[a] / nonzero, axis),
         np.where(zeros == 1, np.cumsum(np.where(zero, t[a], 0.0), axis), 0.0))
-
-
-# -- run-time helpers of the tangent templates -----------------------------------
-def _prod_others(a, axis, initial, where):
-    """Each element's factor in a prod's tangent, as the adjoint's template
-    computes it (its `if`s on `initial` and `where`, which may be names, so
-    a tangent template cannot fold them): the product of the other
-    selected elements and `initial`, 0 for an element left out."""
-    others = rt.prod_others(a, axis) if where is True else rt.prod_others_where(a, axis, where)
-    return others if initial is None else others * initial
-
-
-def _extremum_share(a, z, axis, keepdims, initial, where):
-    """Each element's share of a max/min's tangent, as the adjoint's template
-    chooses it (its `if`s on `initial` and `where`, which may be names, so
-    a tangent template cannot fold them)."""
-    if initial is None and where is True:
-        return rt.reduced_mask(a, z, axis, keepdims)
-    return rt.reduced_mask_where(a, z, axis, keepdims, where)

@@ -35,7 +35,6 @@ rather than given a wrong gradient):
 import numpy as np
 
 from .. import runtime as rt
-from ..runtime.reductions import _to_last
 from .registry import REDUCTION, adjoint, tangent
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
@@ -59,11 +58,11 @@ def cov_tangent(z, m, y=None, rowvar=True, bias=False, ddof=None, *, dtype=None)
     # z = c @ c.T / n, c the centred variables: dz = tx @ c.T / n + its transpose
     # (c's rows have zero mean, so tx needs no centring)
     x = rt.cov_variables(m, y, rowvar)
-    n = _cov_divisor(x, bias, ddof)
+    n = rt.cov_divisor(x, bias, ddof)
     c = x - np.mean(x, axis=1, keepdims=True)
-    t[z] += np.reshape(_symmetric(_variables_tangent(t[m], m, y, rowvar, 0) @ c.T / n),
+    t[z] += np.reshape(rt.symmetric_part2(rt.variables_tangent(t[m], m, y, rowvar, 0) @ c.T / n),
                        np.shape(z))
-    t[z] += np.reshape(_symmetric(_variables_tangent(t[y], m, y, rowvar, 1) @ c.T / n),
+    t[z] += np.reshape(rt.symmetric_part2(rt.variables_tangent(t[y], m, y, rowvar, 1) @ c.T / n),
                        np.shape(z))
 
 
@@ -89,10 +88,10 @@ def corrcoef_tangent(z, x, y=None, rowvar=True, *, dtype=None):
     c = v - np.mean(v, axis=1, keepdims=True)
     s = np.sqrt(np.sum(c * c, axis=1, keepdims=True))
     u = c / s
-    t[z] += np.reshape(_symmetric(_unit_rows_tangent(
-        _variables_tangent(t[x], x, y, rowvar, 0), u, s) @ u.T), np.shape(z))
-    t[z] += np.reshape(_symmetric(_unit_rows_tangent(
-        _variables_tangent(t[y], x, y, rowvar, 1), u, s) @ u.T), np.shape(z))
+    t[z] += np.reshape(rt.symmetric_part2(rt.unit_rows_tangent(
+        rt.variables_tangent(t[x], x, y, rowvar, 0), u, s) @ u.T), np.shape(z))
+    t[z] += np.reshape(rt.symmetric_part2(rt.unit_rows_tangent(
+        rt.variables_tangent(t[y], x, y, rowvar, 1), u, s) @ u.T), np.shape(z))
 
 
 @adjoint(np.quantile)
@@ -102,7 +101,7 @@ def quantile(z, a, q, axis=None, *, method="linear", keepdims=False):
 
 @tangent(np.quantile)
 def quantile_tangent(z, a, q, axis=None, *, method="linear", keepdims=False):
-    t[z] += _quantile_tangent(t[a], a, q, axis, method, z)
+    t[z] += rt.quantile_tangent(t[a], a, q, axis, method, z)
 
 
 @adjoint(np.percentile)
@@ -112,7 +111,7 @@ def percentile(z, a, q, axis=None, *, method="linear", keepdims=False):
 
 @tangent(np.percentile)
 def percentile_tangent(z, a, q, axis=None, *, method="linear", keepdims=False):
-    t[z] += _quantile_tangent(t[a], a, np.true_divide(q, 100), axis, method, z)
+    t[z] += rt.quantile_tangent(t[a], a, np.true_divide(q, 100), axis, method, z)
 
 
 @adjoint(np.nanmax, np.nanmin, shape=REDUCTION)
@@ -130,54 +129,3 @@ def nanextremum_tangent(z, a, axis=None, *, keepdims=False):
                    keepdims=keepdims)
 
 
-# -- run-time helpers of the tangent templates -----------------------------------
-def _variables_tangent(tv, m, y, rowvar, which):
-    """The tangent of `rt.cov_variables(m, y, rowvar)` given `tv`, that of m
-    (`which` 0) or of y (1): that argument's rows, zeros for the other's
-    (the forward counterpart of `rt.uncov_variables`)."""
-    own = len(rt.cov_variables(m, None, rowvar))        # m's variables come first
-    if which == 0:
-        rows = rt.cov_variables(tv, y, rowvar)
-        return np.where(np.arange(len(rows))[:, None] < own, rows, 0.0)
-    rows = rt.cov_variables(m, tv, rowvar)
-    return np.where(np.arange(len(rows))[:, None] < own, 0.0, rows)
-
-
-def _cov_divisor(x, bias, ddof):
-    """The divisor of `np.cov` of the variables `x` (the adjoint's `if`s on
-    `ddof`, which may be a name, so a tangent template cannot fold them)."""
-    if ddof is None:
-        return np.shape(x)[1] - (0 if bias else 1)
-    return np.shape(x)[1] - ddof
-
-
-def _symmetric(a):
-    """`a + a.T` (for a term reading a tangent once)."""
-    return a + a.T
-
-
-def _unit_rows_tangent(tc, u, s):
-    """The tangent of `u = c / s`, c's rows of zero mean scaled to unit norm
-    (s the norms), given `tc`, that of c (or of the uncentred rows: u's
-    rows have zero mean, so a constant added to a row of tc changes
-    nothing)."""
-    return (tc - u * np.sum(u * tc, axis=1, keepdims=True)) / s
-
-
-def _quantile_tangent(ta, a, q, axis, method, z):
-    """The tangent of `z = np.quantile(a, q, axis, method=method)` (any
-    `keepdims`) given `ta`, that of `a`: each quantile interpolates the
-    tangents of the two order statistics its value reads, with the value's
-    weights (`rt.quantile_adjoint`'s conventions: the order from
-    `np.argsort`, so tied elements are not split)."""
-    flat, _ = _to_last(a, axis)                                  # (slices, n)
-    tflat, _ = _to_last(np.broadcast_to(ta, np.shape(a)), axis)
-    n = flat.shape[-1]
-    qs = np.ravel(np.asarray(q, dtype=np.float64))
-    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
-    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
-    frac = pos - lo
-    hi = np.minimum(lo + 1, n - 1)
-    ranked = np.take_along_axis(tflat, np.argsort(flat, axis=-1), axis=-1)
-    out = ranked[..., lo] * (1.0 - frac) + ranked[..., hi] * frac   # (slices, len(qs))
-    return np.reshape(np.moveaxis(out, -1, 0), np.shape(z))

@@ -37,6 +37,7 @@ its submodules:
     origins.py      which user function the running generated code is from
     tangents.py     forward mode's boundary: check_tangent, tangent_like
     transposes.py   the adjoints of the adjoint helpers (second order)
+    reduction_tangents.py  the reductions' and statistics' tangent helpers
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
@@ -59,6 +60,8 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
 from .tangents import check_tangent, tangent_like
+from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
+                                 symmetric_part2, unit_rows_tangent, variables_tangent)
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)

@@ -1,0 +1,83 @@
+"""Run-time helpers of the reduction and statistics tangent templates
+(rules/reductions.py, rules/statistics.py): what a template cannot fold
+because its `if` reads a name (`initial`, `where`, `ddof`), and the
+tangents of the statistics' intermediate steps.  None mutates its
+arguments.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
+                         reduced_mask_where)
+from .statistics import cov_variables
+
+
+def prod_factors(a, axis, initial, where):
+    """Each element's factor in a prod's tangent, as the adjoint's template
+    computes it (its `if`s on `initial` and `where`, which may be names, so
+    a tangent template cannot fold them): the product of the other
+    selected elements and `initial`, 0 for an element left out."""
+    others = prod_others(a, axis) if where is True else prod_others_where(a, axis, where)
+    return others if initial is None else others * initial
+
+
+def extremum_share(a, z, axis, keepdims, initial, where):
+    """Each element's share of a max/min's tangent, as the adjoint's template
+    chooses it (its `if`s on `initial` and `where`, which may be names, so
+    a tangent template cannot fold them)."""
+    if initial is None and where is True:
+        return reduced_mask(a, z, axis, keepdims)
+    return reduced_mask_where(a, z, axis, keepdims, where)
+
+
+def variables_tangent(tv, m, y, rowvar, which):
+    """The tangent of `cov_variables(m, y, rowvar)` given `tv`, that of m
+    (`which` 0) or of y (1): that argument's rows, zeros for the other's
+    (the forward counterpart of `rt.uncov_variables`)."""
+    own = len(cov_variables(m, None, rowvar))        # m's variables come first
+    if which == 0:
+        rows = cov_variables(tv, y, rowvar)
+        return np.where(np.arange(len(rows))[:, None] < own, rows, 0.0)
+    rows = cov_variables(m, tv, rowvar)
+    return np.where(np.arange(len(rows))[:, None] < own, 0.0, rows)
+
+
+def cov_divisor(x, bias, ddof):
+    """The divisor of `np.cov` of the variables `x` (the adjoint's `if`s on
+    `ddof`, which may be a name, so a tangent template cannot fold them)."""
+    if ddof is None:
+        return np.shape(x)[1] - (0 if bias else 1)
+    return np.shape(x)[1] - ddof
+
+
+def symmetric_part2(a):
+    """`a + a.T` (for a term reading a tangent once)."""
+    return a + a.T
+
+
+def unit_rows_tangent(tc, u, s):
+    """The tangent of `u = c / s`, c's rows of zero mean scaled to unit norm
+    (s the norms), given `tc`, that of c (or of the uncentred rows: u's
+    rows have zero mean, so a constant added to a row of tc changes
+    nothing)."""
+    return (tc - u * np.sum(u * tc, axis=1, keepdims=True)) / s
+
+
+def quantile_tangent(ta, a, q, axis, method, z):
+    """The tangent of `z = np.quantile(a, q, axis, method=method)` (any
+    `keepdims`) given `ta`, that of `a`: each quantile interpolates the
+    tangents of the two order statistics its value reads, with the value's
+    weights (`rt.quantile_adjoint`'s conventions: the order from
+    `np.argsort`, so tied elements are not split)."""
+    flat, _ = _to_last(a, axis)                                  # (slices, n)
+    tflat, _ = _to_last(np.broadcast_to(ta, np.shape(a)), axis)
+    n = flat.shape[-1]
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
+    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
+    frac = pos - lo
+    hi = np.minimum(lo + 1, n - 1)
+    ranked = np.take_along_axis(tflat, np.argsort(flat, axis=-1), axis=-1)
+    out = ranked[..., lo] * (1.0 - frac) + ranked[..., hi] * frac   # (slices, len(qs))
+    return np.reshape(np.moveaxis(out, -1, 0), np.shape(z))
