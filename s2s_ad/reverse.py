@@ -28,7 +28,7 @@ import gast
 from . import astutil, runtime, scopes, templates, traversal
 from .rules import registry
 from .errors import NoRuleError, RuleError
-from .ir import (COPY, RULE, UNKNOWN, Site, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
+from .ir import (COPY, RULE, UNKNOWN, Site, names_of, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
@@ -184,6 +184,7 @@ def _rule_items(plan: Plan, stmt, prim: Prim, target: str, old, d_result: str) -
     target it also reads read as `old`)."""
     if prim.rule.template is None:
         raise _no_adjoint(plan, stmt, prim)
+    _check_covered(plan, stmt, prim)
     binding = prim.binding
     if old is not None:
         binding = {k: _rename(v, target, old) for k, v in binding.items()}
@@ -194,6 +195,25 @@ def _rule_items(plan: Plan, stmt, prim: Prim, target: str, old, d_result: str) -
     except RuleError as exc:
         raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
     return items
+
+
+def _check_covered(plan: Plan, stmt, prim: Prim) -> None:
+    """Refuse, rather than give a zero gradient, an operand that carries a
+    derivative into a parameter the adjoint template gives none and the
+    rule does not declare inert (`np.percentile`'s `q`)."""
+    varied = plan.facts.varied_before.get(stmt, frozenset())
+    covered = prim.rule.template.writes | frozenset(prim.rule.inert)
+    for param, node in prim.binding.items():
+        if param in covered:
+            continue
+        for name in names_of(node):
+            if name in varied:
+                raise RuleError(
+                    f"the adjoint rule of {registry.display_name(prim.key)} gives no gradient "
+                    f"to its parameter {param!r}, which carries one here (`{name}`)",
+                    plan.src.locate(stmt),
+                    hint=f"wrap `{name}` in stop_gradient(...) if no gradient should flow "
+                         "through it")
 
 
 def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
