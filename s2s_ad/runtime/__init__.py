@@ -101,7 +101,8 @@ from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
-from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
+from .ufuncs import (accumulate_adjoint, accumulate_tangent, outer_lhs, outer_rhs,
+                     outer_tangent_lhs, outer_tangent_rhs, reduce_adjoint, reduce_tangent)
 from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
 
 
