@@ -96,8 +96,9 @@ from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index
                       unpop, written, zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
-                     gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
-                     poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+                     gradient_spacing_adjoints, gradient_tangent, interp_adjoints,
+                     interp_tangent, meshgrid_adjoints, poly_derivative,
+                     polyval_coefficients, trapezoid_adjoints, trapezoid_tangent, unwindow)
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
