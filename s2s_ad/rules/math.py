@@ -22,6 +22,11 @@ Conventions where a derivative does not exist follow NumPy/JAX:
 - `nextafter(x, y)` has derivative 1 in x (a one-ulp move).
 - floor, ceil, trunc, `ulp`, the predicates and the integer functions have
   no gradient.
+
+Forward mode: the pointwise rules' tangents are derived from their adjoint
+templates; `sum`, `fsum`, `list`, `tuple` and `float` are linear; the others
+have tangent templates following the adjoints' conventions (`max`/`min`
+weight each tangent by the share of a unit adjoint its argument gets).
 """
 import builtins
 import math

@@ -25,6 +25,11 @@ Conventions:
   is ignored when `x` is given, as in NumPy.
 - `meshgrid` takes `indexing` 'xy' and 'ij', `sparse` and `copy`.
 - Complex operands are not supported (`correlate` would conjugate `v`).
+- Forward mode: `diff`, `ediff1d` and `meshgrid` are linear in all their
+  value operands jointly, `convolve` and `correlate` bilinear; `gradient`,
+  `interp`, `polyval` and `trapezoid` have tangent templates, whose runtime
+  helpers are the transposes of the adjoints' (same stencils, intervals and
+  conventions at knots).
 """
 import warnings
 

@@ -35,6 +35,10 @@ Conventions:
   `outer` splits ties 1/2 : 1/2, as `maximum`.
 - Products of partials are formed without division: exact where an operand
   is zero (`np.multiply.reduce`, `np.multiply.accumulate`).
+- Forward mode: each method's tangent template (`<method>_tangent`) calls the
+  transpose of its adjoint's helper (rt.reduce_tangent, accumulate_tangent,
+  outer_tangent_lhs/rhs), with the same partials and conventions: the ties
+  of an extremum share its tangent's terms equally, a NaN result gets none.
 
 Limits: `outer`'s keyword arguments have no rule (the call is rejected
 where a gradient must flow through it).  `reduceat` has no rule: the

@@ -30,7 +30,9 @@ its submodules:
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
-    ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
+    signal_tangents.py  the tangents of gradient, interp, trapezoid
+    ufuncs.py       the adjoints and tangents of ufunc methods: reduce,
+                    accumulate, outer
     masked_reduce.py  the adjoints of ufunc.reduce with initial= or where=
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
@@ -40,8 +42,8 @@ its submodules:
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
-`.aliases`, `masked_reduce` `.reductions` and `.ufuncs`), never this package,
-so there is no import cycle.
+`.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
+`.signal`), never this package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -96,9 +98,9 @@ from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index
                       unpop, written, zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
-                     gradient_spacing_adjoints, gradient_tangent, interp_adjoints,
-                     interp_tangent, meshgrid_adjoints, poly_derivative,
-                     polyval_coefficients, trapezoid_adjoints, trapezoid_tangent, unwindow)
+                     gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
+                     poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+from .signal_tangents import gradient_tangent, interp_tangent, trapezoid_tangent
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)

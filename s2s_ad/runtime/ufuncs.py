@@ -32,6 +32,11 @@ Limits: products of partials that overflow give inf (or nan where they meet
 a zero adjoint), as the chain rule does.  (`reduce` with `initial=` or
 `where=`: masked_reduce.py.)
 
+Forward mode: `reduce_tangent`, `accumulate_tangent` and
+`outer_tangent_lhs`/`outer_tangent_rhs` are the transposes of the adjoints
+(accumulate's recurrence run forwards by the same scan; an extremum's
+accumulate gives each result the mean of its ties' tangents).
+
 Invariants: every helper returns fresh arrays, in the float dtype of its
 operand (a `Seq` of items for a list or tuple operand), and none mutates its
 arguments.  Imports NumPy, `.core` and `.reductions` only.
