@@ -182,7 +182,7 @@ def ldexp(z, x, i):
     d[x] += math.ldexp(d[z], i)
 
 
-@adjoint(math.nextafter, shape=SCALAR, pointwise=True)
+@adjoint(math.nextafter, shape=SCALAR, pointwise=True, inert="y")    # y: a direction
 def nextafter(z, x, y):
     d[x] += d[z]                                   # x moved by one ulp towards y
 
@@ -194,6 +194,7 @@ def hypot(z, *coordinates):
 
 @tangent(math.hypot)
 def hypot_tangent(z, *coordinates):
+    # one sum (the derived tangent would build the list once per coordinate)
     t[z] += sum([c * u for c, u in zip(coordinates, t[coordinates])]) / (z or 1.0)
 
 
@@ -241,7 +242,7 @@ def builtin_abs(z, x):
     d[x] += d[z] * np.sign(x)
 
 
-@adjoint(math.copysign, shape=SCALAR, pointwise=True)
+@adjoint(math.copysign, shape=SCALAR, pointwise=True, inert="y")     # y: its sign only
 def copysign(z, x, y):
     d[x] += d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
