@@ -214,7 +214,22 @@ CASES = [
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
-test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+
+
+def has_tangent(fn) -> bool:
+    """Whether forward mode has a tangent for `fn` (its rule may be another file's)."""
+    rule = registry.lookup(fn)
+    return rule is not None and bool(rule.tangent_fn or rule.linear or rule.multilinear
+                                      or rule.diagonal)
+
+
+# the max drawdown row also needs np.max's tangent (rules/reductions.py)
+NEEDS_MAX = pytest.mark.xfail(not has_tangent(np.max), strict=True,
+                              reason="np.max has no tangent rule yet (rules/reductions.py)")
+FORWARD = [pytest.param(case, marks=NEEDS_MAX) if "max" in case[0].__code__.co_names
+           else case for case in CASES]
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
+    forward_tests(FORWARD)
 # -- conventions ------------------------------------------------------------------
 def running_max(x):
     return np.sum(np.maximum.accumulate(x) * np.arange(1.0, 1.0 + len(x)))
