@@ -427,6 +427,15 @@ CONVENTIONS = [
     (lambda x: wsum(np.fmin.reduce(x, axis=0)), [np.array([[1.0, np.nan], [1.0, 2.0],
                                                            [3.0, np.nan]])]),
     (lambda x: wsum(np.fmax.accumulate(x)), [np.array([np.nan, 1.0, 1.0, np.nan, 2.0])]),
+    # initial= and where=: an initial tied with an element, or the result alone
+    (lambda x, s: wsum(np.maximum.reduce(x, axis=1, initial=s, where=MASK)),
+     [np.array([[1.0, 2.0, 2.0, 0.0], [3.0, 3.0, 1.0, 3.0], [0.0, 5.0, 7.0, 0.0]]), 2.0]),
+    (lambda x, s: wsum(np.fmin.reduce(x, axis=0, initial=s, where=MASK)),
+     [np.array([[1.0, 2.0, np.nan, 0.0], [1.0, 3.0, np.nan, 3.0], [4.0, 5.0, 7.0, 0.0]]),
+      1.0]),
+    (lambda x, s: wsum(np.multiply.reduce(x, axis=1, initial=s, where=MASK)), [MZ, 0.0]),
+    (lambda x, s: wsum(np.subtract.reduce(x, axis=1, initial=s, where=MASK)), [M, 0.3]),
+    (lambda x, s: wsum(np.power.reduce(x, axis=0, initial=s, where=MASK)), [M * M + 0.5, 1.2]),
 ]
 
 

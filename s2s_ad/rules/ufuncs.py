@@ -36,9 +36,9 @@ Conventions:
 - Products of partials are formed without division: exact where an operand
   is zero (`np.multiply.reduce`, `np.multiply.accumulate`).
 - Forward mode: each method's tangent template (`<method>_tangent`) calls the
-  transpose of its adjoint's helper (rt.reduce_tangent, accumulate_tangent,
-  outer_tangent_lhs/rhs), with the same partials and conventions: the ties
-  of an extremum share its tangent's terms equally, a NaN result gets none.
+  transpose of its adjoint's helper (runtime/ufunc_tangents.py), with the
+  same partials and conventions: the ties of an extremum share its
+  tangent's terms equally, a NaN result gets none.
 
 Limits: `outer`'s keyword arguments have no rule (the call is rejected
 where a gradient must flow through it).  `reduceat` has no rule: the
@@ -75,8 +75,10 @@ def reduce(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initial=None,
 
 
 @tangent(*(u.reduce for u in SCANNED))
-def reduce_tangent(z, ufunc, array, axis=0, dtype=None, *, keepdims=False):
-    t[z] += rt.reduce_tangent(ufunc, t[array], array, z, axis, keepdims)
+def reduce_tangent(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initial=None,
+                   where=True):
+    t[z] += rt.reduce_tangent(ufunc, t[array], array, z, axis, keepdims, initial, where)
+    t[z] += rt.initial_tangent(ufunc, t[initial], array, z, axis, keepdims, initial, where)
 
 
 @adjoint(*(u.accumulate for u in SCANNED))
