@@ -440,6 +440,17 @@ def test_containers_and_sorting(f, args):
     check_forward(f, args, wrt)
 
 
+def keys_of(x):
+    d = {"b": x, "a": 2.0 * x}
+    return d[list(d)[1]] * 3.0 + d[sorted(d)[1]] + d[tuple(d)[0]]
+
+
+def test_the_keys_of_a_dict_carry_no_tangent():
+    check_forward(keys_of, [1.5], 0)
+    assert ad.jvp(lambda x: sorted({"a": x}))(1.5, 1.0)[1] == [0.0]
+    assert ad.jvp(lambda x: list({"a": x}))(1.5, 1.0)[1] == [0.0]
+
+
 def test_sorting_ties_forward_agrees_with_reverse():
     check_modes_agree(sorted_ties, [0.3, 0.3], (0, 1))
     check_modes_agree(sort_array_in_place, [np.array([0.3, 0.3, 0.8, 0.3])], (0,))

@@ -24,7 +24,7 @@ Conventions where a derivative does not exist follow NumPy/JAX:
   no gradient.
 
 Forward mode: the pointwise rules' tangents are derived from their adjoint
-templates; `sum`, `fsum`, `list`, `tuple` and `float` are linear; the others
+templates; `sum`, `fsum` and `float` are linear; the others
 have tangent templates following the adjoints' conventions (`max`/`min`
 weight each tangent by the share of a unit adjoint its argument gets).
 """
@@ -330,9 +330,15 @@ def np_divmod_tangent(z, x1, x2, /):
     t[z] += (rt.zeros_like(z[0]), rt.expand(-t[x2] * z[0], z[1]))
 
 
-@adjoint(builtins.list, builtins.tuple, linear="iterable")
+@adjoint(builtins.list, builtins.tuple)
 def to_sequence(z, iterable=()):
     d[iterable] += rt.unlist(d[z], iterable)
+
+
+@tangent(builtins.list, builtins.tuple)
+def to_sequence_tangent(z, iterable=()):
+    # linear, but of a dict it lists the keys, which carry no derivative
+    t[z] += rt.zeros_like(z) if isinstance(iterable, dict) else type(z)(t[iterable])
 
 
 @adjoint(builtins.dict)
@@ -356,7 +362,8 @@ def sorted_(z, iterable, /, *, key=None, reverse=False):
 def sorted_tangent(z, iterable, /, *, key=None, reverse=False):
     # where each item goes, as the adjoint reads it: the tangents in that order
     at = rt.unsorted(list(range(len(iterable))), iterable, key, reverse)
-    t[z] += [u for _, u in sorted(zip(at, t[iterable]))]     # (`at` has no ties)
+    t[z] += rt.zeros_like(z) if isinstance(iterable, dict) else \
+        [u for _, u in sorted(zip(at, t[iterable]))]     # (`at` has no ties; a dict: keys)
 
 
 @adjoint(rt.sort_like)
