@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad, checked_grad
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import check_modes_agree
 
 UNARY = [
     (math.sin, 0.7), (math.cos, 0.7), (math.tan, 0.7),
@@ -62,6 +63,23 @@ def test_binary(fn, x, y):
     check_grad(call2(fn), [x, y], (0, 1))
 
 
+def check_forward(f, args, wrt):
+    """Forward mode against finite differences and against reverse mode."""
+    wrt = wrt if isinstance(wrt, tuple) else (wrt,)
+    check_jvp(f, args, wrt)
+    check_modes_agree(f, args, wrt)
+
+
+@pytest.mark.parametrize("fn,x", UNARY, ids=name)
+def test_unary_forward(fn, x):
+    check_forward(call1(fn), [x], 0)
+
+
+@pytest.mark.parametrize("fn,x,y", BINARY, ids=name)
+def test_binary_forward(fn, x, y):
+    check_forward(call2(fn), [x, y], (0, 1))
+
+
 # -- variadic functions and sequences ----------------------------------------------
 def hypot3(x, y, z):
     return math.hypot(x, 2.0, y, z) * y
@@ -97,6 +115,7 @@ def log_variable_base(x, b):
 ], ids=name)
 def test_variadic(f, args):
     check_grad(f, args, (0, 1, 2))
+    check_forward(f, args, (0, 1, 2))
 
 
 def negative_base(x):
@@ -105,10 +124,12 @@ def negative_base(x):
 
 def test_negative_base():
     check_grad(negative_base, [-1.7])
+    check_forward(negative_base, [-1.7], 0)
 
 
 def test_log_variable_base():
     check_grad(log_variable_base, [2.5, 3.0], (0, 1))
+    check_forward(log_variable_base, [2.5, 3.0], (0, 1))
 
 
 def test_max_ties_split():
@@ -116,6 +137,11 @@ def test_max_ties_split():
     assert (dx, dy, dz) == (0.5, 0.5, 0.0)
     assert checked_grad(lambda x: min(x, x))(2.0) == 1.0
     assert checked_grad(lambda x, y: max(x, y), wrt=(0, 1))(math.nan, 1.0) == (0.0, 0.0)
+    # forward mode: the same shares
+    tangent = ad.jvp(lambda x, y, z: max(x, y, z), wrt=(0, 1, 2))
+    assert [tangent(1.0, 1.0, 0.5, *e)[1] for e in np.eye(3).tolist()] == [0.5, 0.5, 0.0]
+    assert ad.jvp(lambda x: min(x, x))(2.0, 1.0)[1] == 1.0
+    assert ad.jvp(lambda x, y: max(x, y), wrt=(0, 1))(math.nan, 1.0, 1.0, 1.0)[1] == 0.0
 
 
 def extremes_of_a_list(x):
@@ -137,12 +163,17 @@ def extremes_of_a_built_list(x):
                                extremes_of_a_built_list], ids=lambda f: f.__name__)
 def test_max_and_min_of_one_sequence(f):
     check_grad(f, [np.array([0.3, -0.7, 1.2])])
+    check_forward(f, [np.array([0.3, -0.7, 1.2])], 0)
 
 
 def test_max_of_a_list_splits_ties_between_items():
     g = checked_grad(lambda x, y: max([x, y, x]), wrt=(0, 1))(2.0, 1.0)
     assert g == (1.0, 0.0)
     assert checked_grad(lambda x: max([x, 2.0 * x]))(-1.0) == 1.0
+    tangent = ad.jvp(lambda x, y: max([x, y, x]), wrt=(0, 1))
+    assert (tangent(2.0, 1.0, 1.0, 0.0)[1], tangent(2.0, 1.0, 0.0, 1.0)[1]) == (1.0, 0.0)
+    assert ad.jvp(lambda x: max([x, 2.0 * x]))(-1.0, 1.0)[1] == 1.0
+    check_modes_agree(lambda x, y: max([x, y, x, y]) * min(x, y, x), [1.0, 1.0], (0, 1))
 
 
 def largest_magnitude(xs):
@@ -179,6 +210,7 @@ def test_max_and_min_with_key_or_default(f, args, wrt):
     check_grad(f, args, wrt)
     value, _ = ad.value_and_grad(f, wrt=wrt)(*args)
     assert value == pytest.approx(f(*args))
+    check_forward(f, args, wrt)
 
 
 def doubles_the_largest(a, b):
@@ -198,6 +230,7 @@ def doubles_the_smallest(a, b):
 def test_the_item_max_or_min_returns_is_the_argument_itself(f):
     a, b = np.array([1.0, 2.0]), np.array([0.5, 0.25])
     check_grad(f, [a, b], (0, 1))        # (inputs left unchanged: checked there too)
+    check_forward(f, [a, b], (0, 1))
     value, _ = ad.value_and_grad(f, wrt=(0, 1))(a, b)
     assert value == pytest.approx(f(a.copy(), b.copy()))
 
@@ -205,11 +238,16 @@ def test_the_item_max_or_min_returns_is_the_argument_itself(f):
 def test_key_gives_the_returned_item_all_the_gradient():
     # ties in the key: Python returns the first such item, and so does the gradient
     assert ad.grad(lambda xs: max(xs, key=abs))([2.0, -2.0, 1.0]) == [1.0, 0.0, 0.0]
+    assert ad.jvp(lambda xs: max(xs, key=abs))([2.0, -2.0, 1.0], [1.0, 2.0, 3.0])[1] == 1.0
 
 
 def test_kinks():
     assert checked_grad(lambda x: math.fabs(x) + abs(x) + math.copysign(x, -1.0))(0.0) == 0.0
     assert checked_grad(lambda x, y: math.hypot(x, y), wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)
+    assert ad.jvp(lambda x: math.fabs(x) + abs(x) + math.copysign(x, -1.0))(0.0, 1.0)[1] == 0.0
+    assert ad.jvp(lambda x, y: math.hypot(x, y), wrt=(0, 1))(0.0, 0.0, 1.0, 1.0)[1] == 0.0
+    assert ad.jvp(lambda x, y: math.dist((x, 0.0), (y, 0.0)), wrt=(0, 1))(
+        1.0, 1.0, 1.0, 2.0)[1] == 0.0
 
 
 def test_gradient_is_a_float():
@@ -235,6 +273,10 @@ def test_builtins_on_arrays():
     check_grad(sum_arrays, [x, 0.7], (0, 1))
     check_grad(sum_arrays, [np.array([[0.5, -1.2, 2.0, -0.3], [0.1, 0.2, -0.3, 0.4]]),
                             np.array([0.7, 0.1, 0.2, 0.3])], (0, 1))
+    check_forward(abs_pow_arrays, [x], 0)
+    check_forward(sum_arrays, [x, 0.7], (0, 1))
+    check_forward(sum_arrays, [np.array([[0.5, -1.2, 2.0, -0.3], [0.1, 0.2, -0.3, 0.4]]),
+                               np.array([0.7, 0.1, 0.2, 0.3])], (0, 1))
 
 
 # -- digamma, the derivative of lgamma --------------------------------------------
@@ -262,6 +304,7 @@ def times_self(fn):
 @pytest.mark.parametrize("fn", ZERO_GRADIENT, ids=name)
 def test_zero_gradient(fn):
     assert checked_grad(times_self(fn))(2.7) == fn(2.7)
+    assert ad.jvp(times_self(fn))(2.7, 1.0)[1] == fn(2.7)
 
 
 # -- NumPy scalars (an array's element) as operands ------------------------------------
@@ -280,6 +323,7 @@ def test_unary_on_a_numpy_scalar(fn, x):
     f, v = on_element(fn), np.array([x, 1.3])
     assert ad.value_and_grad(f)(v)[0] == f(v)
     check_grad(f, [v])
+    check_forward(f, [v], 0)
 
 
 @pytest.mark.parametrize("fn,x,y", BINARY, ids=name)
@@ -287,6 +331,7 @@ def test_binary_on_numpy_scalars(fn, x, y):
     f, v = on_elements(fn), np.array([x, y, 1.3])
     assert ad.value_and_grad(f)(v)[0] == f(v)
     check_grad(f, [v])
+    check_forward(f, [v], 0)
 
 
 def divmod_remainder(x, y):
@@ -302,11 +347,13 @@ def np_divmod_remainder(x, y):
 @pytest.mark.parametrize("x,y", [(5.3, 1.2), (-5.3, 1.2), (2.2, -0.7)])
 def test_divmod(x, y):
     check_grad(divmod_remainder, [x, y], wrt=(0, 1))
+    check_forward(divmod_remainder, [x, y], (0, 1))
 
 
 def test_np_divmod_broadcasts():
-    check_grad(np_divmod_remainder, [np.array([[5.3, -2.2, 0.9]]), np.array([[1.2], [0.7]])],
-               wrt=(0, 1))
+    args = [np.array([[5.3, -2.2, 0.9]]), np.array([[1.2], [0.7]])]
+    check_grad(np_divmod_remainder, args, wrt=(0, 1))
+    check_forward(np_divmod_remainder, args, (0, 1))
 
 
 def builtin_divmod_of_arrays(x, y):
@@ -316,3 +363,94 @@ def builtin_divmod_of_arrays(x, y):
 
 def test_builtin_divmod_of_arrays():
     check_grad(builtin_divmod_of_arrays, [np.array([5.3, -2.2, 0.9]), 0.7], wrt=(0, 1))
+    check_forward(builtin_divmod_of_arrays, [np.array([5.3, -2.2, 0.9]), 0.7], (0, 1))
+
+
+# -- lists, tuples, dicts and sorting (list, tuple, dict, sorted, .sort) --------------
+W4 = np.array([1.0, -2.0, 3.0, 0.5])
+
+
+def sorted_items(x, y):
+    s = sorted([y, 2.0 * x, x - y, 0.5])
+    return s[0] + 2.0 * s[1] + 3.0 * s[2] + 4.0 * s[3]
+
+
+def sorted_by_key(x, y):
+    s = sorted([x, y, -x * y], key=abs, reverse=True)
+    return s[0] - 2.0 * s[1] + 3.0 * s[2]
+
+
+def sorted_array(v):
+    s = sorted(v * v)
+    return s[0] + 2.0 * s[1] + 3.0 * s[2]
+
+
+def sort_list_in_place(x, y):
+    v = [y, x, x * y]
+    v.sort(reverse=True)
+    return v[0] + 2.0 * v[1] + 3.0 * v[2]
+
+
+def sort_array_in_place(v):
+    w = v * 1.0
+    w.sort()
+    return np.sum(w * W4)
+
+
+def sort_rows_in_place(m):
+    w = m * 1.0
+    w.sort(axis=0)
+    return np.sum(w * np.arange(1.0, 1.0 + m.size).reshape(m.shape))
+
+
+def sequences(x, v):
+    a = list((x, v[0]))
+    b = tuple([x * v[1], v[0]])
+    c = list(v * 2.0)
+    return a[0] * b[1] + b[0] + 3.0 * c[1] + a[1] * c[0]
+
+
+def dicts(x, y):
+    pairs = [("a", x), ("b", y), ("a", x * y)]
+    d = dict(pairs)              # (key, value) pairs: the last "a" wins
+    e = dict(d)
+    return d["a"] * 2.0 + e["b"] + float(x) * e["a"]
+
+
+def sorted_ties(x, y):
+    s = sorted([x, y, x, 2.0 * y])
+    v = [y, x, y]
+    v.sort()
+    return s[0] + 2.0 * s[1] + 3.0 * s[2] + 4.0 * s[3] + v[0] - v[2]
+
+
+@pytest.mark.parametrize("f,args", [
+    (sorted_items, [0.3, -0.4]),
+    (sorted_by_key, [0.7, -1.3]),
+    (sorted_array, [np.array([0.3, -1.2, 0.8])]),
+    (sort_list_in_place, [0.3, -0.4]),
+    (sort_array_in_place, [np.array([0.3, -1.2, 0.8, 0.1])]),
+    (sort_rows_in_place, [np.array([[0.3, -1.2], [0.8, 0.1], [-0.5, 2.0]])]),
+    (sequences, [0.3, np.array([-0.4, 1.1])]),
+    (dicts, [0.3, -0.4]),
+], ids=name)
+def test_containers_and_sorting(f, args):
+    wrt = tuple(range(len(args)))
+    check_grad(f, args, wrt)
+    check_forward(f, args, wrt)
+
+
+def keys_of(x):
+    d = {"b": x, "a": 2.0 * x}
+    return d[list(d)[1]] * 3.0 + d[sorted(d)[1]] + d[tuple(d)[0]]
+
+
+def test_the_keys_of_a_dict_carry_no_tangent():
+    check_forward(keys_of, [1.5], 0)
+    assert ad.jvp(lambda x: sorted({"a": x}))(1.5, 1.0)[1] == [0.0]
+    assert ad.jvp(lambda x: list({"a": x}))(1.5, 1.0)[1] == [0.0]
+
+
+def test_sorting_ties_forward_agrees_with_reverse():
+    check_modes_agree(sorted_ties, [0.3, 0.3], (0, 1))
+    check_modes_agree(sort_array_in_place, [np.array([0.3, 0.3, 0.8, 0.3])], (0,))

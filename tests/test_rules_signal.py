@@ -19,10 +19,11 @@ import sys
 import numpy as np
 import pytest
 
+import s2s_ad as ad
 from s2s_ad import runtime as rt
 from s2s_ad.rules import registry
-from fdcheck import check_grad, checked_grad
-from rulecheck import case_id, floats, table_tests, wsum
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import case_id, check_modes_agree, floats, forward_tests, table_tests, wsum
 
 rng = np.random.default_rng(5)
 S = 0.7
@@ -176,6 +177,8 @@ def row_id(case):
 
 test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
     table_tests(CASES, ids=row_id, values=True)
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
+    forward_tests(CASES, ids=row_id)
 
 
 # -- every length and mode of convolve and correlate -----------------------------
@@ -209,7 +212,10 @@ def corr_valid(a, v):
 def test_every_length_pair(f):
     for m in range(1, 7):
         for n in range(1, 7):
-            check_grad(f, [rng.standard_normal(m), rng.standard_normal(n)], (0, 1))
+            args = [rng.standard_normal(m), rng.standard_normal(n)]
+            check_grad(f, args, (0, 1))
+            check_jvp(f, args, (0, 1))
+            check_modes_agree(f, args, (0, 1))
 
 
 # -- tuple results used item by item -----------------------------------------------
@@ -238,6 +244,8 @@ def meshgrid_sparse_surface(x, y):
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_tuple_results_unpacked(f, args):
     check_grad(f, args, floats(args))
+    check_jvp(f, args, floats(args))
+    check_modes_agree(f, args, floats(args))
 
 
 def test_runtime_helpers_accept_stacked_and_partial_adjoints():
@@ -263,6 +271,8 @@ def test_interp_at_knots_and_outside():
     assert g(3.0) == 0.5                    # the last knot: the last interval's slope
     assert g(0.0) == 2.0
     assert g(-1.0) == 0.0 and g(4.0) == 0.0     # outside: constant fp[0], fp[-1]
+    tangent = ad.jvp(interp_at)
+    assert [tangent(x, 1.0)[1] for x in (1.0, 3.0, 0.0, -1.0, 4.0)] == [0.5, 0.5, 2.0, 0.0, 0.0]
 
 
 def interp_values(fp):
@@ -271,8 +281,24 @@ def interp_values(fp):
 
 def test_interp_values_weights():
     # -1 -> fp[0]; 0.5 -> halves of fp[0], fp[1]; 2 -> halves of fp[1], fp[2]; 5 -> fp[2]
-    np.testing.assert_allclose(checked_grad(interp_values)(np.array([1.0, -2.0, 0.5])),
+    fp = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(checked_grad(interp_values)(fp), [1.5, 1.0, 1.5], rtol=1e-15)
+    np.testing.assert_allclose([ad.jvp(interp_values)(fp, e)[1] for e in np.eye(3)],
                                [1.5, 1.0, 1.5], rtol=1e-15)
+
+
+def interp_everything(x, xp, fp, lo):
+    return wsum(np.interp(x, xp, fp, left=lo))
+
+
+@pytest.mark.parametrize("args", [
+    [np.array([0.0, 1.0, 3.0, -1.0, 4.0, 2.0]), np.array([0.0, 1.0, 3.0]),
+     np.array([0.0, 2.0, 3.0]), 0.5],                       # at the knots, and outside
+    [np.array([0.5, 1.0, 2.0]), np.array([0.0, 1.0, 1.0, 3.0]),
+     np.array([0.0, 2.0, -1.0, 3.0]), 0.5],                 # a repeated knot
+], ids=["knots", "repeated knot"])
+def test_interp_forward_agrees_with_reverse_at_knots(args):
+    check_modes_agree(interp_everything, args, (0, 1, 2, 3))
 
 
 def polyval_at(p, x):
@@ -284,6 +310,9 @@ def test_polyval_at_zero():
     gp, gx = checked_grad(polyval_at, wrt=(0, 1))(p, 0.0)
     np.testing.assert_array_equal(gp, [0.0, 0.0, 0.0, 1.0])     # x ** 0 is 1
     assert gx == 5.0
+    tangent = ad.jvp(polyval_at, wrt=(0, 1))
+    assert [tangent(p, 0.0, e, 0.0)[1] for e in np.eye(4)] == [0.0, 0.0, 0.0, 1.0]
+    assert tangent(p, 0.0, np.zeros(4), 1.0)[1] == 5.0
 
 
 def test_trapz_registered_where_numpy_has_it():

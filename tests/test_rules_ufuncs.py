@@ -16,8 +16,9 @@ import s2s_ad as ad
 from s2s_ad.errors import NoRuleError, RuleError
 from s2s_ad.rules import registry
 from s2s_ad.rules import ufuncs as ufunc_rules
-from fdcheck import check_grad, checked_grad
-from rulecheck import check_float32, floats, skip_if_numpy_reduces_wrong, table_tests, wsum
+from fdcheck import check_grad, check_jvp, checked_grad
+from rulecheck import (check_float32, check_modes_agree, floats, forward_tests,
+                       skip_if_numpy_reduces_wrong, table_tests, wsum)
 
 d = None  # `d[x]` in the templates below
 
@@ -139,6 +140,18 @@ def test_every_method_float32(name, f, args):
     check_float32((f, args))
 
 
+@pytest.mark.parametrize("name,f,args", GENERIC, ids=[r[0] for r in GENERIC])
+def test_every_method_forward(name, f, args):
+    skip_if_numpy_reduces_wrong(name)
+    check_jvp(f, args, floats(args))
+
+
+@pytest.mark.parametrize("name,f,args", GENERIC, ids=[r[0] for r in GENERIC])
+def test_every_method_forward_agrees_with_reverse(name, f, args):
+    skip_if_numpy_reduces_wrong(name)
+    check_modes_agree(f, args, floats(args))
+
+
 # -- the forms users write ------------------------------------------------------
 rng = np.random.default_rng(0)
 V = rng.standard_normal(7)
@@ -201,6 +214,22 @@ CASES = [
 
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
+
+
+def has_tangent(fn) -> bool:
+    """Whether forward mode has a tangent for `fn` (its rule may be another file's)."""
+    rule = registry.lookup(fn)
+    return rule is not None and bool(rule.tangent_fn or rule.linear or rule.multilinear
+                                      or rule.diagonal)
+
+
+# the max drawdown row also needs np.max's tangent (rules/reductions.py)
+NEEDS_MAX = pytest.mark.xfail(not has_tangent(np.max), strict=True,
+                              reason="np.max has no tangent rule yet (rules/reductions.py)")
+FORWARD = [pytest.param(case, marks=NEEDS_MAX) if "max" in case[0].__code__.co_names
+           else case for case in CASES]
+test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
+    forward_tests(FORWARD)
 # -- conventions ------------------------------------------------------------------
 def running_max(x):
     return np.sum(np.maximum.accumulate(x) * np.arange(1.0, 1.0 + len(x)))
@@ -351,6 +380,70 @@ def test_products_are_exact_at_zeros():
                                   [1.0, 2.0 + 6.0 + 6.0, 0.0])
 
 
+def jvp_columns(f, x):
+    """The forward-mode derivative of f at x, one unit tangent at a time."""
+    derived = ad.jvp(f)
+    return np.array([float(derived(x, np.eye(len(x))[i])[1]) for i in range(len(x))])
+
+
+def test_forward_products_are_exact_at_zeros():
+    np.testing.assert_array_equal(jvp_columns(products, np.array([2.0, 0.0, 3.0])),
+                                  [1.0, 2.0 + 6.0 + 6.0, 0.0])
+
+
+def test_forward_ties_split_as_the_adjoint():
+    x = np.array([1.0, 3.0, 3.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(jvp_columns(running_max, x), checked_grad(running_max)(x),
+                               rtol=1e-15)
+    ties = np.array([2.0, 5.0, 1.0, 5.0, 5.0, 0.0])
+    np.testing.assert_array_equal(jvp_columns(last_running_max, ties),
+                                  checked_grad(max_all)(ties))
+    np.testing.assert_array_equal(jvp_columns(lambda v: np.maximum.reduce(v), ties),
+                                  [0.0, 1 / 3, 0.0, 1 / 3, 1 / 3, 0.0])
+
+
+def test_forward_nan_results_give_no_tangent():
+    x = np.array([1.0, 2.0, np.nan, 3.0])
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(jvp_columns(running_max_nan, x), [1.0, 1.0, 0.0, 0.0])
+        np.testing.assert_array_equal(jvp_columns(fmax_nan, x), [1.0, 2.0, 0.0, 2.0])
+
+
+# forward and reverse agree where the derivative is a convention: ties, NaN, zeros
+CONVENTIONS = [
+    (running_max, [np.array([1.0, 3.0, 3.0, 2.0, 3.0, 4.0])]),
+    (last_running_max, [np.array([2.0, 5.0, 1.0, 5.0, 5.0, 0.0])]),
+    (max_reduce_rows, [np.array([[1.0, 4.0, 4.0], [2.0, 2.0, 2.0]])]),
+    (minimum_of_three, [np.array([0.0, 2.0, 0.5]), np.array([0.5, -1.0, 0.5])]),
+    (running_max_nan, [np.array([1.0, 2.0, np.nan, 3.0])]),
+    (fmax_nan, [np.array([1.0, 2.0, np.nan, 3.0])]),
+    (products, [np.array([2.0, 0.0, 3.0])]),
+    (lambda x: wsum(np.multiply.accumulate(x, axis=1)), [MZ]),
+    (lambda x: wsum(np.multiply.reduce(x, axis=0)), [MZ]),
+    (lambda x: wsum(np.minimum.accumulate(x, axis=1)), [np.array([[3.0, 1.0, 2.0, 1.0, 1.0],
+                                                                  [0.5, 0.5, 0.5, 0.2, 0.2]])]),
+    (lambda x, y: wsum(np.maximum.outer(x, y)), [np.array([1.0, 2.0, 3.0]),
+                                                 np.array([2.0, 0.0])]),
+    (lambda x: wsum(np.fmin.reduce(x, axis=0)), [np.array([[1.0, np.nan], [1.0, 2.0],
+                                                           [3.0, np.nan]])]),
+    (lambda x: wsum(np.fmax.accumulate(x)), [np.array([np.nan, 1.0, 1.0, np.nan, 2.0])]),
+    # initial= and where=: an initial tied with an element, or the result alone
+    (lambda x, s: wsum(np.maximum.reduce(x, axis=1, initial=s, where=MASK)),
+     [np.array([[1.0, 2.0, 2.0, 0.0], [3.0, 3.0, 1.0, 3.0], [0.0, 5.0, 7.0, 0.0]]), 2.0]),
+    (lambda x, s: wsum(np.fmin.reduce(x, axis=0, initial=s, where=MASK)),
+     [np.array([[1.0, 2.0, np.nan, 0.0], [1.0, 3.0, np.nan, 3.0], [4.0, 5.0, 7.0, 0.0]]),
+      1.0]),
+    (lambda x, s: wsum(np.multiply.reduce(x, axis=1, initial=s, where=MASK)), [MZ, 0.0]),
+    (lambda x, s: wsum(np.subtract.reduce(x, axis=1, initial=s, where=MASK)), [M, 0.3]),
+    (lambda x, s: wsum(np.power.reduce(x, axis=0, initial=s, where=MASK)), [M * M + 0.5, 1.2]),
+]
+
+
+@pytest.mark.parametrize("f,args", CONVENTIONS, ids=lambda v: getattr(v, "__name__", None))
+def test_forward_conventions_agree_with_reverse(f, args):
+    check_modes_agree(f, args, floats(args))
+
+
 def left_to_right(x):
     return np.subtract.reduce(x) + np.divide.reduce(x) + np.power.reduce(x)
 
@@ -406,6 +499,7 @@ via_closure = closing_over(np.minimum.accumulate)
 def test_spellings_of_the_method(f):
     x = np.array([1.0, 3.0, 2.0, 5.0])
     np.testing.assert_array_equal(checked_grad(f)(x), [0.0, 3.0, 0.0, 3.0])
+    np.testing.assert_array_equal(jvp_columns(f, x), [0.0, 3.0, 0.0, 3.0])
 
 
 def drawdown(p):
@@ -443,6 +537,7 @@ def test_methods_of_piecewise_constant_ufuncs_have_zero_gradient():
     gx, gy = checked_grad(comparisons, wrt=(0, 1))(x, y)
     np.testing.assert_array_equal(gx, [2.0, 0.0, 3.0])
     np.testing.assert_array_equal(gy, [2.0, 1.0])
+    check_modes_agree(comparisons, (x, y), (0, 1))
 
 
 def outer_dtype(x):

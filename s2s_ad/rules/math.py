@@ -22,6 +22,11 @@ Conventions where a derivative does not exist follow NumPy/JAX:
 - `nextafter(x, y)` has derivative 1 in x (a one-ulp move).
 - floor, ceil, trunc, `ulp`, the predicates and the integer functions have
   no gradient.
+
+Forward mode: the pointwise rules' tangents are derived from their adjoint
+templates; `sum`, `fsum` and `float` are linear; the others
+have tangent templates following the adjoints' conventions (`max`/`min`
+weight each tangent by the share of a unit adjoint its argument gets).
 """
 import builtins
 import math
@@ -29,9 +34,9 @@ import math
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest
+from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # -- trigonometric and hyperbolic ---------------------------------------------
@@ -177,7 +182,7 @@ def ldexp(z, x, i):
     d[x] += math.ldexp(d[z], i)
 
 
-@adjoint(math.nextafter, shape=SCALAR, pointwise=True)
+@adjoint(math.nextafter, shape=SCALAR, pointwise=True, inert="y")    # y: a direction
 def nextafter(z, x, y):
     d[x] += d[z]                                   # x moved by one ulp towards y
 
@@ -187,10 +192,22 @@ def hypot(z, *coordinates):
     d[coordinates] += [d[z] * c / (z or 1.0) for c in coordinates]
 
 
+@tangent(math.hypot)
+def hypot_tangent(z, *coordinates):
+    # one sum (the derived tangent would build the list once per coordinate)
+    t[z] += sum([c * u for c, u in zip(coordinates, t[coordinates])]) / (z or 1.0)
+
+
 @adjoint(math.dist, shape=SCALAR)
 def dist(z, p, q):
     d[p] += [d[z] * (a - b) / (z or 1.0) for a, b in zip(p, q)]
     d[q] += [d[z] * (b - a) / (z or 1.0) for a, b in zip(p, q)]
+
+
+@tangent(math.dist)
+def dist_tangent(z, p, q):
+    t[z] += sum([(a - b) * u for a, b, u in zip(p, q, t[p])]) / (z or 1.0)
+    t[z] += sum([(b - a) * u for a, b, u in zip(p, q, t[q])]) / (z or 1.0)
 
 
 # -- special functions -------------------------------------------------------------
@@ -225,7 +242,7 @@ def builtin_abs(z, x):
     d[x] += d[z] * np.sign(x)
 
 
-@adjoint(math.copysign, shape=SCALAR, pointwise=True)
+@adjoint(math.copysign, shape=SCALAR, pointwise=True, inert="y")     # y: its sign only
 def copysign(z, x, y):
     d[x] += d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
@@ -251,14 +268,24 @@ def builtin_extremum(z, arg1, *args, key=None, default=None):
     d[default] += rt.default_part(d[z], arg1, args)
 
 
+@tangent(builtins.max, builtins.min)
+def builtin_extremum_tangent(z, arg1, *args, key=None, default=None):
+    # each argument's (or item's) share of a unit adjoint: ties split, a key's pick
+    parts = rt.extremum_parts(1.0, z, arg1, args, key)
+    t[z] += parts[0] * t[arg1] if args else \
+        sum([w * u for w, u in zip(parts[0], t[arg1])], rt.zeros_like(z))
+    t[z] += sum([w * u for w, u in zip(parts[1], t[args])], rt.zeros_like(z))
+    t[z] += rt.default_part(1.0, arg1, args) * t[default]
+
+
 # -- sums and products ---------------------------------------------------------------
-@adjoint(builtins.sum)
+@adjoint(builtins.sum, linear=("iterable", "start"))
 def builtin_sum(z, iterable, start=0):
     d[iterable] += rt.unsum(d[z], iterable)
     d[start] += rt.unbroadcast(d[z], start)
 
 
-@adjoint(math.fsum, shape=SCALAR)
+@adjoint(math.fsum, shape=SCALAR, linear="seq")
 def fsum(z, seq):
     d[seq] += rt.unsum(d[z], seq)
 
@@ -267,6 +294,12 @@ def fsum(z, seq):
 def prod(z, iterable, *, start=1):
     d[iterable] += d[z] * start * rt.prod_others(iterable)
     d[start] += d[z] * math.prod(iterable)
+
+
+@tangent(math.prod)
+def prod_tangent(z, iterable, *, start=1):
+    t[z] += start * sum([w * u for w, u in zip(rt.prod_others(iterable), t[iterable])])
+    t[z] += t[start] * math.prod(iterable)
 
 
 @adjoint(builtins.divmod)
@@ -278,6 +311,12 @@ def divmod_(z, x, y, /):
     d[y] += rt.unbroadcast(-dr * z[0], y)
 
 
+@tangent(builtins.divmod)
+def divmod_tangent(z, x, y, /):
+    t[z] += (rt.zeros_like(z[0]), rt.expand(t[x], z[1]))
+    t[z] += (rt.zeros_like(z[0]), rt.expand(-t[y] * z[0], z[1]))
+
+
 @adjoint(np.divmod)
 def np_divmod(z, x1, x2, /):
     dr = rt.expand(d[z][1], z[1])       # as divmod
@@ -285,9 +324,21 @@ def np_divmod(z, x1, x2, /):
     d[x2] += rt.unbroadcast(-dr * z[0], x2)
 
 
+@tangent(np.divmod)
+def np_divmod_tangent(z, x1, x2, /):
+    t[z] += (rt.zeros_like(z[0]), rt.expand(t[x1], z[1]))
+    t[z] += (rt.zeros_like(z[0]), rt.expand(-t[x2] * z[0], z[1]))
+
+
 @adjoint(builtins.list, builtins.tuple)
 def to_sequence(z, iterable=()):
     d[iterable] += rt.unlist(d[z], iterable)
+
+
+@tangent(builtins.list, builtins.tuple)
+def to_sequence_tangent(z, iterable=()):
+    # linear, but of a dict it lists the keys, which carry no derivative
+    t[z] += rt.zeros_like(z) if isinstance(iterable, dict) else type(z)(t[iterable])
 
 
 @adjoint(builtins.dict)
@@ -295,15 +346,38 @@ def to_dict(z, mapping=(), /):
     d[mapping] += rt.undict(d[z], mapping)
 
 
+@tangent(builtins.dict)
+def to_dict_tangent(z, mapping=(), /):
+    # a dict's tangent value by value; (key, value) pairs: the later of equal keys
+    t[z] += dict(t[mapping]) if isinstance(mapping, dict) else \
+        dict([(pair[0], u[1]) for pair, u in zip(mapping, t[mapping])])
+
+
 @adjoint(builtins.sorted)
 def sorted_(z, iterable, /, *, key=None, reverse=False):
     d[iterable] += rt.unsorted(d[z], iterable, key, reverse)
+
+
+@tangent(builtins.sorted)
+def sorted_tangent(z, iterable, /, *, key=None, reverse=False):
+    # where each item goes, as the adjoint reads it: the tangents in that order
+    at = rt.unsorted(list(range(len(iterable))), iterable, key, reverse)
+    t[z] += rt.zeros_like(z) if isinstance(iterable, dict) else \
+        [u for _, u in sorted(zip(at, t[iterable]))]     # (`at` has no ties; a dict: keys)
 
 
 @adjoint(rt.sort_like)
 def sort_like(z, x, axis=-1, key=None, reverse=False):
     # `x.sort(...)` of an array or a list: the sorted items' adjoints put back
     d[x] += rt.unsort_like(d[z], x, axis, key, reverse)
+
+
+@tangent(rt.sort_like)
+def sort_like_tangent(z, x, axis=-1, key=None, reverse=False):
+    # an array: its stable sorting order, as the adjoint's; a list: as `sorted`
+    t[z] += np.take_along_axis(t[x], np.argsort(x, axis=axis, kind="stable"), axis) \
+        if isinstance(x, np.ndarray) else \
+        [u for _, u in sorted(zip(rt.unsorted(list(range(len(x))), x, key, reverse), t[x]))]
 
 
 @adjoint(builtins.float, shape=SCALAR, linear="x")

@@ -25,19 +25,24 @@ Conventions:
   is ignored when `x` is given, as in NumPy.
 - `meshgrid` takes `indexing` 'xy' and 'ij', `sparse` and `copy`.
 - Complex operands are not supported (`correlate` would conjugate `v`).
+- Forward mode: `diff`, `ediff1d` and `meshgrid` are linear in all their
+  value operands jointly, `convolve` and `correlate` bilinear; `gradient`,
+  `interp`, `polyval` and `trapezoid` have tangent templates, whose runtime
+  helpers are the transposes of the adjoints' (same stencils, intervals and
+  conventions at knots).
 """
 import warnings
 
 import numpy as np
 
 from .. import runtime as rt
-from .registry import adjoint
+from .registry import adjoint, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 
 # -- differences -------------------------------------------------------------
-@adjoint(np.diff)
+@adjoint(np.diff, linear=("a", "prepend", "append"))
 def diff(z, a, n=1, axis=-1, prepend=None, append=None):
     # z: the n-th difference of concatenate((prepend, a, append)) along axis, linear
     parts = rt.diff_adjoints(d[z], a, n, axis, prepend, append)
@@ -46,7 +51,7 @@ def diff(z, a, n=1, axis=-1, prepend=None, append=None):
     d[append] += parts[2]
 
 
-@adjoint(np.ediff1d)
+@adjoint(np.ediff1d, linear=("ary", "to_end", "to_begin"))
 def ediff1d(z, ary, to_end=None, to_begin=None):
     # z = concatenate((ravel(to_begin), diff(ravel(ary)), ravel(to_end)))
     parts = rt.ediff1d_adjoints(d[z], ary, to_end, to_begin)
@@ -62,8 +67,14 @@ def gradient(z, f, *varargs, axis=None, edge_order=1):
     d[varargs] += rt.gradient_spacing_adjoints(d[z], z, f, varargs, axis, edge_order)
 
 
+@tangent(np.gradient)
+def gradient_tangent(z, f, *varargs, axis=None, edge_order=1):
+    # one term: z may be a tuple (several axes), which `+` would join
+    t[z] += rt.gradient_tangent(t[f], t[varargs], z, f, varargs, axis, edge_order)
+
+
 # -- convolution and correlation -----------------------------------------------
-@adjoint(np.convolve)
+@adjoint(np.convolve, multilinear=("a", "v"))
 def convolve(z, a, v, mode="full"):
     # z is a window of the full a * v, whose adjoints are correlations with g
     g = rt.unwindow(d[z], a, v, mode)
@@ -71,7 +82,7 @@ def convolve(z, a, v, mode="full"):
     d[v] += np.reshape(np.convolve(g, np.flip(a), "valid"), np.shape(v))
 
 
-@adjoint(np.correlate)
+@adjoint(np.correlate, multilinear=("a", "v"))
 def correlate(z, a, v, mode="valid"):
     # z is a window of the full correlation, which is convolve(a, flip(v))
     g = rt.unwindow(d[z], a, v, mode, True)
@@ -92,11 +103,24 @@ def interp(z, x, xp, fp, left=None, right=None, period=None):
     d[period] += parts[5]
 
 
+@tangent(np.interp)
+def interp_tangent(z, x, xp, fp, left=None, right=None, period=None):
+    # linear in (fp, left, right) jointly, but a `left` of None stands for fp[0]
+    t[z] += rt.interp_tangent((t[x], t[xp], t[fp], t[left], t[right], t[period]),
+                              z, x, xp, fp, left, right, period)
+
+
 @adjoint(np.polyval)
 def polyval(z, p, x):
     # z = sum_k p[k] x ** (n - 1 - k)
     d[p] += rt.polyval_coefficients(d[z], p, x)
     d[x] += rt.unbroadcast(d[z] * np.polyval(rt.poly_derivative(p), x), x)
+
+
+@tangent(np.polyval)
+def polyval_tangent(z, p, x):
+    t[z] += rt.expand(np.polyval(t[p], x), z)
+    t[z] += rt.expand(t[x] * np.polyval(rt.poly_derivative(p), x), z)
 
 
 # -- integration ---------------------------------------------------------------
@@ -118,8 +142,13 @@ def trapezoid(z, y, x=None, dx=1.0, axis=-1):
     d[dx] += parts[2]
 
 
+@tangent(*_trapezoids())
+def trapezoid_tangent(z, y, x=None, dx=1.0, axis=-1):
+    t[z] += rt.trapezoid_tangent(t[y], t[x], t[dx], z, y, x, dx, axis)
+
+
 # -- grids -----------------------------------------------------------------------
-@adjoint(np.meshgrid)
+@adjoint(np.meshgrid, linear="xi")
 def meshgrid(z, *xi, copy=True, sparse=False, indexing="xy"):
     # z[i] repeats xi[i] along every axis but its own: sum over the others
     d[xi] += rt.meshgrid_adjoints(d[z], xi, sparse, indexing)

@@ -35,6 +35,10 @@ Conventions:
   `outer` splits ties 1/2 : 1/2, as `maximum`.
 - Products of partials are formed without division: exact where an operand
   is zero (`np.multiply.reduce`, `np.multiply.accumulate`).
+- Forward mode: each method's tangent template (`<method>_tangent`) calls the
+  transpose of its adjoint's helper (runtime/ufunc_tangents.py), with the
+  same partials and conventions: the ties of an extremum share its
+  tangent's terms equally, a NaN result gets none.
 
 Limits: `outer`'s keyword arguments have no rule (the call is rejected
 where a gradient must flow through it).  `reduceat` has no rule: the
@@ -45,9 +49,9 @@ and integer ufuncs (`np.logical_or.reduce`, `np.greater.outer`,
 import numpy as np
 
 from .. import runtime as rt
-from .registry import adjoint, nondifferentiable, suggest
+from .registry import adjoint, nondifferentiable, suggest, tangent
 
-d = None  # templates are never called: `d[x]` is the adjoint of x
+d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
 DIFFERENTIABLE = tuple(rt.ufuncs.PARTIALS)
 SCANNED = tuple(u for u in DIFFERENTIABLE if u is not np.ldexp)   # reduce, accumulate
@@ -70,15 +74,33 @@ def reduce(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initial=None,
                                             where)
 
 
+@tangent(*(u.reduce for u in SCANNED))
+def reduce_tangent(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initial=None,
+                   where=True):
+    t[z] += rt.reduce_tangent(ufunc, t[array], array, z, axis, keepdims, initial, where)
+    t[z] += rt.initial_tangent(ufunc, t[initial], array, z, axis, keepdims, initial, where)
+
+
 @adjoint(*(u.accumulate for u in SCANNED))
 def accumulate(z, ufunc, array, axis=0, dtype=None):
     d[array] += rt.accumulate_adjoint(ufunc, d[z], array, z, axis)
+
+
+@tangent(*(u.accumulate for u in SCANNED))
+def accumulate_tangent(z, ufunc, array, axis=0, dtype=None):
+    t[z] += rt.accumulate_tangent(ufunc, t[array], array, z, axis)
 
 
 @adjoint(*(u.outer for u in DIFFERENTIABLE))
 def outer(z, ufunc, A, B):
     d[A] += rt.outer_lhs(ufunc, d[z], A, B, z)
     d[B] += rt.outer_rhs(ufunc, d[z], A, B, z)
+
+
+@tangent(*(u.outer for u in DIFFERENTIABLE))
+def outer_tangent(z, ufunc, A, B):
+    t[z] += rt.outer_tangent_lhs(ufunc, t[A], A, B, z)
+    t[z] += rt.outer_tangent_rhs(ufunc, t[B], A, B, z)
 
 
 nondifferentiable(*(getattr(u, method) for u in PIECEWISE_CONSTANT

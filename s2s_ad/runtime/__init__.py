@@ -30,8 +30,10 @@ its submodules:
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
     signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
                     polyval, trapezoid, meshgrid
+    signal_tangents.py  the tangents of gradient, interp, trapezoid
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
     masked_reduce.py  the adjoints of ufunc.reduce with initial= or where=
+    ufunc_tangents.py  the tangents of ufunc methods (initial= and where= too)
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
@@ -41,8 +43,9 @@ its submodules:
 
 Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
-`.aliases`, `masked_reduce` `.reductions` and `.ufuncs`), never this package,
-so there is no import cycle.
+`.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
+`.signal`, `ufunc_tangents` `.ufuncs` and `.masked_reduce`), never this
+package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -101,11 +104,14 @@ from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+from .signal_tangents import gradient_tangent, interp_tangent, trapezoid_tangent
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
+from .ufunc_tangents import (accumulate_tangent, initial_tangent, outer_tangent_lhs,
+                             outer_tangent_rhs, reduce_tangent)
 
 
 T = TypeVar("T")

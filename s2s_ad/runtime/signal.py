@@ -8,6 +8,8 @@ their float dtype (a Python float for a Python float).  A helper serving
 several operands returns a `Seq`, one item per operand, None for an
 operand the call did not pass (the rule never reads that item).
 
+Their tangents (forward mode) are in signal_tangents.py.
+
 Invariants: every helper returns fresh objects and none mutates its
 arguments.  Imports NumPy and `.core` only.
 """
@@ -293,14 +295,7 @@ def _interp_partials(g, xv, knots, values, outer_left, outer_right):
     """(d x, d values, d knots, d left, d right) of interpolating between
     `knots`: per interval, by its slope and the fraction t along it."""
     size = len(knots)
-    below, above = xv < knots[0], xv > knots[-1]
-    inside = ~(below | above)
-    k = np.clip(np.searchsorted(knots, xv, side="right") - 1, 0, max(size - 2, 0))
-    k1 = np.minimum(k + 1, size - 1)
-    h = knots[k1] - knots[k]
-    safe = np.where(h == 0, 1.0, h)
-    t = np.where(h == 0, 0.0, (xv - knots[k]) / safe)
-    slope = np.where(h == 0, 0.0, (values[k1] - values[k]) / safe)
+    below, above, inside, k, k1, t, slope = _interp_cells(xv, knots, values)
     g_in = np.where(inside, g, 0.0)
     g_below, g_above = np.sum(np.where(below, g, 0.0)), np.sum(np.where(above, g, 0.0))
 
@@ -314,6 +309,23 @@ def _interp_partials(g, xv, knots, values, outer_left, outer_right):
     d_knots = scatter(k, -g_in * slope * (1 - t)) + scatter(k1, -g_in * slope * t)
     dx = g_in * slope
     return dx, d_values, d_knots, g_below, g_above
+
+
+def _interp_cells(xv, knots, values):
+    """(below, above, inside, k, k + 1, t, slope) for each query: where it
+    lies, its interval [knots[k], knots[k+1]] (the one to its right at a
+    knot, the last one at the last knot), the fraction t along it and its
+    slope (0 for a zero-width interval)."""
+    size = len(knots)
+    below, above = xv < knots[0], xv > knots[-1]
+    inside = ~(below | above)
+    k = np.clip(np.searchsorted(knots, xv, side="right") - 1, 0, max(size - 2, 0))
+    k1 = np.minimum(k + 1, size - 1)
+    h = knots[k1] - knots[k]
+    safe = np.where(h == 0, 1.0, h)
+    t = np.where(h == 0, 0.0, (xv - knots[k]) / safe)
+    slope = np.where(h == 0, 0.0, (values[k1] - values[k]) / safe)
+    return below, above, inside, k, k1, t, slope
 
 
 def polyval_coefficients(g, p, x):
@@ -398,3 +410,4 @@ def meshgrid_adjoints(g, xi, sparse=False, indexing="xy"):
         summed = np.sum(gi, axis=tuple(j for j in range(count) if j != ax))
         out.append(_to(np.reshape(summed, np.shape(x)), x))
     return out
+

@@ -32,6 +32,8 @@ Limits: products of partials that overflow give inf (or nan where they meet
 a zero adjoint), as the chain rule does.  (`reduce` with `initial=` or
 `where=`: masked_reduce.py.)
 
+Their tangents (forward mode) are in ufunc_tangents.py.
+
 Invariants: every helper returns fresh arrays, in the float dtype of its
 operand (a `Seq` of items for a list or tuple operand), and none mutates its
 arguments.  Imports NumPy, `.core` and `.reductions` only.
@@ -309,3 +311,4 @@ def _like(out, operand):
     result = np.empty(shape, dtype=dtype)
     result[...] = out
     return result
+

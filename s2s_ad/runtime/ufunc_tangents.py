@@ -1,0 +1,152 @@
+"""Run-time helpers for the tangents (forward mode) of the methods of
+binary ufuncs, `reduce` (also with `initial=` and `where=`), `accumulate`
+and `outer` (rules/ufuncs.py).
+
+Each is the transpose of the adjoint helper in ufuncs.py (masked_reduce.py
+for `initial=` and `where=`), with the same partials and conventions, so
+that forward and reverse mode agree: `reduce` weights the operand's tangent
+by the adjoint's weights for a result of ones; `accumulate` runs the
+adjoint's recurrence forwards by the same scan (tz_0 = t_0, tz_k = c_k
+tz_{k-1} + df/dx2 t_k), an extremum's giving each result the mean of its
+ties' tangents; `outer` is elementwise.  `t` is the operand's tangent (a
+list of tangents for a list operand); each result has z's shape and float
+dtype.
+
+Invariants: every helper returns fresh values and mutates none of its
+arguments.  Imports NumPy, `.core`, `.ufuncs` and `.masked_reduce` only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import _axes, _float_dtype, _summed_to as _to
+from .masked_reduce import _CLOSED, _folded
+from .ufuncs import EXTREMA, PARTIALS, _moved, _suffix_recurrence, reduce_adjoint
+
+
+def outer_tangent_lhs(ufunc, t, A, B, z):
+    """The tangent of z = ufunc.outer(A, B) from A's: df/dx1 * tA[i]."""
+    a, b = np.asarray(A), np.asarray(B)
+    ta = np.asarray(t).reshape(a.shape + (1,) * b.ndim)
+    if ufunc is np.add or ufunc is np.subtract:
+        out = ta
+    elif ufunc is np.multiply:
+        out = ta * b
+    else:
+        out = ta * PARTIALS[ufunc][0](a.reshape(ta.shape), b, z)
+    return _to(out, z)
+
+
+def outer_tangent_rhs(ufunc, t, A, B, z):
+    """The tangent of z = ufunc.outer(A, B) from B's: df/dx2 * tB[j]."""
+    a, b = np.asarray(A), np.asarray(B)
+    tb = np.asarray(t)
+    if ufunc is np.add:
+        out = tb
+    elif ufunc is np.subtract:
+        out = -tb
+    elif ufunc is np.multiply:
+        out = a.reshape(a.shape + (1,) * b.ndim) * tb
+    else:
+        out = tb * PARTIALS[ufunc][1](a.reshape(a.shape + (1,) * b.ndim), b, z)
+    return _to(out, z)
+
+
+def accumulate_tangent(ufunc, t, array, z, axis=0):
+    """The tangent of z = ufunc.accumulate(array, axis): tz_0 = t_0 and
+    tz_k = c_k tz_{k-1} + df/dx2 t_k (c_k = df/dx1 at step k), solved by
+    the scan of `accumulate_adjoint` run forwards; add and subtract are
+    sums, the extrema each result's share of its ties' tangents."""
+    a = np.asarray(array)
+    t = np.broadcast_to(np.asarray(t, dtype=np.result_type(
+        _float_dtype(array), _float_dtype(t))), a.shape)
+    axis = 0 if axis is None else axis % a.ndim     # None: a 1-d operand
+    if a.shape[axis] == 0:
+        return _to(np.zeros(a.shape, t.dtype), z)
+    if ufunc is np.add:
+        out = np.cumsum(t, axis)
+    elif ufunc is np.subtract:          # z_k = a_0 - a_1 - ... - a_k
+        signed = -t
+        first = (slice(None),) * axis + (0,)
+        signed[first] = t[first]
+        out = np.cumsum(signed, axis)
+    else:
+        scan = _running_extremum_tangent if ufunc in EXTREMA else \
+            lambda t, a, z: _accumulate_generic_tangent(ufunc, t, a, z)
+        last = a.ndim - 1
+        out = _moved(scan(_moved(t, axis, last), _moved(a, axis, last),
+                          _moved(np.asarray(z), axis, last)), last, axis)
+    return _to(out, z)
+
+
+def _accumulate_generic_tangent(ufunc, t, a, z):
+    """`accumulate_tangent` from the partials, along the last axis."""
+    d1, d2 = PARTIALS[ufunc]
+    prev, step, cur = z[..., :-1], a[..., 1:], z[..., 1:]      # z_k = f(prev_k, a_k)
+    c = np.broadcast_to(d1(prev, step, cur), step.shape)       # d z_k / d z_{k-1}
+    b = np.empty(t.shape, dtype=np.result_type(t, c))
+    b[..., 0] = t[..., 0]
+    b[..., 1:] = t[..., 1:] * d2(prev, step, cur)
+    return _prefix_recurrence(b, c)
+
+
+def _prefix_recurrence(b, c):
+    """v with v_0 = b_0 and v_k = b_k + c_{k-1} v_{k-1} along the last axis
+    (c links k - 1 to k): `_suffix_recurrence` on the reversed sequence."""
+    return _suffix_recurrence(b[..., ::-1], c[..., ::-1])[..., ::-1]
+
+
+def _running_extremum_tangent(t, a, z):
+    """The tangent of an extremum's accumulate along the last axis: z_k's
+    is the mean of the tangents of the j <= k with a_j == z_k (its hits,
+    all in z_k's run of equal results; none for a NaN result), the
+    transpose of `_running_extremum`."""
+    hit = a == z
+    same = (z[..., 1:] == z[..., :-1]).astype(t.dtype)      # 0 where a run starts
+    total = _prefix_recurrence(np.where(hit, t, 0.0).astype(t.dtype), same)
+    count = _prefix_recurrence(hit.astype(t.dtype), same)
+    return np.where(count > 0, total / np.where(count > 0, count, 1), 0.0)
+
+
+def reduce_tangent(ufunc, t, array, z, axis=0, keepdims=False, initial=None, where=True):
+    """The tangent of z = ufunc.reduce(array, axis, keepdims=keepdims,
+    initial=initial, where=where) from the operand's, `t`: weighted by the
+    adjoint's weights (its adjoint of a result of ones) and summed over the
+    reduced axes.  (`initial_tangent` gives initial's term.)"""
+    a = np.asarray(array)
+    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
+    t = np.broadcast_to(np.asarray(t), a.shape)
+    if initial is None and where is True or initial is None and ufunc.identity is None:
+        if ufunc is not np.add:     # (NumPy took no `where` in the second case)
+            t = t * reduce_adjoint(ufunc, np.ones(np.shape(z)), a, z, axis, keepdims)
+    else:
+        t = t * _masked_weights(ufunc, a, z, axes, keepdims, initial, where)[0]
+    return _to(np.sum(t, axis=axes, keepdims=keepdims), z)
+
+
+def initial_tangent(ufunc, t, array, z, axis=0, keepdims=False, initial=None, where=True):
+    """The term of `initial`'s tangent `t` in that of the same reduction:
+    each result's weight of initial (reduce_initial_adjoint's, not summed
+    over the results) times t."""
+    a = np.asarray(array)
+    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
+    weights = _masked_weights(ufunc, a, z, axes, keepdims, initial, where)[1]
+    return _to(np.reshape(weights, np.shape(z)) * t, z)
+
+
+def _masked_weights(ufunc, a, z, axes, keepdims, initial, where):
+    """(the elements' weights, shaped like `a`; initial's, one per result,
+    keepdims-shaped) of a reduction with `initial` or `where`: the adjoints
+    masked_reduce._parts computes, for an adjoint of ones."""
+    zk = np.asarray(z)
+    gk = np.ones(zk.shape, dtype=np.result_type(_float_dtype(a), _float_dtype(z)))
+    if not keepdims:                     # g and z broadcast against a
+        gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
+    sel = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    s = ufunc.identity if initial is None else initial
+    with np.errstate(all="ignore"):      # partials at left-out elements are not used
+        if ufunc in _CLOSED:
+            da, ds = _CLOSED[ufunc](ufunc, gk, np.where(sel, a, zk), zk, s, sel, axes)
+        else:
+            da, ds = _folded(ufunc, gk, a, zk, s, sel, axes)
+    return np.where(sel, da, 0.0), np.broadcast_to(ds, zk.shape)
