@@ -25,16 +25,15 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, runtime, scopes, templates, traversal
-from .rules import registry
-from .errors import NoRuleError, RuleError
-from .ir import (COPY, RULE, UNKNOWN, Site, names_of, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
+from . import astutil, runtime, scopes, templates
+from .ir import (COPY, RULE, UNKNOWN, Site, Adjoint, Facts, Normalized, PairRef, Prim, Request, Source,
                  with_marker)
 from . import reverse_boundary as boundary
 from . import reverse_forward as sweep
+from . import reverse_rules as rules_of
 from .param_copies import param_copies
 from .reverse_forward import index_of
-from .reverse_plan import Plan, adjoint_name, imported, make_plan, name_reserved
+from .reverse_plan import Plan, adjoint_name, make_plan, name_reserved
 
 __all__ = ["Adjoint", "PairRef", "Request", "reverse"]
 
@@ -155,9 +154,9 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     if prim.kind == COPY:
         items = [templates.Contribution(prim.operands[0], astutil.name(d_result))]
     elif call is not None:
-        items = _call_items(plan, prim, call, d_result)
+        items = rules_of.call_items(plan, prim, call, d_result)
     else:
-        items = _rule_items(plan, stmt, prim, target, old, d_result)
+        items = rules_of.rule_items(plan, stmt, prim, target, old, d_result)
     if self_ref and _read_after_write(items, d_result, {target, old}):
         # `x = f(x)` whose rule reads d[z] after writing d[x]: keep d[z]
         moved = plan.namer.fresh(d_result + "_next")
@@ -177,65 +176,6 @@ def _rule(plan: Plan, stmt, prim: Prim, target: str, old: str | None, call=None)
     if code:                        # (lower.py may expand d_result before it)
         plan.rule_starts[code[0]] = (stmt, target, d_result)
     return code
-
-
-def _rule_items(plan: Plan, stmt, prim: Prim, target: str, old, d_result: str) -> list:
-    """The rule's template instantiated at `stmt` (the old value of a
-    target it also reads read as `old`)."""
-    if prim.rule.template is None:
-        raise _no_adjoint(plan, stmt, prim)
-    _check_covered(plan, stmt, prim)
-    binding = prim.binding
-    if old is not None:
-        binding = {k: _rename(v, target, old) for k, v in binding.items()}
-    try:
-        items, _ = templates.instantiate(
-            prim.rule.template, binding, target, d_result, plan.namer,
-            lambda ident, obj: imported(plan, ident, obj))
-    except RuleError as exc:
-        raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
-    return items
-
-
-def _check_covered(plan: Plan, stmt, prim: Prim) -> None:
-    """Refuse, rather than give a zero gradient, an operand that carries a
-    derivative into a parameter the adjoint template gives none and the
-    rule does not declare inert (`np.percentile`'s `q`)."""
-    varied = plan.facts.varied_before.get(stmt, frozenset())
-    covered = prim.rule.template.writes | frozenset(prim.rule.inert)
-    for param, node in prim.binding.items():
-        if param in covered:
-            continue
-        for name in names_of(node):
-            if name in varied:
-                raise RuleError(
-                    f"the adjoint rule of {registry.display_name(prim.key)} gives no gradient "
-                    f"to its parameter {param!r}, which carries one here (`{name}`)",
-                    plan.src.locate(stmt),
-                    hint=f"wrap `{name}` in stop_gradient(...) if no gradient should flow "
-                         "through it")
-
-
-def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
-    what = registry.display_name(prim.key)
-    return NoRuleError(f"{what} has no adjoint rule, which reverse mode needs (it has "
-                       "forward mode's only)", plan.src.locate(stmt),
-                       hint=f"register one with @s2s_ad.adjoint({what}), or use "
-                            "s2s_ad.jvp")
-
-
-def _call_items(plan: Plan, prim: Prim, call, d_result: str) -> list:
-    """`grads = g_bwd(saved, d_result)`, then one contribution per
-    varied parameter of the callee."""
-    saved, bwd, variant = call
-    grads = plan.namer.temp("grads")
-    items = [astutil.assign(grads, astutil.call(
-        bwd, [astutil.name(saved), astutil.name(d_result)]))]
-    for i, param in enumerate(variant):
-        value = astutil.subscript(astutil.name(grads), astutil.const(i))
-        items.append(templates.Contribution(templates.primal_of(prim.binding[param]),
-                                            value))
-    return items
 
 
 def _contribute_one(plan: Plan, stmt, prim, primal, value, varied, old, target) -> list:
@@ -378,8 +318,8 @@ def _read_after_write(items, name: str, primals: set) -> bool:
 
 def _rename_item(item, old: str, new: str):
     if isinstance(item, templates.Contribution):
-        return templates.Contribution(item.primal, _rename(item.value, old, new))
-    return _rename(item, old, new)
+        return templates.Contribution(item.primal, rules_of.renamed(item.value, old, new))
+    return rules_of.renamed(item, old, new)
 
 
 def _flat(primals):
@@ -388,14 +328,6 @@ def _flat(primals):
             yield from _flat(p)
         else:
             yield p
-
-
-def _rename(node, old: str, new: str):
-    node = astutil.clone(node)
-    for sub in traversal.walk(node):
-        if isinstance(sub, gast.Name) and sub.id == old:
-            sub.id = new
-    return node
 
 
 def _sets_state(manager, src: Source) -> bool:
