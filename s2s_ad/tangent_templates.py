@@ -25,7 +25,6 @@ returns fresh nodes and never touches the template's own tree.
 """
 from __future__ import annotations
 
-import builtins
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -153,16 +152,5 @@ class _Substituter:
                 self.zeros(node) if node is not None else astutil.const(0.0)
         if kind is not gast.Name:
             return None
-        if node.id == self.tpl.result:
-            return astutil.name(self.result)
-        if node.id in self.renames:
-            return astutil.name(self.renames[node.id], isinstance(node.ctx, gast.Store))
-        if node.id in self.binding:
-            return astutil.clone(self.binding[node.id])
-        if node.id in self.tpl.namespace:
-            obj = self.tpl.namespace[node.id]
-        elif hasattr(builtins, node.id):
-            obj = getattr(builtins, node.id)
-        else:
-            raise RuleError(f"tangent rule {self.tpl.name!r}: unknown name {node.id!r}")
-        return astutil.name(self.imported(node.id, obj))
+        return templates.substituted_name(node, self.tpl, self.result, self.renames,
+                                          self.binding, self.imported, "tangent rule")

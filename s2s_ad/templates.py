@@ -342,18 +342,31 @@ class _Substituter:
         return copied
 
     def _name(self, node):
-        if node.id == self.tpl.result:
-            return astutil.name(self.result)
-        if node.id in self.renames:
-            return astutil.name(self.renames[node.id], isinstance(node.ctx, gast.Store))
-        if node.id in self.binding:
-            return astutil.clone(self.binding[node.id])
-        if node.id in self.tpl.namespace:
-            obj = self.tpl.namespace[node.id]
-        elif hasattr(builtins, node.id):
-            obj = getattr(builtins, node.id)
-        else:
-            raise RuleError(f"rule {self.tpl.name!r}: unknown name {node.id!r}")
-        ident = self.imported(node.id, obj)
+        return substituted_name(node, self.tpl, self.result, self.renames, self.binding,
+                                self._import, "rule")
+
+    def _import(self, name: str, obj) -> str:
+        ident = self.imported(name, obj)
         self.imports[ident] = obj
-        return astutil.name(ident)
+        return ident
+
+
+def substituted_name(node, tpl, result: str, renames: dict, binding: dict, imported,
+                     kind: str):
+    """What a name in a template (adjoint or tangent) becomes at a call
+    site: the result's name, a temporary's fresh one, the bound argument,
+    or a free name (`np`, `rt`, a builtin) as `imported(name, object)`
+    names it; `RuleError` for a name the rule cannot see."""
+    if node.id == tpl.result:
+        return astutil.name(result)
+    if node.id in renames:
+        return astutil.name(renames[node.id], isinstance(node.ctx, gast.Store))
+    if node.id in binding:
+        return astutil.clone(binding[node.id])
+    if node.id in tpl.namespace:
+        obj = tpl.namespace[node.id]
+    elif hasattr(builtins, node.id):
+        obj = getattr(builtins, node.id)
+    else:
+        raise RuleError(f"{kind} {tpl.name!r}: unknown name {node.id!r}")
+    return astutil.name(imported(node.id, obj))
