@@ -65,17 +65,24 @@ def _parts(ufunc, g, array, z, axis, keepdims, initial, where):
     gk, zk = np.asarray(g, dtype=dtype), np.asarray(z)
     if not keepdims:                     # g and z broadcast against a
         gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
+    da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
+    da = np.where(np.broadcast_to(np.asarray(where, dtype=bool), a.shape), da,
+                  np.zeros((), dtype))
+    if initial is None:
+        return da, 0.0
+    return da, np.sum(np.broadcast_to(ds, zk.shape), dtype=dtype)
+
+
+def weighted_parts(ufunc, gk, a, zk, axes, initial, where):
+    """(d array, d initial per result) of the fold from `initial` over the
+    elements `where` selects, for the adjoint `gk` (all broadcast against
+    `a`, keepdims-shaped); the elements left out are not zeroed yet."""
     sel = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
     s = ufunc.identity if initial is None else initial
     with np.errstate(all="ignore"):      # partials at left-out elements are not used
         if ufunc in _CLOSED:
-            da, ds = _CLOSED[ufunc](ufunc, gk, np.where(sel, a, zk), zk, s, sel, axes)
-        else:
-            da, ds = _folded(ufunc, gk, a, zk, s, sel, axes)
-    da = np.where(sel, da, np.zeros((), dtype))
-    if initial is None:
-        return da, 0.0
-    return da, np.sum(np.broadcast_to(ds, zk.shape), dtype=dtype)
+            return _CLOSED[ufunc](ufunc, gk, np.where(sel, a, zk), zk, s, sel, axes)
+        return _folded(ufunc, gk, a, zk, s, sel, axes)
 
 
 def _sums(ufunc, g, a, z, s, sel, axes):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import _axes, _float_dtype, _summed_to as _to
-from .masked_reduce import _CLOSED, _folded
+from .masked_reduce import weighted_parts
 from .ufuncs import EXTREMA, PARTIALS, _moved, _suffix_recurrence, reduce_adjoint
 
 
@@ -142,11 +142,6 @@ def _masked_weights(ufunc, a, z, axes, keepdims, initial, where):
     gk = np.ones(zk.shape, dtype=np.result_type(_float_dtype(a), _float_dtype(z)))
     if not keepdims:                     # g and z broadcast against a
         gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
+    da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
     sel = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
-    s = ufunc.identity if initial is None else initial
-    with np.errstate(all="ignore"):      # partials at left-out elements are not used
-        if ufunc in _CLOSED:
-            da, ds = _CLOSED[ufunc](ufunc, gk, np.where(sel, a, zk), zk, s, sel, axes)
-        else:
-            da, ds = _folded(ufunc, gk, a, zk, s, sel, axes)
     return np.where(sel, da, 0.0), np.broadcast_to(ds, zk.shape)
