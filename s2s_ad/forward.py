@@ -179,7 +179,7 @@ def _primal(stmt, prim: Prim) -> list:
 
 def _zeros(plan: Plan, primal: str) -> gast.stmt:
     return astutil.assign(tangent_name(plan, primal), astutil.call(
-        f"{plan.rt}.zeros_like", [astutil.name(primal)]))
+        f"{plan.rt}.zero_tangent", [astutil.name(primal)]))
 
 
 def tangent_of(plan: Plan, node, varied) -> gast.expr | None:

@@ -251,7 +251,7 @@ def _elementwise(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
 
 def zeros_of(plan: Plan, node) -> gast.expr:
     """Zeros like the value of `node` (a static zero made a value)."""
-    return astutil.call(f"{plan.rt}.zeros_like", [astutil.clone(node)])
+    return astutil.call(f"{plan.rt}.zero_tangent", [astutil.clone(node)])
 
 
 def _sum(terms: list) -> gast.expr:

@@ -272,9 +272,8 @@ def builtin_extremum(z, arg1, *args, key=None, default=None):
 def builtin_extremum_tangent(z, arg1, *args, key=None, default=None):
     # each argument's (or item's) share of a unit adjoint: ties split, a key's pick
     parts = rt.extremum_parts(1.0, z, arg1, args, key)
-    t[z] += parts[0] * t[arg1] if args else \
-        sum([w * u for w, u in zip(parts[0], t[arg1])], rt.zeros_like(z))
-    t[z] += sum([w * u for w, u in zip(parts[1], t[args])], rt.zeros_like(z))
+    t[z] += parts[0] * t[arg1] if args else rt.share_sum(parts[0], t[arg1], z)
+    t[z] += rt.share_sum(parts[1], t[args], z)
     t[z] += rt.default_part(1.0, arg1, args) * t[default]
 
 

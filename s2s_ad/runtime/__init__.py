@@ -37,7 +37,8 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
-    tangents.py     forward mode's boundary: check_tangent, tangent_like
+    tangents.py     forward mode's boundary: check_tangent, tangent_like;
+                    zero_tangent
     transposes.py   the adjoints of the adjoint helpers (second order)
     reduction_tangents.py  the reductions' and statistics' tangent helpers
 
@@ -62,9 +63,10 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
-from .tangents import check_tangent, tangent_like
+from .tangents import check_tangent, tangent_like, zero_tangent
 from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
-                                 symmetric_part2, unit_rows_tangent, variables_tangent)
+                                 share_sum, symmetric_part2, unit_rows_tangent,
+                                 variables_tangent)
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)

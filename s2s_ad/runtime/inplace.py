@@ -312,8 +312,12 @@ def written(g, index):
 def put(x, index, value):
     """A copy of `x` with `value` at `index` (each slot of a `Slots`): the
     tangent of an update `x[index] = value`, which no other tangent sees."""
-    out = dict(x) if isinstance(x, dict) else Seq(x) if isinstance(x, (list, tuple)) \
-        else np.array(x, dtype=np.result_type(x, value, float))
+    if isinstance(x, dict):             # (its own type: a tangent behaves as its primal)
+        out = type(x)(x) if type(x) in (dict, Tree) else dict(x)
+    elif isinstance(x, (list, tuple)):
+        out = type(x)(x) if type(x) in (list, Seq) else list(x)
+    else:
+        out = np.array(x, dtype=np.result_type(x, value, float))
     for slot in index if type(index) is Slots else (index,):
         out[slot] = value
     return out if not isinstance(out, np.ndarray) or out.shape else out[()]

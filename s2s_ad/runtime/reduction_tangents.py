@@ -10,6 +10,7 @@ import numpy as np
 
 from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
                          reduced_mask_where)
+from .core import zeros_like
 from .statistics import cov_variables
 
 
@@ -81,3 +82,14 @@ def quantile_tangent(ta, a, q, axis, method, z):
     ranked = np.take_along_axis(tflat, np.argsort(flat, axis=-1), axis=-1)
     out = ranked[..., lo] * (1.0 - frac) + ranked[..., hi] * frac   # (slices, len(qs))
     return np.reshape(np.moveaxis(out, -1, 0), np.shape(z))
+
+
+def share_sum(weights, tangents, like):
+    """sum(w * t) over the items whose weight is not zero, from zeros like
+    `like`: the tangent of a builtin max/min (the items it did not return
+    may have other shapes)."""
+    out = zeros_like(like)
+    for w, tangent in zip(weights, tangents):
+        if np.any(w):
+            out = out + w * tangent
+    return out

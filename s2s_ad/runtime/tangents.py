@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputTypeError, SeedError
-from .core import Seq, Tree
+from .core import Seq, Tree, zeros_like
 from .origins import origin
 
 
@@ -84,3 +84,18 @@ def tangent_like(t, out, fname: str):
         return complex(t)
     return float(t) if not isinstance(t, (Seq, Tree)) else t
 
+
+
+def zero_tangent(x):
+    """A zero tangent for `x`: its structure with `x`'s own container types
+    (a list for a list, an adjoint's `Seq` for a `Seq`: a tangent behaves in
+    `+` and in NumPy as its primal does), float zeros for its leaves."""
+    if type(x) is float:
+        return 0.0
+    if isinstance(x, (list, tuple)):
+        items = [zero_tangent(v) for v in x]
+        return type(x)(items) if isinstance(x, list) or type(x) is tuple or \
+            type(x) is Seq else type(x)(*items)
+    if isinstance(x, dict):
+        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+    return zeros_like(x)
