@@ -6,8 +6,9 @@
           equal to <gradient, direction> (the gradient is already checked
           against finite differences, so this is exact up to rounding)
     hvp   second order, forward over reverse (scalar programs, one `wrt`
-          entry): <u, H v> against central differences of <u, gradient>
-          along v
+          entry, no `stop_gradient`: it holds at every order, as JAX's does,
+          which differences of gradients do not see): <u, H v> against
+          central differences of <u, gradient> along v
 
 Each gives an outcome of the runner's (ok / skipped / refused / wrong /
 crash) and a signature, reported per order (`Result.orders`).
@@ -91,6 +92,9 @@ def _jvp(prog, f, out, grads, dirs, idx) -> tuple:
 def _hvp(prog, f, out, dirs, idx) -> tuple:
     if prog.mode == "vjp" or prog.has_aux or len(idx) != 1:
         return ("skipped", "hvp: needs a scalar function and one wrt entry", "")
+    if "stop_gradient" in prog.source:      # it holds at every order, as JAX's does;
+        return ("skipped", "hvp: stop_gradient holds at every order",  # differences of
+                "")                                                    # gradients do not
     wrt = prog.wrt_value(list(inspect.signature(f).parameters))
     options = {} if wrt is None else {"wrt": wrt[0] if isinstance(wrt, tuple) else wrt}
     args, v = copy.deepcopy(list(prog.args)), dirs[0]
