@@ -302,6 +302,11 @@ def is_nondifferentiable(target) -> bool:
         return False
 
 
+def builtin() -> dict:
+    """s2s_ad's own rules, as `seal` recorded them (no user's)."""
+    return dict(_BUILTIN[0]) if _BUILTIN else registered()
+
+
 def registered() -> dict:
     """Every target with a rule (for `s2s-ad rules` and the tests)."""
     return dict(_ADJOINTS)
