@@ -184,9 +184,9 @@ CASES = [
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A, V]),
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A, N]),
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, T[:, :, :3].transpose(0, 2, 1)]),
-    *([(lambda x, y: wsum(np.linalg.solve(x, y)), [A3, V2])]     # (NumPy 1.x refuses a
-      if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else []),  # vector with a stack)
-    (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, SQ[:, :2]]),
+    *([(lambda x, y: wsum(np.linalg.solve(x, y)), [A3, V2]),      # (NumPy 1.x reads a b
+       (lambda x, y: wsum(np.linalg.solve(x, y)), [A3, SQ[:, :2]])]  # of ndim a.ndim - 1
+      if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else []),   # as a stack of vectors)
     (lambda x, y: wsum(np.linalg.solve(x, y)), [A, B]),
     (lambda x: wsum(np.linalg.pinv(x)), [M]),
     (lambda x: wsum(np.linalg.pinv(x)), [TALL]),
