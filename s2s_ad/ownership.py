@@ -56,16 +56,24 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
     A list's `pop` changes none of its items, so for it a name stays owned
     while only its items are read (`t = ts[-1]`): a second run of the
     analysis says where."""
-    owner, listed = _Owner(resolve), _Owner(resolve, items_kept=False)
-    for analysis in (owner, listed):
-        walk = Walk(analysis.transfer, set.intersection, loop_entry=analysis.loop_entry,
-                    fork=set.copy)
-        walk.run(fdef.body, set())
+    owner = _Owner(resolve)
+    _analyze(owner, fdef)
+    popped = [s for s in owner.before if not owner.before[s] and _is_popped_copy(s, resolve)]
+    if popped:                  # (only tangent code has them: the second run is rare)
+        listed = _analyze(_Owner(resolve, items_kept=False), fdef)
+        for stmt in popped:
+            if listed.before.get(stmt):
+                stmt.value.args[0] = stmt.value.args[0].args[0]
     for stmt, owned in owner.before.items():
         if owned:
             _rewrite(stmt, resolve)
-        elif listed.before.get(stmt) and _is_popped_copy(stmt, resolve):
-            stmt.value.args[0] = stmt.value.args[0].args[0]
+
+
+def _analyze(owner, fdef: gast.FunctionDef):
+    """`owner` run over `fdef` (its `before` filled); returns it."""
+    Walk(owner.transfer, set.intersection, loop_entry=owner.loop_entry,
+         fork=set.copy).run(fdef.body, set())
+    return owner
 
 
 class _Owner:

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import _axes, _float_dtype, unbroadcast
+from .core import _float_dtype, unbroadcast
 from .reductions import prod_others
-from .ufuncs import EXTREMA, PARTIALS, _check_fold, _hypot_part, _like, reduce_adjoint
+from .ufuncs import EXTREMA, PARTIALS, _check_fold, _hypot_part, _like, aligned, reduce_adjoint
 
 _SOFTMAX = {np.logaddexp: np.exp, np.logaddexp2: np.exp2}
 
@@ -59,12 +59,7 @@ def reduce_initial_adjoint(ufunc, g, array, z, axis=0, keepdims=False, initial=N
 
 def _parts(ufunc, g, array, z, axis, keepdims, initial, where):
     """(d array with `array`'s shape, d initial summed over the results)."""
-    a = np.asarray(array)
-    dtype = np.result_type(_float_dtype(array), _float_dtype(g))
-    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
-    gk, zk = np.asarray(g, dtype=dtype), np.asarray(z)
-    if not keepdims:                     # g and z broadcast against a
-        gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
+    a, dtype, axes, gk, zk = aligned(g, array, z, axis, keepdims)
     da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
     da = np.where(np.broadcast_to(np.asarray(where, dtype=bool), a.shape), da,
                   np.zeros((), dtype))

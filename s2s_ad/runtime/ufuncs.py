@@ -229,14 +229,21 @@ def _running_extremum(g, a, z):
 
 
 # -- reduce ----------------------------------------------------------------------
-def reduce_adjoint(ufunc, g, array, z, axis=0, keepdims=False):
-    """d array for z = ufunc.reduce(array, axis, keepdims=keepdims)."""
+def aligned(g, array, z, axis, keepdims) -> tuple:
+    """(array, the adjoint's dtype, the reduced axes, g and z with those axes
+    kept, broadcasting against the array) for a reduction's adjoint."""
     a = np.asarray(array)
     dtype = np.result_type(_float_dtype(array), _float_dtype(g))
     axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
     gk, zk = np.asarray(g, dtype=dtype), np.asarray(z)
-    if not keepdims:                     # g and z broadcast against a
+    if not keepdims:
         gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
+    return a, dtype, axes, gk, zk
+
+
+def reduce_adjoint(ufunc, g, array, z, axis=0, keepdims=False):
+    """d array for z = ufunc.reduce(array, axis, keepdims=keepdims)."""
+    a, dtype, axes, gk, zk = aligned(g, array, z, axis, keepdims)
     if ufunc is np.add:
         out = np.broadcast_to(gk, a.shape)
     elif ufunc is np.subtract:           # a_0 - a_1 - ... - a_{n-1}, one axis
