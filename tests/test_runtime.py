@@ -104,3 +104,18 @@ def test_written_and_zero_at_sum_and_clear_every_slot():
                       rt.aliases.Slots((0, 2))) == np.array([5.0])
     cleared = rt.zero_at(g, rt.aliases.Slots((0, 2)))
     assert [float(c[0]) for c in cleared] == [0.0, 2.0, 0.0] and slots == (0, 2)
+
+
+def test_zero_tangent_keeps_containers_tuple_subclasses_included():
+    """A zero tangent has its primal's containers: a list for a list, an
+    adjoint's Seq for a Seq, a named tuple for a named tuple, and any other
+    tuple subclass (the alias analysis' Slots) built from its items (fuzz
+    seed 40018: `type(x)(*items)` failed on one)."""
+    import collections
+    from s2s_ad import runtime as rt
+    from s2s_ad.runtime.aliases import Slots
+    pair = collections.namedtuple("pair", "a b")
+    assert rt.zero_tangent(Slots((1, 2))) == Slots((0.0, 0.0))
+    made = rt.zero_tangent(pair(1.0, np.ones(2)))
+    assert type(made) is pair and made.a == 0.0 and np.array_equal(made.b, np.zeros(2))
+    assert type(rt.zero_tangent([1.0])) is list and type(rt.zero_tangent(rt.Seq([1.0]))) is rt.Seq

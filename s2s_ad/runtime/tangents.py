@@ -94,8 +94,7 @@ def zero_tangent(x):
         return 0.0
     if isinstance(x, (list, tuple)):
         items = [zero_tangent(v) for v in x]
-        return type(x)(items) if isinstance(x, list) or type(x) is tuple or \
-            type(x) is Seq else type(x)(*items)
+        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
     if isinstance(x, dict):
         return type(x)((k, zero_tangent(v)) for k, v in x.items())
     return zeros_like(x)
