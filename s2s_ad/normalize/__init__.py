@@ -125,6 +125,7 @@ class Normalizer:
         self.store_counts = collections.Counter(    # name -> stores in the user's code
             n.id for n in traversal.walk(src.tree)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        self.bool_names: dict = {}      # name -> whether only bools are bound to it
         self.depth = 0                  # nesting of compound statements
         self.out: list = []
         self.user_stmt = None
@@ -199,7 +200,7 @@ class Normalizer:
 
     def s_If(self, stmt: gast.If) -> None:
         before = compound.enter_compound(self, stmt)
-        test = self.atom(stmt.test)
+        test = exprs.decision(self, stmt.test)
         if isinstance(test, gast.Name) and test.id in scopes.stored_names(stmt):
             test = self._copy(test)     # the reverse sweep reads the test after the branch
         body, orelse = compound.branches(self, lambda: self.block(stmt.body),

@@ -7,12 +7,16 @@ comparison `a < b < c`, become nested `if`s that evaluate just the operands
 Python evaluates, the value being the last one evaluated; an assignment
 expression `(n := e)` becomes `n = e` where it stands.  What these `if`s
 bind is uncertain after them for the alias analysis (`emit_branch`).
+
+Every `if` tests a Python bool (`decision`): the reverse sweep tests the same
+value again to retrace the branch, and a truth value that is not a bool
+already, such as a lazy Dask scalar's, would be computed a second time.
 """
 from __future__ import annotations
 
 import gast
 
-from .. import astutil, traversal
+from .. import astutil, scopes, traversal
 from . import compound
 
 
@@ -58,8 +62,7 @@ def _short_circuit(nz, steps, is_or: bool):
             return
         go = nz.namer.temp("go")
         test = astutil.name(result)
-        if is_or:
-            test = astutil.not_(test)
+        test = astutil.not_(test) if is_or else astutil.call(astutil.builtin("bool"), [test])
         nz.emit(astutil.assign(go, test))
 
         def branch():
@@ -85,13 +88,47 @@ def value_of_boolop(nz, expr) -> bool:
 
 def e_IfExp(nz, expr):
     """`a if c else b`: an `if` statement, so only one branch is evaluated."""
-    test = nz.atom(expr.test)
+    test = decision(nz, expr.test)
     t = nz.namer.temp()
     body, orelse = compound.branches(nz, 
         lambda: nz.capture(lambda: nz.emit(astutil.assign(t, nz.rhs(expr.body)))),
         lambda: nz.capture(lambda: nz.emit(astutil.assign(t, nz.rhs(expr.orelse)))))
     emit_branch(nz, astutil.if_(test, body, orelse))
     return astutil.name(t)
+
+
+def decision(nz, expr) -> gast.expr:
+    """The atom for `if expr:`, a Python bool: `expr` itself where it is
+    always one (`not`, `is`, `in`, a name only ever bound to those), else
+    `bool(expr)` in a temporary, which Python's `if` would call anyway."""
+    if always_bool(expr) or isinstance(expr, gast.Name) and _bool_name(nz, expr.id):
+        return nz.atom(expr)
+    value = nz.atom(expr) if nz.is_atom(expr) else nz.rhs(expr)
+    t = nz.namer.temp()
+    nz.emit(astutil.assign(t, astutil.call(astutil.builtin("bool"), [value])))
+    return astutil.name(t)
+
+
+def always_bool(expr) -> bool:
+    """Whether `expr` is a Python bool whatever its operands are."""
+    if isinstance(expr, gast.Constant):
+        return isinstance(expr.value, bool)
+    if isinstance(expr, gast.UnaryOp):
+        return isinstance(expr.op, gast.Not)
+    if isinstance(expr, gast.Compare):
+        return all(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn))
+                   for op in expr.ops)
+    return isinstance(expr, gast.BoolOp) and all(always_bool(v) for v in expr.values)
+
+
+def _bool_name(nz, name: str) -> bool:
+    """Whether the function binds `name` only by `name = <always a bool>`."""
+    if name not in nz.bool_names:
+        values = [s.value for s in traversal.walk(nz.src.tree) if scopes.is_simple_assign(s)
+                  and s.targets[0].id == name]
+        nz.bool_names[name] = name not in nz.params and \
+            len(values) == nz.store_counts[name] and all(map(always_bool, values))
+    return nz.bool_names[name]
 
 
 def binds(expr) -> bool:

@@ -66,7 +66,7 @@ def mean(z, a, axis=None, dtype=None, *, keepdims=False, where=True):
     else:
         g = np.expand_dims(d[z], axis)
     if where is True:
-        share = np.size(z) / max(np.size(a), 1)     # (an empty a: no gradient)
+        share = rt.size(z) / max(rt.size(a), 1)     # (an empty a: no gradient)
     else:
         share = rt.where_share(where, a, axis)
     d[a] += np.full_like(a, g * share)
@@ -206,13 +206,13 @@ def var(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
     # (n = 0, an empty `a` or ddof too large: NumPy's nan, not an exception)
-    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)
+    n = np.float64(rt.size(a) / max(rt.size(z), 1) - ddof)
     d[a] += g * (2.0 / n) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
 @tangent(np.var, Method("var"))
 def var_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as the adjoint)
+    n = np.float64(rt.size(a) / max(rt.size(z), 1) - ddof)     # (as the adjoint)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     t[z] += np.sum(t[a] * centred, axis=axis, keepdims=keepdims) * (2.0 / n)
 
@@ -225,13 +225,13 @@ def std(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     else:
         g = np.expand_dims(d[z], axis)
         r = np.expand_dims(z, axis)
-    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as var)
+    n = np.float64(rt.size(a) / max(rt.size(z), 1) - ddof)     # (as var)
     d[a] += g / (n * r) * (a - np.mean(a, axis=axis, keepdims=True))
 
 
 @tangent(np.std, Method("std"))
 def std_tangent(z, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    n = np.float64(np.size(a) / max(np.size(z), 1) - ddof)     # (as the adjoint)
+    n = np.float64(rt.size(a) / max(rt.size(z), 1) - ddof)     # (as the adjoint)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     t[z] += np.sum(t[a] * centred, axis=axis, keepdims=keepdims) / (n * z)
 

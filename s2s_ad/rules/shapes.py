@@ -401,7 +401,7 @@ def arange_tangent(z, start_or_stop, /, stop=None, step=1, *, dtype=None):
     # dz_i = dstart + i dstep (`arange(stop)` starts at 0; `is` would warn of a literal stop)
     given = 0.0 if isinstance(stop, type(None)) else 1.0
     t[z] += rt.uncast(np.full(np.shape(z), t[start_or_stop] * given), z, z)
-    t[z] += rt.uncast(np.arange(np.size(z)) * t[step], z, z)
+    t[z] += rt.uncast(np.arange(rt.size(z)) * t[step], z, z)
 
 
 nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,

@@ -37,6 +37,8 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
+    duck.py         arrays of other libraries (Dask, CuPy): is_duck, duck_like,
+                    numpy_only
     tangents.py     forward mode's boundary: check_tangent, tangent_like;
                     zero_tangent
     transposes.py   the adjoints of the adjoint helpers (second order)
@@ -63,6 +65,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
+from .duck import duck_like, is_duck, is_real_scalar, numpy_only
 from .tangents import check_tangent, tangent_like, zero_tangent
 from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
                                  share_sum, symmetric_part2, unit_rows_tangent,
@@ -70,8 +73,8 @@ from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quan
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)
-from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, unbroadcast, unindex,
-                   unreduce, zeros_like)
+from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, size, unbroadcast,
+                   unindex, unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, prod_others_where,
                          reduced_mask, reduced_mask_where, unlist, unsum, where_share)
@@ -210,11 +213,12 @@ def check_scalar(value, fname: str):
     if type(value) is float:
         return value
     if isinstance(value, (float, int, np.floating, np.integer, np.bool_, numbers.Real)) or \
-            type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
+            type(value) is _ndarray and value.ndim == 0 and value.dtype.kind in "biuf" or \
+            is_real_scalar(value):
         return value        # (a Fraction too: the gradient's boundary refuses it as wrt)
     hint = "return a real number; use s2s_ad.vjp for non-scalar outputs, or " \
            "reduce the output (e.g. np.sum) inside the function"
-    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) > 0:
+    if (isinstance(value, (np.ndarray, list, tuple)) or is_duck(value)) and np.ndim(value) > 0:
         what = f"a value of shape {np.shape(value)}"
     else:
         what = "None" if value is None else f"a {type(value).__name__}"
@@ -256,6 +260,10 @@ def like(g, x, pname: str):
             f"integer or boolean ({type(x).__name__}); s2s_ad never "
             "differentiates int or bool values", origin(),
             hint="pass a float (e.g. 3.0) or a float array")
+    if is_duck(x):
+        _check_float_array(x, pname)
+        _check_real(g, x, pname)
+        return duck_like(g, x)                      # (lazy for Dask)
     if not isinstance(x, (float, complex, np.ndarray, np.generic)):
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is a "
@@ -265,16 +273,22 @@ def like(g, x, pname: str):
                  "or choose another `wrt`")
     _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
-        if x.dtype.kind != "f":
-            raise InputTypeError(
-                f"cannot differentiate with respect to {pname!r}: its dtype "
-                f"is {x.dtype}", origin(), hint="pass a float array, e.g. x.astype(float)")
+        _check_float_array(x, pname)
         out = np.empty(x.shape, dtype=x.dtype)
         out[...] = g
         return out
+    if is_duck(g):      # a scalar's gradient from duck arrays: 0-d, of their type (lazy)
+        return g.astype(x.dtype if isinstance(x, np.generic) else np.float64, copy=False)
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     return float(g)
+
+
+def _check_float_array(x, pname: str) -> None:
+    if x.dtype.kind != "f":
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: its dtype "
+            f"is {x.dtype}", origin(), hint="pass a float array, e.g. x.astype(float)")
 
 
 def like_each(gs: tuple, xs: tuple, pnames: tuple) -> tuple:

@@ -12,14 +12,17 @@ none mutates its arguments (`unbroadcast` may return `g` itself when no
 summing is needed: the compiler's ownership analysis, ownership.py, treats
 such a result as `g` itself, so it is updated in place only where `g` is an
 adjoint the generated code owns).
-This module imports NumPy, the errors and `origins` only, never the package
-or another sibling: it is the root of the runtime's import graph.
+This module imports NumPy, the errors, `origins` and `duck` only, never the
+package or another sibling: it is the root of the runtime's import graph.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..errors import UnsupportedValueError
+from .duck import asarray, is_duck, numpy_only
 from .origins import origin
 
 _ndarray = np.ndarray
@@ -80,7 +83,16 @@ def _scalar_sum(g):
     """`g` summed to a Python float; a complex sum stays complex, for the
     gradient boundary to refuse rather than lose its imaginary part."""
     total = np.sum(g)
+    if is_duck(total):
+        return total                    # (lazy: `like` keeps it so)
     return complex(total) if np.iscomplexobj(total) else float(total)
+
+
+def size(x) -> int:
+    """`np.size(x)`, read off the shape (Dask implements no `np.size`, and
+    would compute the array to count it)."""
+    shape = _shape(x)
+    return math.prod(shape)
 
 
 def _shape(x) -> tuple:
@@ -100,7 +112,16 @@ def expand(g, like):
     shape = np.shape(like)
     if np.shape(g) == shape:
         return g
-    out = np.empty(shape, dtype=np.result_type(_float_dtype(g), _float_dtype(like)))
+    return _filled(shape, np.result_type(_float_dtype(g), _float_dtype(like)), g, like)
+
+
+def _filled(shape, dtype, g, like):
+    """A fresh array of `shape` and `dtype` holding `g` broadcast; of the
+    duck array type of `g` or `like` if either is one (lazy for Dask)."""
+    base = g if is_duck(g) else like if is_duck(like) else None
+    if base is not None:
+        return np.zeros_like(base, shape=shape, dtype=dtype) + g
+    out = np.empty(shape, dtype=dtype)
     out[...] = g
     return out
 
@@ -109,12 +130,11 @@ def unreduce(g, like, axis=None, keepdims=False):
     """Spread the adjoint of a reduction over `axis` back to `like`'s shape."""
     shape = np.shape(like)
     dtype = np.result_type(g, _float_dtype(like))    # a Python float stays weak
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, _axes(axis, len(shape)))
-    out = np.empty(shape, dtype=dtype)
-    out[...] = g
-    return out if shape else out[()]
+    out = _filled(shape, dtype, g, like)
+    return out if shape or is_duck(out) else out[()]
 
 
 def _axes(axis, ndim):
@@ -132,6 +152,8 @@ def _sequence_dtype(items):
     `np.result_type` would read as a structured dtype's fields); for items
     of different shapes, which make no array, the common dtype of the items."""
     try:
+        if any(map(is_duck, items)):
+            raise ValueError        # (NumPy would compute them to tell)
         return np.asarray(items).dtype
     except ValueError:
         return np.result_type(*(_float_dtype(i) for i in items)) if items else np.float64
@@ -140,20 +162,20 @@ def _sequence_dtype(items):
 def _summed_to(g, like):
     """`g` summed back to the shape of `like` (un-broadcast), in `like`'s
     float dtype: a Python float for a Python float."""
-    g = unbroadcast(np.asarray(g), like)
+    g = unbroadcast(asarray(g), like)
+    dtype, shape = np.dtype(_float_dtype(like)), np.shape(like)
+    if not shape and is_duck(g):
+        return g.astype(dtype)          # (lazy: `like` keeps it so)
     if type(like) is float:
         return float(g)
-    dtype, shape = np.dtype(_float_dtype(like)), np.shape(like)
     if not shape:
         return dtype.type(g)
-    out = np.empty(shape, dtype=dtype)
-    out[...] = g
-    return out
+    return _filled(shape, dtype, g, like)
 
 
 def _as_float(g, *likes):
     """`g` as an array of the float dtype the gradients of `likes` have."""
-    return np.asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
+    return asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
 
 
 def unindex(g, like, index):
@@ -179,12 +201,27 @@ def unindex(g, like, index):
         out = np.zeros(like.shape)      # (one element of a float array: scalar code)
         out[index] = g
         return out
+    if is_duck(like) or is_duck(g):
+        return _duck_unindex(g, like, index)
     out = np.zeros(np.shape(like), dtype=np.result_type(g, _float_dtype(like)))
     if repeats_possible(index):
         np.add.at(out, index, g)        # repeated indices accumulate
     else:
         out[index] += g
     return out if out.shape else out[()]
+
+
+def _duck_unindex(g, like, index):
+    """`unindex` where `like` or `g` is a duck array: zeros of its type,
+    `g` written into them (Dask arrays take slices and one 1-d index array).
+    Repeated indices would need `np.add.at`, which NumPy alone has."""
+    if repeats_possible(index):
+        numpy_only(like if is_duck(like) else g, "indexing with integer arrays")
+    base = like if is_duck(like) else g
+    out = np.zeros_like(base, shape=np.shape(like),
+                        dtype=np.result_type(g.dtype if is_duck(g) else g, _float_dtype(like)))
+    out[index] = g
+    return out
 
 
 def repeats_possible(index) -> bool:
@@ -284,4 +321,8 @@ def zeros_like(x):
         return Tree((k, zeros_like(v)) for k, v in x.items())
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=_float_dtype(x))
-    return _float_dtype(x).type(0) if isinstance(x, np.generic) else 0.0
+    if isinstance(x, np.generic):
+        return _float_dtype(x).type(0)
+    if is_duck(x):                      # of x's own array type (lazy for Dask)
+        return np.zeros_like(x, dtype=_float_dtype(x))
+    return 0.0

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from ..errors import Location, UnsupportedSyntaxError
 from .aliases import Slots, refuse_shared
-from .core import _FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, unindex, zeros_like
+from .core import (_FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, size, unindex,
+                   zeros_like)
+from .duck import is_duck
 
 
 def setitem(x, index, value):
@@ -85,7 +88,7 @@ def zero_at(g, index):
         out = Tree(g)
         out[index] = zeros_like(out[index])
         return out
-    out = np.array(g)
+    out = g.copy() if is_duck(g) else np.array(g)     # (a Dask array stays lazy)
     out[index] = 0
     return out
 
@@ -154,7 +157,7 @@ def snapshot(x, index=None):
     if isinstance(x, dict) and index is not None and index not in x:
         return _MISSING                 # a new key: restoring deletes it
     part = x if index is None else x[index]
-    if isinstance(part, (np.ndarray, list, dict)):
+    if isinstance(part, (np.ndarray, list, dict)) or is_duck(part):
         return part.copy()
     return part
 
@@ -168,7 +171,8 @@ def restore(x, saved, index=None):
         else:
             x[index] = saved
         return x
-    if isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) and x.shape == saved.shape:
+    if (isinstance(x, np.ndarray) and isinstance(saved, np.ndarray) or
+            is_duck(x) and type(saved) is type(x)) and x.shape == saved.shape:
         x[...] = saved
         return x
     if isinstance(x, list) and isinstance(saved, list):
@@ -204,11 +208,11 @@ def copy(x, callee=None):
 def _copy_tree(x, memo: dict):
     """A copy of the arrays, lists and dicts in `x` (each copied once, so
     what shared an object still does)."""
-    if not isinstance(x, (np.ndarray, list, tuple, dict)):
+    if not isinstance(x, (np.ndarray, list, tuple, dict)) and not is_duck(x):
         return x
     if id(x) in memo:
         return memo[id(x)]
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or is_duck(x):
         out = x.copy()
     elif isinstance(x, dict):
         out = type(x)((k, _copy_tree(v, memo)) for k, v in x.items())
@@ -224,7 +228,7 @@ def _copy_tree(x, memo: dict):
 def keep(value):
     """A deep copy of the arrays in `value` (a returned value or aux), taken
     before the reverse sweep restores arrays in place."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or is_duck(value):
         return value.copy()
     if isinstance(value, (list, tuple)):
         return type(value)(keep(v) for v in value)
@@ -295,10 +299,11 @@ def written(g, index):
     if type(index) is Slots:
         parts = [written(g, slot) for slot in index]
         return sum(parts[1:], parts[0])
-    part = g[index] if isinstance(g, (np.ndarray, list, tuple, dict)) else np.asarray(g)[index]
+    part = g[index] if isinstance(g, (np.ndarray, list, tuple, dict)) or is_duck(g) \
+        else asarray(g)[index]
     if not repeats_possible(index):
         return np.copy(part) if isinstance(part, np.ndarray) else part
-    slots = np.arange(np.size(g)).reshape(np.shape(g))[index]
+    slots = np.arange(size(g)).reshape(np.shape(g))[index]
     order = np.ravel(slots)
     _, last_reversed = np.unique(order[::-1], return_index=True)
     last = np.zeros(order.size, dtype=bool)

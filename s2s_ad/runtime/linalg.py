@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from ..errors import UnsupportedValueError
-from .core import _axes, _float_dtype, unindex
+from .core import _axes, _float_dtype, unindex, size
 from .origins import origin
 from .products import LazyParts
 from .reductions import _tie_share
@@ -35,7 +36,7 @@ def norm_adjoint(g, x, z, ord=None, axis=None, keepdims=False):
     norms: 'fro', 'nuc', 2, -2 (through the SVD), 1, -1, inf, -inf (ties
     share).  At x = 0 the gradient is 0 (a subgradient).
     """
-    x = np.asarray(x)
+    x = asarray(x)
     nd = x.ndim
     axes = tuple(range(nd)) if axis is None else _axes(axis, nd)
     matrix = len(axes) == 2 or (axis is None and ord is not None and nd == 2)
@@ -82,7 +83,7 @@ def eigh_adjoint(gw, gv, w, v):
     n = w.shape[-1]
     inner = np.zeros(np.shape(v), dtype=w.dtype)
     if np.ndim(gw):
-        inner = inner + np.asarray(gw)[..., None, :] * np.eye(n, dtype=w.dtype)
+        inner = inner + asarray(gw)[..., None, :] * np.eye(n, dtype=w.dtype)
     if np.ndim(gv):
         gap = w[..., None, :] - w[..., :, None]
         f = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
@@ -127,7 +128,7 @@ def eig_adjoint(gw, gv, w, v):
     eye = np.eye(n, dtype=bool)
     inner = np.zeros(np.shape(v), dtype=np.result_type(w, v))
     if np.ndim(gw) and np.any(gw):
-        inner = inner + np.asarray(gw)[..., None, :] * eye
+        inner = inner + asarray(gw)[..., None, :] * eye
     if np.ndim(gv) and np.any(gv):
         gap = w[..., None, :] - w[..., :, None]
         f = np.where(eye, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
@@ -234,7 +235,7 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
     vector = np.ndim(b) == 1
     b2, x2 = np.reshape(b, (m, -1)), np.reshape(x, (n, -1))
     gx2 = np.reshape(np.broadcast_to(gx, np.shape(x)), (n, -1))
-    residuals = np.ndim(gres) and np.size(gres) and np.any(gres)    # m > n, full rank
+    residuals = np.ndim(gres) and size(gres) and np.any(gres)    # m > n, full rank
     r = b2 - a @ x2 if residuals else 0.0
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     p = _mT(vh[:rank]) @ (_mT(u[:, :rank]) / s[:rank, None])
@@ -249,7 +250,7 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
         if residuals:
             da = da - 2.0 * (r * gres) @ _mT(x2)
         if np.ndim(gs) and np.any(gs):
-            da = da + u @ (np.asarray(gs)[:, None] * vh)    # as svdvals_adjoint
+            da = da + u @ (asarray(gs)[:, None] * vh)    # as svdvals_adjoint
         return da
     return LazyParts(item, 2)
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from ..errors import UnsupportedValueError
-from .core import _axes, _float_dtype
+from .core import _axes, _float_dtype, size
 from .linalg import _eigenvectors_of, _mT, _rank_deficient, _real, norm_adjoint
 from .origins import origin
 
@@ -41,7 +42,7 @@ def norm_tangent(t, x, z, ord=None, axis=None, keepdims=False):
     """The tangent of `z = np.linalg.norm(x, ord, axis, keepdims)`: each
     norm's gradient (norm_adjoint's, with its conventions at 0 and at ties)
     against `t`, summed over the norm's axes."""
-    x = np.asarray(x)
+    x = asarray(x)
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
     grad = norm_adjoint(np.ones(np.shape(z), dtype=_float_dtype(z)), x, z, ord, axis, keepdims)
     return np.sum(grad * t, axis=axes, keepdims=keepdims).astype(_float_dtype(z))
@@ -184,6 +185,6 @@ def lstsq_tangent(ta, tb, a, b, z):
         dx = dx - p @ tx + p @ (_mT(p) @ (_mT(ta) @ r)) + ptx - p @ (a @ ptx)
         dr = dr - tx
         ds = np.einsum("ij,ik,jk->j", u, ta, vh)
-    dres = 2.0 * np.sum(r * dr, axis=0) if np.size(res) else np.zeros(np.shape(res))
+    dres = 2.0 * np.sum(r * dr, axis=0) if size(res) else np.zeros(np.shape(res))
     return (np.reshape(dx, np.shape(x)).astype(_float_dtype(x)),
             dres.astype(_float_dtype(x)), 0.0, ds.astype(_float_dtype(s)))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .core import _float_dtype, unbroadcast
 from .reductions import prod_others
 from .ufuncs import EXTREMA, PARTIALS, _check_fold, _hypot_part, _like, aligned, reduce_adjoint
@@ -61,7 +62,7 @@ def _parts(ufunc, g, array, z, axis, keepdims, initial, where):
     """(d array with `array`'s shape, d initial summed over the results)."""
     a, dtype, axes, gk, zk = aligned(g, array, z, axis, keepdims)
     da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
-    da = np.where(np.broadcast_to(np.asarray(where, dtype=bool), a.shape), da,
+    da = np.where(np.broadcast_to(asarray(where, dtype=bool), a.shape), da,
                   np.zeros((), dtype))
     if initial is None:
         return da, 0.0
@@ -72,7 +73,7 @@ def weighted_parts(ufunc, gk, a, zk, axes, initial, where):
     """(d array, d initial per result) of the fold from `initial` over the
     elements `where` selects, for the adjoint `gk` (all broadcast against
     `a`, keepdims-shaped); the elements left out are not zeroed yet."""
-    sel = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    sel = np.broadcast_to(asarray(where, dtype=bool), a.shape)
     s = ufunc.identity if initial is None else initial
     with np.errstate(all="ignore"):      # partials at left-out elements are not used
         if ufunc in _CLOSED:

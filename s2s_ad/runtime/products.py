@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray, is_duck, numpy_only
 from .core import _as_float, _ndarray, unbroadcast
 
 
@@ -30,7 +31,7 @@ def matmul_lhs(g, a, b):
     if a_nd == 2 and b_nd == 1:
         return np.outer(g, b)
     if b_nd == 1:
-        ga = np.multiply.outer(g, b) if a_nd > 1 else g * np.asarray(b)
+        ga = np.multiply.outer(g, b) if a_nd > 1 else g * asarray(b)
     else:
         ga = (g[..., None, :] if a_nd == 1 else g) @ np.swapaxes(b, -1, -2)
         ga = ga[..., 0, :] if a_nd == 1 else ga
@@ -45,7 +46,7 @@ def matmul_rhs(g, a, b):
     if a_nd == 2 and b_nd == 1:
         return g @ a
     if a_nd == 1:
-        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * np.asarray(a)
+        gb = np.expand_dims(a, -1) * np.expand_dims(g, -2) if b_nd > 1 else g * asarray(a)
     else:
         gb = np.swapaxes(a, -1, -2) @ (g[..., None] if b_nd == 1 else g)
         gb = gb[..., 0] if b_nd == 1 else gb
@@ -55,7 +56,7 @@ def matmul_rhs(g, a, b):
 def dot_lhs(g, a, b):
     """The adjoint of `a` in `np.dot(a, b)`."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * np.asarray(b), a)
+        return unbroadcast(g * asarray(b), a)
     if np.ndim(b) <= 2:
         return matmul_lhs(g, a, b)
     # dot contracts a's last axis with b's second-to-last
@@ -67,7 +68,7 @@ def dot_lhs(g, a, b):
 def dot_rhs(g, a, b):
     """The adjoint of `b` in `np.dot(a, b)`."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * np.asarray(a), b)
+        return unbroadcast(g * asarray(a), b)
     if np.ndim(b) <= 2:
         return matmul_rhs(g, a, b)
     lead = np.ndim(a) - 1
@@ -122,14 +123,14 @@ def tensordot_rhs(g, a, b, axes=2):
 def inner_lhs(g, a, b):
     """The adjoint of `a` in `np.inner(a, b)` (last axes contracted)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * np.asarray(b), a)
+        return unbroadcast(g * asarray(b), a)
     return tensordot_lhs(g, a, b, ([-1], [-1]))
 
 
 def inner_rhs(g, a, b):
     """The adjoint of `b` in `np.inner(a, b)`."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * np.asarray(a), b)
+        return unbroadcast(g * asarray(a), b)
     return tensordot_rhs(g, a, b, ([-1], [-1]))
 
 
@@ -245,7 +246,7 @@ def _einsum_adjoint(g, inputs, output, arrays, k):
             t = t.sum(axis=i, keepdims=True)
     t = np.broadcast_to(t, [size[c] for c in unique])
     if len(unique) == len(labels):               # no repeated label (a scalar too)
-        return np.array(t)
-    out = np.zeros(shape, dtype=t.dtype)
+        return t if is_duck(t) else np.array(t)
+    out = np.zeros(shape, dtype=numpy_only(t, "np.einsum with a repeated index").dtype)
     np.einsum(labels + "->" + "".join(unique), out)[...] = t   # a writable view
     return out

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import _float_dtype, _summed_to as _to, unbroadcast
+from .duck import asarray
+from .core import _float_dtype, _summed_to as _to, unbroadcast, size
 
 
 def _integer(dtype) -> bool:
@@ -94,9 +95,9 @@ def arange_adjoints(g, z, start_or_stop, stop=None, step=1):
     """(d start, d step) for `z = np.arange(start, stop, step)`, whose
     samples are `start + i * step`; `np.arange(stop)` starts at 0, and the
     number of samples is piecewise constant in `stop`."""
-    g = np.asarray(g)
+    g = asarray(g)
     if np.result_type(z).kind not in "fc":
         g = np.zeros(np.shape(z))
     d_start = np.sum(g) if stop is not None else 0.0
-    d_step = np.sum(g * np.arange(np.size(z), dtype=g.dtype))
+    d_step = np.sum(g * np.arange(size(z), dtype=g.dtype))
     return _to(d_start, start_or_stop), _to(d_step, step)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
                          reduced_mask_where)
 from .core import zeros_like
@@ -74,7 +75,7 @@ def quantile_tangent(ta, a, q, axis, method, z):
     flat, _ = _to_last(a, axis)                                  # (slices, n)
     tflat, _ = _to_last(np.broadcast_to(ta, np.shape(a)), axis)
     n = flat.shape[-1]
-    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    qs = np.ravel(asarray(q, dtype=np.float64))
     pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
     lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
     frac = pos - lo

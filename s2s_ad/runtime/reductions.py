@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .core import Seq, _as_float, _axes, _float_dtype, expand, unbroadcast, unreduce
 
 
@@ -48,7 +49,7 @@ def where_share(where, x, axis=None):
 
 def prod_others(a, axis=None):
     """For each element, the product of the others along `axis` (zeros safe)."""
-    a = np.asarray(a)
+    a = asarray(a)
     if axis is None:
         flat = a.reshape(-1)
         return _exclusive_prod(flat, 0).reshape(a.shape)
@@ -64,8 +65,8 @@ def prod_others_where(a, axis=None, where=True):
     """`prod_others` for `np.prod(a, axis, where=where)`: the product of the
     other selected elements of the slice for a selected element (an element
     `where` leaves out counts as 1), 0 for one left out (zeros safe)."""
-    a = np.asarray(a)
-    selected = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    a = asarray(a)
+    selected = np.broadcast_to(asarray(where, dtype=bool), a.shape)
     others = prod_others(np.where(selected, a, np.ones_like(a)), axis)
     return np.where(selected, others, np.zeros_like(others))
 
@@ -134,7 +135,7 @@ def cumprod_adjoint(g, a, z, axis=None):
     S_k = g_k + a_{k+1} S_{k+1}.  Without zeros that is the reverse cumsum of
     g * z divided by a, which is what runs then.
     """
-    a = np.asarray(a)
+    a = asarray(a)
     shape = a.shape
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -153,7 +154,7 @@ def cumprod_adjoint(g, a, z, axis=None):
 
 def _to_last(a, axis):
     """`a` with the `axis` axes moved to the end and merged into one."""
-    a = np.asarray(a)
+    a = asarray(a)
     if axis is None:
         return a.reshape(1, -1), None
     axes = _axes(axis, a.ndim)
@@ -188,7 +189,7 @@ def average_weights(weights, a, axis=None):
     shape = np.shape(a)
     if weights is None:
         return np.ones(shape, dtype=_float_dtype(a))
-    w = np.asarray(weights)
+    w = asarray(weights)
     if axis is None or w.shape == shape:
         return w
     full = [1] * len(shape)
@@ -199,5 +200,5 @@ def average_weights(weights, a, axis=None):
 
 def _tie_share(mask, axis=None, dtype=np.float64):
     """`mask` as `dtype`, divided by its count along `axis`: ties share equally."""
-    mask = np.asarray(mask, dtype=dtype)
+    mask = asarray(mask, dtype=dtype)
     return mask / mask.sum(axis=axis, keepdims=True)

@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import _float_dtype, _summed_to
+from .duck import asarray
+from .core import _float_dtype, _summed_to, size
 
 
 def _values(values, like):
     """`values` as an array in the float dtype the update computes in."""
-    vals = values if isinstance(values, (float, int)) else np.asarray(values)
-    return np.asarray(vals, dtype=np.result_type(vals, _float_dtype(like)))
+    vals = values if isinstance(values, (float, int)) else asarray(values)
+    return asarray(vals, dtype=np.result_type(vals, _float_dtype(like)))
 
 
 def _slots(like, index):
     """The flat position in `like` of each element of `like[index]`."""
-    return np.arange(np.size(like)).reshape(np.shape(like))[index]
+    return np.arange(size(like)).reshape(np.shape(like))[index]
 
 
 def product_at(like, index, values):
@@ -78,7 +79,7 @@ def extremum_at_adjoints(g, z, old, index, values):
     slot's adjoint goes to the candidates equal to its result (its old
     element and the values sent there), split equally between ties; a NaN
     result gives no gradient."""
-    g = np.asarray(g)
+    g = asarray(g)
     new = z[index]
     sent = np.broadcast_to(_values(values, z), np.shape(new)) == new
     old_wins = np.ones(np.shape(z), dtype=bool)         # untouched slots keep a

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from ..errors import UnsupportedValueError
 from .core import Seq, Tree, _rows, unbroadcast, zeros_like
 from .origins import origin
@@ -45,7 +46,7 @@ def _items(g, n: int) -> list:
 
 def _numpy(x):
     """An operand NumPy broadcast (a list stands for its array here)."""
-    return np.asarray(x) if _is_seq(x) else x
+    return asarray(x) if _is_seq(x) else x
 
 
 def unjoin(g, a, b, i: int):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from ..errors import UnsupportedValueError
-from .core import Seq, _float_dtype, _summed_to
+from .core import Seq, _float_dtype, _summed_to, size
 from .origins import origin
 
 
@@ -26,7 +27,7 @@ def unstack(g, axis=0):
 def unconcatenate(g, arrays, axis=0):
     """The adjoint of `np.concatenate`: `g` cut back into the input pieces."""
     if axis is None:
-        sizes = [np.size(a) for a in arrays]
+        sizes = [size(a) for a in arrays]
         pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
         return Seq(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
     sizes = [np.shape(a)[axis] for a in arrays]
@@ -57,7 +58,7 @@ def undstack(g, tup):
 
 def uncolumn_stack(g, tup):
     """The adjoint of `np.column_stack(tup)` (1-D inputs became columns)."""
-    shapes = [(np.size(t), 1) if np.ndim(t) < 2 else np.shape(t) for t in tup]
+    shapes = [(size(t), 1) if np.ndim(t) < 2 else np.shape(t) for t in tup]
     return _cut(g, tup, shapes, 1)
 
 
@@ -85,7 +86,7 @@ def untile(g, like, reps):
 def unrepeat(g, like, repeats, axis=None):
     """The adjoint of `np.repeat(like, repeats, axis)`: copies summed."""
     shape = np.shape(like)
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is None:
         g, ax, n = g.reshape(-1), 0, int(np.prod(shape))
         out_shape = (n,)
@@ -119,7 +120,7 @@ def unpad(g, like, pad_width, mode="constant"):
     widths = np.broadcast_to(pad_width, (len(shape), 2))
     if mode in ("constant", "empty"):
         inner = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
-        return np.asarray(g)[inner].copy()
+        return asarray(g)[inner].copy()
     n = int(np.prod(shape))
     source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
     out = np.bincount(source.reshape(-1), weights=np.ravel(g), minlength=n)
@@ -154,7 +155,7 @@ def untake(g, like, indices, axis=None, mode="raise"):
     else:
         out_shape, ax = shape, axis % len(shape)
     n = out_shape[ax]
-    idx = np.asarray(indices)
+    idx = asarray(indices)
     if mode == "wrap":
         idx = idx % n
     elif mode == "clip":
@@ -167,7 +168,7 @@ def untake(g, like, indices, axis=None, mode="raise"):
 def untake_along_axis(g, like, indices, axis=-1):
     """The adjoint of `np.take_along_axis(like, indices, axis)`."""
     shape = np.shape(like)
-    g = np.asarray(g)
+    g = asarray(g)
     dtype = np.result_type(g, _float_dtype(like))
     if axis is None:
         out = np.zeros(int(np.prod(shape)), dtype=dtype)
@@ -180,7 +181,7 @@ def untake_along_axis(g, like, indices, axis=-1):
         where[dim] = n
         index.append(np.arange(n).reshape(where) if shape[dim] == n
                      else np.zeros(where, dtype=int))
-    index[ax] = np.asarray(indices)
+    index[ax] = asarray(indices)
     out = np.zeros(shape, dtype=dtype)
     np.add.at(out, tuple(index), g)
     return out
@@ -193,13 +194,13 @@ def uncast(g, like, result):
     dtype = _float_dtype(like)
     if np.result_type(result).kind not in "fc":
         return np.zeros(np.shape(like), dtype=dtype)
-    return np.asarray(g, dtype=dtype)
+    return asarray(g, dtype=dtype)
 
 
 def select_adjoints(g, condlist, choicelist, default=0):
     """(the choices' adjoints, the default's) for `np.select`: each element
     of `g` goes to the choice of the first true condition, else to `default`."""
-    g = np.asarray(g)
+    g = asarray(g)
     taken = np.zeros(np.shape(g), dtype=bool)
     parts = Seq()
     for cond, choice in zip(condlist, choicelist):
@@ -213,8 +214,8 @@ def choose_adjoints(g, a, choices, mode="raise"):
     """The adjoint of `choices` in `np.choose(a, choices, mode=mode)`: each
     element of `g` goes to the choice `a` names there (a list, or an array
     for an array of choices)."""
-    g = np.asarray(g)
-    index = np.asarray(a)
+    g = asarray(g)
+    index = asarray(a)
     if mode == "wrap":
         index = index % len(choices)
     elif mode == "clip":

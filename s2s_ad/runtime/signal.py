@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Seq, _as_float, _float_dtype, _rows, _summed_to as _to
+from .duck import asarray
+from .core import Seq, _as_float, _float_dtype, _rows, _summed_to as _to, size
 
 
 def _with_zero(a, axis, front):
@@ -65,9 +66,9 @@ def ediff1d_adjoints(g, ary, to_end=None, to_begin=None):
     """(d ary, d to_end, d to_begin) for `np.ediff1d`, whose result is
     concatenate((ravel(to_begin), diff(ravel(ary)), ravel(to_end)))."""
     g = np.ravel(_as_float(g, ary))
-    begin = 0 if to_begin is None else np.size(to_begin)
-    end = len(g) - (0 if to_end is None else np.size(to_end))
-    d_ary = _undiff(g[begin:end], 0) if np.size(ary) else np.zeros(0, g.dtype)
+    begin = 0 if to_begin is None else size(to_begin)
+    end = len(g) - (0 if to_end is None else size(to_end))
+    d_ary = _undiff(g[begin:end], 0) if size(ary) else np.zeros(0, g.dtype)
     return Seq([_to(np.reshape(d_ary, np.shape(ary)), ary),
                 None if to_end is None else _to(np.reshape(g[end:], np.shape(to_end)), to_end),
                 None if to_begin is None else
@@ -107,7 +108,7 @@ def _steps(spacing, m):
     """The m - 1 steps h of an axis of length m, in float."""
     if np.ndim(spacing) == 0:
         return np.full(m - 1, spacing, dtype=_float_dtype(spacing))
-    return np.diff(np.asarray(spacing, dtype=_float_dtype(spacing)))
+    return np.diff(asarray(spacing, dtype=_float_dtype(spacing)))
 
 
 def _column(c, ndim):
@@ -196,7 +197,7 @@ def gradient_spacing_adjoints(g, z, f, varargs, axis=None, edge_order=1):
     axes = _gradient_axes(f, axis)
     spacings, owners = _gradient_spacings(varargs, len(axes))
     shape = np.shape(f)
-    f = np.asarray(f)
+    f = asarray(f)
     out = [0.0] * len(varargs)
     for k, ax in enumerate(axes):
         if owners[k] is None:
@@ -223,7 +224,7 @@ def unwindow(g, a, v, mode, correlation=False):
     """The adjoint of the full-length result of `np.convolve(a, v)` (of
     `np.correlate(a, v)` with `correlation`), given the adjoint `g` of the
     window of it that `mode` keeps: `g` placed at its offset in zeros."""
-    m, n = np.size(a), np.size(v)
+    m, n = size(a), size(v)
     mode = _MODES[mode.lower()[:1]] if isinstance(mode, str) else mode
     short = min(m, n)
     if mode == 2:
@@ -251,10 +252,10 @@ def interp_adjoints(g, x, xp, fp, left=None, right=None, period=None):
     `left` and `right` are then ignored.  A knot x = xp[k] gets the slope of
     the interval to its right (x = xp[-1] that of the last interval).
     """
-    xv = np.asarray(x, dtype=np.float64)
-    xpv = np.ravel(np.asarray(xp, dtype=np.float64))
-    fpv = np.ravel(np.asarray(fp, dtype=np.float64))
-    g = np.broadcast_to(np.asarray(g, dtype=np.float64), xv.shape)
+    xv = asarray(x, dtype=np.float64)
+    xpv = np.ravel(asarray(xp, dtype=np.float64))
+    fpv = np.ravel(asarray(fp, dtype=np.float64))
+    g = np.broadcast_to(asarray(g, dtype=np.float64), xv.shape)
     count = len(xpv)
     xv, src, knots, outer_left, outer_right = _interp_knots(xv, xpv, left, right, period)
     dx, d_values, d_knots, g_below, g_above = _interp_partials(
@@ -264,7 +265,7 @@ def interp_adjoints(g, x, xp, fp, left=None, right=None, period=None):
     d_period = None
     if period is not None:      # x % p = x - p floor(x / p); the end points move by -p, +p
         p = abs(float(period))
-        d_p = (np.sum(dx * -np.floor(np.asarray(x, dtype=np.float64) / p))
+        d_p = (np.sum(dx * -np.floor(asarray(x, dtype=np.float64) / p))
                + np.sum(d_xp * -np.floor(xpv / p)) - d_knots[0] + d_knots[-1])
         d_period = _to(np.sign(period) * d_p, period)
     return Seq([_to(dx, x), _to(np.reshape(d_xp, np.shape(xp)), xp),
@@ -332,11 +333,11 @@ def polyval_coefficients(g, p, x):
     """d p for `np.polyval(p, x)` = sum_k p[k] x**(n-1-k): each coefficient
     gets the sum of g * x**(n-1-k) (p may carry trailing axes that
     broadcast against x, as `np.polyval` allows)."""
-    p = np.asarray(p)
+    p = asarray(p)
     n = len(p)
-    x = np.asarray(x)
+    x = asarray(x)
     powers = x[np.newaxis] ** _column(np.arange(n - 1, -1, -1), x.ndim + 1)
-    terms = np.moveaxis(np.asarray(g)[np.newaxis] * powers, 0, -1)
+    terms = np.moveaxis(asarray(g)[np.newaxis] * powers, 0, -1)
     out = np.moveaxis(np.broadcast_to(_sum_to(terms, np.shape(p)[1:] + (n,)),
                                       np.shape(p)[1:] + (n,)), -1, 0)
     return _to(out, p)
@@ -353,7 +354,7 @@ def _sum_to(a, shape):
 def poly_derivative(p):
     """The coefficients of the derivative of the polynomial p (highest power
     first, like `np.polyder`, also with trailing axes)."""
-    p = np.asarray(p)
+    p = asarray(p)
     n = len(p)
     return p[:-1] * _column(np.arange(n - 1, 0, -1), p.ndim)
 
@@ -364,10 +365,10 @@ def trapezoid_adjoints(g, y, x=None, dx=1.0, axis=-1):
     z = sum_i w[i] (y[i] + y[i+1]) / 2 along `axis`, the widths w being
     diff(x) (1-D x along `axis`, or x broadcasting against y) or `dx`.  So
     y[i] gets g (w[i-1] + w[i]) / 2 and w[i] gets g (y[i] + y[i+1]) / 2."""
-    y = np.asarray(y)
+    y = asarray(y)
     ndim = y.ndim
     ax = axis % ndim
-    ge = np.expand_dims(np.asarray(g), ax)
+    ge = np.expand_dims(asarray(g), ax)
     if x is None:
         widths = dx
     elif np.ndim(x) == 1:
@@ -398,7 +399,7 @@ def meshgrid_adjoints(g, xi, sparse=False, indexing="xy"):
     for 'xy'), repeated along the others (broadcast when sparse), so xi[i]
     gets its output's adjoint summed over the other axes."""
     count = len(xi)
-    sizes = [np.size(x) for x in xi]
+    sizes = [size(x) for x in xi]
     swap = indexing == "xy" and count > 1
     dims = [1, 0] + list(range(2, count)) if swap else list(range(count))
     shape = [sizes[dims.index(j)] for j in range(count)]       # the outputs' shape

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .core import _float_dtype, _summed_to as _to
 from .signal import (_column, _gradient_axes, _gradient_spacings, _interp_cells,
                      _interp_knots, _per_axis, _steps)
@@ -29,8 +30,8 @@ def gradient_tangent(tf, tvarargs, z, f, varargs=(), axis=None, edge_order=1):
     spacings, owners = _gradient_spacings(varargs, len(axes))
     tspacings, _ = _gradient_spacings(tvarargs, len(axes))
     shape = np.shape(f)
-    f = np.asarray(f)
-    out = np.gradient(np.asarray(tf, dtype=np.result_type(_float_dtype(f), _float_dtype(tf))),
+    f = asarray(f)
+    out = np.gradient(asarray(tf, dtype=np.result_type(_float_dtype(f), _float_dtype(tf))),
                       *varargs, axis=axis, edge_order=edge_order)
     items = list(out) if len(axes) > 1 else [out]
     for k, ax in enumerate(axes):
@@ -41,7 +42,7 @@ def gradient_tangent(tf, tvarargs, z, f, varargs=(), axis=None, edge_order=1):
             items[k] = items[k] - zk * (tspacings[k] / spacings[k])
         else:
             part = _gradient_step_tangent(
-                np.diff(np.asarray(tspacings[k], dtype=np.float64)), np.moveaxis(zk, ax, 0),
+                np.diff(asarray(tspacings[k], dtype=np.float64)), np.moveaxis(zk, ax, 0),
                 np.moveaxis(f, ax, 0), _steps(spacings[k], shape[ax]), edge_order)
             items[k] = items[k] + np.moveaxis(part, 0, ax)
     if len(axes) == 1:
@@ -84,12 +85,12 @@ def interp_tangent(tangents, z, x, xp, fp, left=None, right=None, period=None):
     or `right` (of fp[0] or fp[-1] without them).  With a period, x and xp
     are taken modulo it (d(x % p)/dp = -floor(x / p))."""
     tx, txp, tfp, tleft, tright, tperiod = tangents
-    xv = np.asarray(x, dtype=np.float64)
-    xpv = np.ravel(np.asarray(xp, dtype=np.float64))
-    fpv = np.ravel(np.asarray(fp, dtype=np.float64))
-    tx = np.broadcast_to(np.asarray(tx, dtype=np.float64), xv.shape)
-    txp = np.ravel(np.broadcast_to(np.asarray(txp, dtype=np.float64), np.shape(xp)))
-    tfp = np.ravel(np.broadcast_to(np.asarray(tfp, dtype=np.float64), np.shape(fp)))
+    xv = asarray(x, dtype=np.float64)
+    xpv = np.ravel(asarray(xp, dtype=np.float64))
+    fpv = np.ravel(asarray(fp, dtype=np.float64))
+    tx = np.broadcast_to(asarray(tx, dtype=np.float64), xv.shape)
+    txp = np.ravel(np.broadcast_to(asarray(txp, dtype=np.float64), np.shape(xp)))
+    tfp = np.ravel(np.broadcast_to(asarray(tfp, dtype=np.float64), np.shape(fp)))
     xm, src, knots, outer_left, outer_right = _interp_knots(xv, xpv, left, right, period)
     tknots = txp[src]
     if period is not None:      # x % p = x - p floor(x / p); the end points move by -p, +p
@@ -112,7 +113,7 @@ def interp_tangent(tangents, z, x, xp, fp, left=None, right=None, period=None):
 def _trapezoid(y, x, dx, axis):
     """np.trapezoid(y, x, dx, axis) as NumPy computes it: the widths
     diff(x) (or dx) times the means of neighbouring y, summed."""
-    y = np.asarray(y)
+    y = asarray(y)
     ax = axis % y.ndim
     if x is None:
         widths = dx

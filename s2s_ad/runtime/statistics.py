@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray, is_duck
 from .core import _axes, _float_dtype
 from .reductions import _from_last, _to_last
 
@@ -31,7 +32,8 @@ def _transposed(v, rowvar, first):
 
 def _rows_of(v, rowvar, first):
     """One argument of `np.cov` as NumPy reads it: 2-D, a row per variable."""
-    x = np.array(v, ndmin=2, dtype=np.result_type(_float_dtype(v), np.float64))
+    dtype = np.result_type(_float_dtype(v), np.float64)
+    x = np.atleast_2d(v).astype(dtype) if is_duck(v) else np.array(v, ndmin=2, dtype=dtype)
     return x.T if _transposed(v, rowvar, first) else x
 
 
@@ -70,7 +72,7 @@ def quantile_adjoint(g, a, q, axis=None, method="linear"):
     """
     flat, layout = _to_last(a, axis)            # (slices, n)
     n = flat.shape[-1]
-    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    qs = np.ravel(asarray(q, dtype=np.float64))
     pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
     lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
     t = pos - lo

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import InputTypeError, SeedError
 from .core import Seq, Tree, zeros_like
+from .duck import duck_like, is_duck
 from .origins import origin
 
 
@@ -24,6 +25,10 @@ def check_tangent(t, x, pname: str):
             f"cannot differentiate with respect to {pname!r}: it is an integer or "
             f"boolean ({type(x).__name__}); s2s_ad never differentiates int or bool values",
             origin(), hint="pass a float (e.g. 3.0) or a float array")
+    if is_duck(x) and x.dtype.kind == "f":
+        if np.shape(t) != x.shape or np.iscomplexobj(t):
+            _refuse_shape(t, x, pname)
+        return duck_like(t, x)
     if not isinstance(x, (float, np.ndarray, np.floating)):
         raise InputTypeError(
             f"cannot differentiate with respect to {pname!r}: it is a {type(x).__name__}; "
@@ -31,13 +36,17 @@ def check_tangent(t, x, pname: str):
             "them", origin(), hint="pass the object's float values as arguments")
     if isinstance(t, (list, tuple, dict)) or np.shape(t) != np.shape(x) or \
             np.iscomplexobj(t) or not np.issubdtype(np.asarray(t).dtype, np.number):
-        raise SeedError(
-            f"the tangent for {pname!r} has shape {_shape_text(t)}, but {pname!r} has "
-            f"shape {np.shape(x)}", origin(),
-            hint=f"pass a real tangent shaped like {pname!r} (e.g. np.ones_like({pname}))")
+        _refuse_shape(t, x, pname)
     if isinstance(x, np.ndarray):
         return np.asarray(t, dtype=x.dtype)
     return x.dtype.type(t) if isinstance(x, np.generic) else float(t)
+
+
+def _refuse_shape(t, x, pname: str):
+    raise SeedError(
+        f"the tangent for {pname!r} has shape {_shape_text(t)}, but {pname!r} has "
+        f"shape {np.shape(x)}", origin(),
+        hint=f"pass a real tangent shaped like {pname!r} (e.g. np.ones_like({pname}))")
 
 
 def _check_tree(t, x, pname: str):
@@ -80,6 +89,8 @@ def tangent_like(t, out, fname: str):
         return result
     if isinstance(out, np.floating):
         return out.dtype.type(t)
+    if is_duck(out):
+        return duck_like(t, out if out.dtype.kind in "fc" else out.astype(np.float64))
     if isinstance(out, (complex, np.complexfloating)):
         return complex(t)
     return float(t) if not isinstance(t, (Seq, Tree)) else t

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .core import _axes, _float_dtype, _summed_to as _to
 from .masked_reduce import weighted_parts
 from .ufuncs import EXTREMA, PARTIALS, _moved, _suffix_recurrence, reduce_adjoint
@@ -26,8 +27,8 @@ from .ufuncs import EXTREMA, PARTIALS, _moved, _suffix_recurrence, reduce_adjoin
 
 def outer_tangent_lhs(ufunc, t, A, B, z):
     """The tangent of z = ufunc.outer(A, B) from A's: df/dx1 * tA[i]."""
-    a, b = np.asarray(A), np.asarray(B)
-    ta = np.asarray(t).reshape(a.shape + (1,) * b.ndim)
+    a, b = asarray(A), asarray(B)
+    ta = asarray(t).reshape(a.shape + (1,) * b.ndim)
     if ufunc is np.add or ufunc is np.subtract:
         out = ta
     elif ufunc is np.multiply:
@@ -39,8 +40,8 @@ def outer_tangent_lhs(ufunc, t, A, B, z):
 
 def outer_tangent_rhs(ufunc, t, A, B, z):
     """The tangent of z = ufunc.outer(A, B) from B's: df/dx2 * tB[j]."""
-    a, b = np.asarray(A), np.asarray(B)
-    tb = np.asarray(t)
+    a, b = asarray(A), asarray(B)
+    tb = asarray(t)
     if ufunc is np.add:
         out = tb
     elif ufunc is np.subtract:
@@ -57,8 +58,8 @@ def accumulate_tangent(ufunc, t, array, z, axis=0):
     tz_k = c_k tz_{k-1} + df/dx2 t_k (c_k = df/dx1 at step k), solved by
     the scan of `accumulate_adjoint` run forwards; add and subtract are
     sums, the extrema each result's share of its ties' tangents."""
-    a = np.asarray(array)
-    t = np.broadcast_to(np.asarray(t, dtype=np.result_type(
+    a = asarray(array)
+    t = np.broadcast_to(asarray(t, dtype=np.result_type(
         _float_dtype(array), _float_dtype(t))), a.shape)
     axis = 0 if axis is None else axis % a.ndim     # None: a 1-d operand
     if a.shape[axis] == 0:
@@ -75,7 +76,7 @@ def accumulate_tangent(ufunc, t, array, z, axis=0):
             lambda t, a, z: _accumulate_generic_tangent(ufunc, t, a, z)
         last = a.ndim - 1
         out = _moved(scan(_moved(t, axis, last), _moved(a, axis, last),
-                          _moved(np.asarray(z), axis, last)), last, axis)
+                          _moved(asarray(z), axis, last)), last, axis)
     return _to(out, z)
 
 
@@ -113,9 +114,9 @@ def reduce_tangent(ufunc, t, array, z, axis=0, keepdims=False, initial=None, whe
     initial=initial, where=where) from the operand's, `t`: weighted by the
     adjoint's weights (its adjoint of a result of ones) and summed over the
     reduced axes.  (`initial_tangent` gives initial's term.)"""
-    a = np.asarray(array)
+    a = asarray(array)
     axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
-    t = np.broadcast_to(np.asarray(t), a.shape)
+    t = np.broadcast_to(asarray(t), a.shape)
     if initial is None and where is True or initial is None and ufunc.identity is None:
         if ufunc is not np.add:     # (NumPy took no `where` in the second case)
             t = t * reduce_adjoint(ufunc, np.ones(np.shape(z)), a, z, axis, keepdims)
@@ -128,7 +129,7 @@ def initial_tangent(ufunc, t, array, z, axis=0, keepdims=False, initial=None, wh
     """The term of `initial`'s tangent `t` in that of the same reduction:
     each result's weight of initial (reduce_initial_adjoint's, not summed
     over the results) times t."""
-    a = np.asarray(array)
+    a = asarray(array)
     axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
     weights = _masked_weights(ufunc, a, z, axes, keepdims, initial, where)[1]
     return _to(np.reshape(weights, np.shape(z)) * t, z)
@@ -138,10 +139,10 @@ def _masked_weights(ufunc, a, z, axes, keepdims, initial, where):
     """(the elements' weights, shaped like `a`; initial's, one per result,
     keepdims-shaped) of a reduction with `initial` or `where`: the adjoints
     masked_reduce._parts computes, for an adjoint of ones."""
-    zk = np.asarray(z)
+    zk = asarray(z)
     gk = np.ones(zk.shape, dtype=np.result_type(_float_dtype(a), _float_dtype(z)))
     if not keepdims:                     # g and z broadcast against a
         gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
     da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
-    sel = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    sel = np.broadcast_to(asarray(where, dtype=bool), a.shape)
     return np.where(sel, da, 0.0), np.broadcast_to(ds, zk.shape)

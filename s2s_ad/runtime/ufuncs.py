@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .duck import asarray
 from .core import Seq, _axes, _float_dtype
 from ..errors import UnsupportedValueError
 from .reductions import cumprod_adjoint, prod_others
@@ -105,8 +106,8 @@ EXTREMA = (np.maximum, np.minimum, np.fmax, np.fmin)
 # -- outer ---------------------------------------------------------------------
 def outer_lhs(ufunc, g, A, B, z):
     """dA for z = ufunc.outer(A, B)."""
-    a, b = np.asarray(A), np.asarray(B)
-    g = np.broadcast_to(np.asarray(g), np.shape(z))
+    a, b = asarray(A), asarray(B)
+    g = np.broadcast_to(asarray(g), np.shape(z))
     inner = tuple(range(a.ndim, a.ndim + b.ndim))           # B's axes of z
     if ufunc is np.add or ufunc is np.subtract:
         out = np.sum(g, axis=inner)
@@ -120,8 +121,8 @@ def outer_lhs(ufunc, g, A, B, z):
 
 def outer_rhs(ufunc, g, A, B, z):
     """dB for z = ufunc.outer(A, B)."""
-    a, b = np.asarray(A), np.asarray(B)
-    g = np.broadcast_to(np.asarray(g), np.shape(z))
+    a, b = asarray(A), asarray(B)
+    g = np.broadcast_to(asarray(g), np.shape(z))
     lead = tuple(range(a.ndim))                             # A's axes of z
     if ufunc is np.add:
         out = np.sum(g, axis=lead)
@@ -138,9 +139,9 @@ def outer_rhs(ufunc, g, A, B, z):
 # -- accumulate ------------------------------------------------------------------
 def accumulate_adjoint(ufunc, g, array, z, axis=0):
     """d array for z = ufunc.accumulate(array, axis)."""
-    a = np.asarray(array)
+    a = asarray(array)
     dtype = np.result_type(_float_dtype(array), _float_dtype(g))
-    g = np.asarray(g, dtype=dtype)
+    g = asarray(g, dtype=dtype)
     if g.shape != a.shape:
         g = np.broadcast_to(g, a.shape)
     axis = 0 if axis is None else axis % a.ndim     # None: a 1-d operand
@@ -159,7 +160,7 @@ def accumulate_adjoint(ufunc, g, array, z, axis=0):
             lambda g, a, z: _accumulate_generic(ufunc, g, a, z)
         last = a.ndim - 1
         out = _moved(scan(_moved(g, axis, last), _moved(a, axis, last),
-                          _moved(np.asarray(z), axis, last)), last, axis)
+                          _moved(asarray(z), axis, last)), last, axis)
     return _like(out, array)
 
 
@@ -232,10 +233,10 @@ def _running_extremum(g, a, z):
 def aligned(g, array, z, axis, keepdims) -> tuple:
     """(array, the adjoint's dtype, the reduced axes, g and z with those axes
     kept, broadcasting against the array) for a reduction's adjoint."""
-    a = np.asarray(array)
+    a = asarray(array)
     dtype = np.result_type(_float_dtype(array), _float_dtype(g))
     axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
-    gk, zk = np.asarray(g, dtype=dtype), np.asarray(z)
+    gk, zk = asarray(g, dtype=dtype), asarray(z)
     if not keepdims:
         gk, zk = np.expand_dims(gk, axes), np.expand_dims(zk, axes)
     return a, dtype, axes, gk, zk

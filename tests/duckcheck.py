@@ -1,0 +1,105 @@
+"""Our oracle for duck arrays: a function differentiated on Dask arrays must
+give what it gives on NumPy arrays, lazily.
+
+`check_on_dask(f, args, wrt)` runs `value_and_grad` on the arguments with
+every float array turned into a chunked Dask array, under a scheduler that
+counts computations, and compares with the same call on NumPy arrays:
+
+- the value and every gradient equal NumPy's (to rounding: Dask sums chunk
+  by chunk);
+- each gradient of a float array is a Dask array of its shape and dtype;
+- building the value and gradients computes no more often than the plain
+  call of `f` on the same Dask arrays does (a data-dependent `if` must
+  compute its test once, and the reverse sweep must not compute it again);
+- the arguments are unchanged.
+
+It returns "ok", or "refused" when s2s_ad raised a located `S2SADError`
+naming the array type (a NumPy-only derivative), or "dask lacks it" when
+the plain call itself fails on Dask or falls back to NumPy (Dask warns).
+Anything else fails the calling test.
+"""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import tree_leaves, tree_map
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+
+def to_dask(tree):
+    """`tree` with each non-empty float array a Dask array of two chunks per axis."""
+    def one(x):
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f" and x.size:
+            return da.from_array(x, chunks=tuple(max(1, (n + 1) // 2) for n in x.shape))
+        return x
+    return tree_map(one, tree)
+
+
+class Counter:
+    """A synchronous scheduler that counts the computations it runs."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, graph, keys, **kwargs):
+        self.count += 1
+        return dask.get(graph, keys, **kwargs)
+
+
+def _plain_computes(f, args):
+    """How many computations the plain call of `f` on Dask arrays runs, or
+    None if Dask cannot run it lazily (it raises, or warns that it fell
+    back to NumPy)."""
+    counter = Counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with dask.config.set(scheduler=counter):
+                value = f(*to_dask(copy.deepcopy(args)))
+                before = counter.count
+                dask.compute(value)
+    except ad.S2SADError:
+        raise
+    except Exception:
+        return None
+    return before
+
+
+def check_on_dask(f, args, wrt) -> str:
+    """`value_and_grad(f, wrt)` on Dask arrays against NumPy (module docstring)."""
+    allowed = _plain_computes(f, args)
+    if allowed is None:
+        return "dask lacks it"
+    want_value, want_grads = ad.value_and_grad(f, wrt=wrt)(*copy.deepcopy(args))
+    dargs = to_dask(copy.deepcopy(args))
+    counter = Counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with dask.config.set(scheduler=counter):
+                value, grads = ad.value_and_grad(f, wrt=wrt)(*dargs)
+                built = counter.count
+                got_value, got_grads = dask.compute(value, grads)
+    except ad.S2SADError as e:
+        if "dask" not in str(e):
+            raise
+        return "refused"
+    assert built <= allowed, f"computed {built} times while building, the plain call {allowed}"
+    np.testing.assert_allclose(np.asarray(got_value, float), np.asarray(want_value, float),
+                               rtol=1e-9, atol=1e-12)
+    for lazy, got, want in zip(tree_leaves(grads), tree_leaves(got_grads),
+                               tree_leaves(want_grads)):
+        np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float),
+                                   rtol=1e-8, atol=1e-10)
+        if np.ndim(want) > 0:
+            assert isinstance(lazy, da.Array), f"a gradient came back as {type(lazy)}"
+            assert lazy.shape == np.shape(want) and lazy.dtype == np.result_type(want)
+    for before, after in zip(tree_leaves(args), tree_leaves(dargs)):
+        if isinstance(after, da.Array):
+            np.testing.assert_array_equal(after.compute(scheduler="sync"), before)
+    return "ok"
