@@ -15,7 +15,9 @@ counts computations, and compares with the same call on NumPy arrays:
 
 It returns "ok", or "refused" when s2s_ad raised a located `S2SADError`
 naming the array type (a NumPy-only derivative), or "dask lacks it" when
-the plain call itself fails on Dask or falls back to NumPy (Dask warns).
+the plain call itself fails on Dask, falls back to NumPy (Dask warns) or
+differs from NumPy's, or,
+with `lazy=True` (the rule tables), computes.
 Anything else fails the calling test.
 """
 import copy
@@ -53,8 +55,8 @@ class Counter:
 
 def _plain_computes(f, args):
     """How many computations the plain call of `f` on Dask arrays runs, or
-    None if Dask cannot run it lazily (it raises, or warns that it fell
-    back to NumPy)."""
+    None if Dask cannot run it (it raises, warns that it fell back to
+    NumPy, or gives another value than NumPy)."""
     counter = Counter()
     try:
         with warnings.catch_warnings():
@@ -62,18 +64,18 @@ def _plain_computes(f, args):
             with dask.config.set(scheduler=counter):
                 value = f(*to_dask(copy.deepcopy(args)))
                 before = counter.count
-                dask.compute(value)
-    except ad.S2SADError:
-        raise
+                value, = dask.compute(value)
+        np.testing.assert_allclose(np.asarray(value, float),
+                                   np.asarray(f(*copy.deepcopy(args)), float), rtol=1e-9)
     except Exception:
         return None
     return before
 
 
-def check_on_dask(f, args, wrt) -> str:
+def check_on_dask(f, args, wrt, lazy=False) -> str:
     """`value_and_grad(f, wrt)` on Dask arrays against NumPy (module docstring)."""
     allowed = _plain_computes(f, args)
-    if allowed is None:
+    if allowed is None or lazy and allowed:
         return "dask lacks it"
     want_value, want_grads = ad.value_and_grad(f, wrt=wrt)(*copy.deepcopy(args))
     dargs = to_dask(copy.deepcopy(args))

@@ -81,8 +81,8 @@ def dot_tangent(z, a, b):
 
 @adjoint(np.vdot, shape=SCALAR, multilinear=("a", "b"))
 def vdot(z, a, b):
-    d[a] += np.reshape(d[z] * b, np.shape(a))
-    d[b] += np.reshape(d[z] * a, np.shape(b))
+    d[a] += np.reshape(d[z] * np.ravel(b), np.shape(a))     # (ravel: as vdot reads b)
+    d[b] += np.reshape(d[z] * np.ravel(a), np.shape(b))
 
 
 @tangent(np.vdot)

@@ -51,7 +51,7 @@ def nansum(z, a, axis=None, dtype=None, *, keepdims=False):
         g = d[z]
     else:
         g = np.expand_dims(d[z], axis)
-    d[a] += np.where(np.isnan(a), 0, np.full_like(a, g))
+    d[a] += np.where(np.isnan(a), 0.0, g)
 
 
 @tangent(np.nansum)

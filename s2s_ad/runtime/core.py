@@ -215,6 +215,9 @@ def _duck_unindex(g, like, index):
     """`unindex` where `like` or `g` is a duck array: zeros of its type,
     `g` written into them (Dask arrays take slices and one 1-d index array).
     Repeated indices would need `np.add.at`, which NumPy alone has."""
+    parts = index if isinstance(index, tuple) else (index,)
+    for part in parts:
+        numpy_only(part, "indexing with a lazy index")
     if repeats_possible(index):
         numpy_only(like if is_duck(like) else g, "indexing with integer arrays")
     base = like if is_duck(like) else g

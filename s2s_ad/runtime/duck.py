@@ -33,6 +33,8 @@ def duck_like(g, x):
     (`x` a float duck array): `g` itself when it is one already, else `g`
     spread over `x`'s zeros, which dispatches to `x`'s library (a constant
     or NumPy adjoint becomes lazy, not `x` concrete)."""
+    if isinstance(g, (list, tuple)):     # the rows of an array, one adjoint each
+        g = np.stack([np.broadcast_to(row, x.shape[1:]) for row in g])
     if type(g) is type(x) and g.shape == x.shape:
         return g if g.dtype == x.dtype else g.astype(x.dtype)
     return (np.zeros_like(x) + np.broadcast_to(g, x.shape)).astype(x.dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray
+from .duck import asarray, numpy_only
 from .core import Seq, _as_float, _axes, _float_dtype, expand, unbroadcast, unreduce
 
 
@@ -135,7 +135,7 @@ def cumprod_adjoint(g, a, z, axis=None):
     S_k = g_k + a_{k+1} S_{k+1}.  Without zeros that is the reverse cumsum of
     g * z divided by a, which is what runs then.
     """
-    a = asarray(a)
+    a = asarray(numpy_only(a, "np.cumprod"))     # (whether a has zeros decides the method)
     shape = a.shape
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -172,7 +172,7 @@ def _from_last(flat, like, layout):
 def median_weights(a, axis=None):
     """Weights w shaped like `a` with `median(a, axis) == sum(w * a, axis)`:
     1 on the middle element along `axis`, or 1/2 on each of the middle two."""
-    flat, layout = _to_last(a, axis)
+    flat, layout = _to_last(numpy_only(a, "np.median"), axis)     # (np.argsort)
     n = flat.shape[-1]
     order = np.argsort(flat, axis=-1)
     w = np.zeros(flat.shape, dtype=_float_dtype(a))

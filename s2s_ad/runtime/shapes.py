@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray
+from .duck import asarray, numpy_only
 from ..errors import UnsupportedValueError
 from .core import Seq, _float_dtype, _summed_to, size
 from .origins import origin
@@ -121,6 +121,7 @@ def unpad(g, like, pad_width, mode="constant"):
     if mode in ("constant", "empty"):
         inner = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
         return asarray(g)[inner].copy()
+    numpy_only(g, f"np.pad(mode={mode!r})")         # (np.bincount)
     n = int(np.prod(shape))
     source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
     out = np.bincount(source.reshape(-1), weights=np.ravel(g), minlength=n)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray
+from .duck import asarray, numpy_only
 from .core import Seq, _as_float, _float_dtype, _rows, _summed_to as _to, size
 
 
@@ -119,7 +119,7 @@ def _column(c, ndim):
 def _gradient_transpose(g, h, edge_order):
     """The adjoint of np.gradient along the first axis: the transposed
     stencils applied to `g` (that axis first), steps `h`."""
-    out = np.zeros(np.shape(g), dtype=np.result_type(g, h))
+    out = np.zeros(np.shape(numpy_only(g, "np.gradient")), dtype=np.result_type(g, h))
     h1, h2 = h[:-1], h[1:]
     inner = g[1:-1]
     out[:-2] += _column(-h2 / (h1 * (h1 + h2)), g.ndim) * inner

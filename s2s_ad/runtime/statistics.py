@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray, is_duck
+from .duck import asarray, is_duck, numpy_only
 from .core import _axes, _float_dtype
 from .reductions import _from_last, _to_last
 
@@ -70,7 +70,7 @@ def quantile_adjoint(g, a, q, axis=None, method="linear"):
     statistics come from `np.argsort`, as in `median_weights`, so equal
     elements are not split (the median and the 50th percentile agree).
     """
-    flat, layout = _to_last(a, axis)            # (slices, n)
+    flat, layout = _to_last(numpy_only(a, "np.quantile"), axis)     # (np.argsort)
     n = flat.shape[-1]
     qs = np.ravel(asarray(q, dtype=np.float64))
     pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))

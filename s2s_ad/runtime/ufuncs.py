@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray
-from .core import Seq, _axes, _float_dtype
+from .core import Seq, _axes, _float_dtype, _summed_to
 from ..errors import UnsupportedValueError
 from .reductions import cumprod_adjoint, prod_others
 
@@ -310,13 +310,5 @@ def _like(out, operand):
     adjoint per item (NumPy stacked them along a new first axis)."""
     if isinstance(operand, (list, tuple)):
         return Seq(_like(part, item) for part, item in zip(out, operand))
-    dtype = _float_dtype(operand)
-    if type(operand) is float:
-        return float(out)
-    shape = np.shape(operand)
-    if not shape:
-        return dtype.type(out)
-    result = np.empty(shape, dtype=dtype)
-    result[...] = out
-    return result
+    return _summed_to(out, operand)
 
