@@ -60,6 +60,7 @@ and lowers `break`, `continue`, early `return` and loop `else`s.
 from __future__ import annotations
 
 import collections
+import functools
 
 import gast
 
@@ -270,7 +271,8 @@ class Normalizer:
         for node in traversal.walk(expr):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in self.nested:
-                call = self.nested[node.func.id].call(node.args, node.keywords)
+                call = self.nested[node.func.id].call(node.args, node.keywords, functools.partial(
+                    calls.known_items, self), self.unsupported)
                 node.func, node.args, node.keywords = call.func, call.args, call.keywords
         return expr
 
