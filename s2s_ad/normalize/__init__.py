@@ -76,13 +76,15 @@ from .exprs import binds
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
 
-def normalize(src: Source) -> Normalized:
-    """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
+def normalize(src: Source, forward: bool = False) -> Normalized:
+    """The ANF form of `src.tree` (a new tree; `src.tree` is not modified);
+    `forward`: for forward mode (`inplace.restore`)."""
     fdef = src.tree
     locals_ = scopes.local_names(fdef)
     namer = Namer(scopes.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = Normalizer(src, locals_, namer)
+    norm.forward = forward
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), norm.block(fdef.body))
     gast.copy_location(out, fdef)
     return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.heirs,
@@ -126,6 +128,7 @@ class Normalizer:
         self.store_counts = collections.Counter(    # name -> stores in the user's code
             n.id for n in traversal.walk(src.tree)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements
         self.out: list = []
         self.user_stmt = None

@@ -18,7 +18,8 @@ its submodules:
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
                     snapshot/restore, copy/keep, put (an update's tangent),
                     and their adjoint helpers
-    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared
+    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared,
+                    follow (a restore's reach, in a derivative read again)
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
     ranges.py       linspace, logspace, geomspace, arange
@@ -38,7 +39,7 @@ its submodules:
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
     tangents.py     forward mode's boundary: check_tangent, tangent_like;
-                    zero_tangent
+                    zero_tangent; overlay (follow's tangent)
     transposes.py   the adjoints of the adjoint helpers (second order)
     reduction_tangents.py  the reductions' and statistics' tangent helpers
 
@@ -63,7 +64,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
-from .tangents import check_tangent, tangent_like, zero_tangent
+from .tangents import check_tangent, overlay, tangent_like, zero_tangent
 from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
                                  share_sum, symmetric_part2, unit_rows_tangent,
                                  variables_tangent)
@@ -95,7 +96,7 @@ from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigva
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
-from .aliases import (refuse_shared, shares, slots, sync_index, sync_reshaped,
+from .aliases import (follow, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, put, put_into, restore,
