@@ -103,7 +103,7 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         src = frontend.load(func)
         observe("source", lambda: astutil.unparse(astutil.module([src.tree])))
         wrt = resolve_wrt(src, options.wrt)
-        norm = normalize.normalize(src)
+        norm = normalize.normalize(src, forward=options.mode in FORWARD_MODES)
         observe("anf", lambda: _printed(norm.tree))
         norm = jumps.lower_jumps(norm)
         observe("jumps", lambda: _printed(norm.tree))

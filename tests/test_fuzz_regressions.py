@@ -1127,6 +1127,45 @@ def test_star_args_of_unknown_length_into_a_nested_function_with_defaults_is_loc
     assert "s(*list(w[:1]))" in info.value.location.source_line
 
 
+def star_into_a_sibling_lambda_with_defaults(w, x):           # seed 40652
+    # a lambda calling another, with a default, by `*list(display)`: the
+    # call in the lifted body passed `acc` by keyword next to the items
+    # that filled it too (TypeError in generated code); the items are
+    # known, spread there as where the enclosing function calls
+    beta = lambda total, acc=x: total * acc - acc           # noqa: E731
+    lr = lambda y: beta(*list((y, np.mean(w))))             # noqa: E731
+    return np.sum(lr(w)) + beta(*(w[0],))
+
+
+def star_of_unknown_length_into_a_sibling_lambda(w, x):
+    beta = lambda total, acc=x: total * acc - acc           # noqa: E731
+    lr = lambda y: beta(*list(y[:1]))                       # noqa: E731
+    return np.sum(lr(w))
+
+
+def kwargs_of_unknown_keys_into_a_nested_default(x):
+    # `d` may hold `k` or not: passing the default could give it twice
+    g = lambda v, *, k=2.0: v * k                           # noqa: E731
+    d = {}
+    d["k"] = x
+    return g(x, **d)
+
+
+def test_star_args_into_a_sibling_lambda_with_defaults():
+    check_grad(star_into_a_sibling_lambda_with_defaults,
+               [np.array([0.3, -0.7]), 0.4], wrt=(0, 1))
+
+
+@pytest.mark.parametrize("f, args, text", [
+    (star_of_unknown_length_into_a_sibling_lambda, [np.ones(2), 0.4], "beta(*list(y[:1]))"),
+    (kwargs_of_unknown_keys_into_a_nested_default, [0.5], "g(x, **d)"),
+])
+def test_a_default_a_spread_may_fill_is_refused_located(f, args, text):
+    with pytest.raises(ad.UnsupportedSyntaxError, match="nested function with defaults") as info:
+        ad.grad(f)(*args)
+    assert text in info.value.location.source_line
+
+
 def doubles_w_then_rebinds_it(W):
     # fuzz seed 2072: from the second iteration on, `W /= 0.5` doubles q;
     # the check ran after the loop's relations were joined and saw nothing

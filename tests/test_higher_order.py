@@ -107,6 +107,38 @@ def test_hvp_is_the_hessian_times_v(f, args):
     assert np.shape(got) == np.shape(args[0])
 
 
+def updates_through_a_view(h):
+    # fuzz seed 40394: the gradient's reverse sweep undoes `h[::2] *= c` by
+    # restoring the view in place, which restores `h` too; forward mode over
+    # it did not see `h` change, and the hvp read h's stale tangent
+    h = h * 1.0
+    h[::2] *= np.sum(h ** 2)
+    return np.sum(h)
+
+
+def writes_back_a_row_it_read(w):
+    a = np.outer(w, w)
+    row = a[1]
+    a[1, :] = row * np.sum(a)
+    return np.sum(a ** 2) + np.sum(row)
+
+
+def updates_an_item_of_a_list(w):
+    a = w * 1.0
+    items = [a, w]
+    a *= np.sum(a ** 2)
+    return np.sum(items[0] ** 2) + np.sum(a)
+
+
+@pytest.mark.parametrize("f", [updates_through_a_view, writes_back_a_row_it_read,
+                               updates_an_item_of_a_list])
+def test_hvp_through_an_update_of_a_view_or_an_item(f):
+    x, v = np.array([0.87, 3.52, 0.68]), np.array([0.3, -1.1, 0.6])
+    jac = _fd(ad.grad(f), x)
+    np.testing.assert_allclose(ad.hvp(f)(x, v), jac @ v, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ad.hessian(f)(x), jac, rtol=1e-6, atol=1e-6)
+
+
 def test_hvp_with_several_arguments_takes_a_tuple():
     vx, vb = rng.standard_normal(3), rng.standard_normal(4)
     hx, hb = ad.hvp(layer, wrt=(0, 2))(X3, W, B, (vx, vb))

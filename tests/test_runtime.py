@@ -119,3 +119,29 @@ def test_zero_tangent_keeps_containers_tuple_subclasses_included():
     made = rt.zero_tangent(pair(1.0, np.ones(2)))
     assert type(made) is pair and made.a == 0.0 and np.array_equal(made.b, np.zeros(2))
     assert type(rt.zero_tangent([1.0])) is list and type(rt.zero_tangent(rt.Seq([1.0]))) is rt.Seq
+
+
+def test_overlay_matches_the_restored_elements_by_address():
+    # (the tangent of `follow`: a name sharing memory with one restored in place)
+    a = np.arange(12.0).reshape(3, 4)
+    ta, tv = np.zeros((3, 4)), np.full((2, 4), 7.0)
+    view = a[::2]
+    out = rt.overlay(ta, tv, a, view)
+    assert out is not ta and np.all(ta == 0.0)
+    np.testing.assert_array_equal(out, [[7.0] * 4, [0.0] * 4, [7.0] * 4])
+    tt = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(rt.overlay(0.0, tt, a, a.T), tt.T)    # a static zero
+    np.testing.assert_array_equal(rt.overlay(np.zeros(4), tt, a[1], a.T), tt[:, 1])
+    assert rt.overlay(ta, tv, a, np.ones((2, 4))) is ta                 # nothing shared
+    assert rt.overlay(ta, tv, a, a) is tv
+
+
+def test_overlay_follows_the_items_of_containers():
+    a, b = np.ones(2), np.zeros(2)
+    ta, tb, tnew = np.zeros(2), np.zeros(2), np.full(2, 3.0)
+    out = rt.overlay([ta, tb], tnew, [a, b], a)
+    assert type(out) is list and out[0] is tnew and out[1] is tb
+    t = {"x": ta}
+    assert rt.overlay(t, tnew, {"x": b}, a) is t
+    with pytest.raises(UnsupportedValueError):
+        rt.overlay(ta, tnew, a, a.view(np.int64))

@@ -60,6 +60,7 @@ and lowers `break`, `continue`, early `return` and loop `else`s.
 from __future__ import annotations
 
 import collections
+import functools
 
 import gast
 
@@ -75,13 +76,15 @@ from .exprs import binds
 _LITERAL_KINDS = (int, float, complex, str, bytes, bool, type(None), type(...))
 
 
-def normalize(src: Source) -> Normalized:
-    """The ANF form of `src.tree` (a new tree; `src.tree` is not modified)."""
+def normalize(src: Source, forward: bool = False) -> Normalized:
+    """The ANF form of `src.tree` (a new tree; `src.tree` is not modified);
+    `forward`: for forward mode (`inplace.restore`)."""
     fdef = src.tree
     locals_ = scopes.local_names(fdef)
     namer = Namer(scopes.all_names(fdef) | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = Normalizer(src, locals_, namer)
+    norm.forward = forward
     out = astutil.function_def(fdef.name, astutil.clone(fdef.args), norm.block(fdef.body))
     gast.copy_location(out, fdef)
     return Normalized(out, norm.origin, locals_, namer, norm.shares, norm.heirs,
@@ -126,6 +129,7 @@ class Normalizer:
             n.id for n in traversal.walk(src.tree)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
         self.bool_names: dict = {}      # name -> whether only bools are bound to it
+        self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements
         self.out: list = []
         self.user_stmt = None
@@ -271,7 +275,8 @@ class Normalizer:
         for node in traversal.walk(expr):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in self.nested:
-                call = self.nested[node.func.id].call(node.args, node.keywords)
+                call = self.nested[node.func.id].call(node.args, node.keywords, functools.partial(
+                    calls.known_items, self), self.unsupported)
                 node.func, node.args, node.keywords = call.func, call.args, call.keywords
         return expr
 

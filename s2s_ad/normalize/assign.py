@@ -22,7 +22,9 @@ def s_Assign(nz, stmt: gast.Assign) -> None:
         scope.lift_nested(nz, stmt.value, targets[0].id)
         return
     if len(targets) == 1 and isinstance(targets[0], gast.Name):
-        nz.emit(astutil.assign(targets[0].id, nz.rhs(stmt.value)))
+        if not (isinstance(stmt.value, gast.Call) and
+                inplace.restore(nz, targets[0].id, stmt.value)):
+            nz.emit(astutil.assign(targets[0].id, nz.rhs(stmt.value)))
         return
     value = nz.atom(stmt.value) if len(targets) > 1 else None
     for target in targets:

@@ -10,6 +10,7 @@ in-place update, and a NumPy `out=y` writes the result into `y` as
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 
@@ -18,7 +19,7 @@ import gast
 from .. import astutil
 from ..ir import RUNTIME, is_resolved
 from ..rules import registry
-from . import compound, comprehensions, exprs, inplace, scope
+from . import compound, comprehensions, exprs, inplace, lift, scope
 
 
 def e_Call(nz, expr):
@@ -111,7 +112,8 @@ def _call_of_atoms(nz, expr):
     lifted = scope.lift_nested(nz, expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
         else nz.nested.get(getattr(expr.func, "id", None))
     if lifted is not None:          # call the lifted function, passing what it reads
-        expr = gast.copy_location(lifted.call(expr.args, keywords), expr)
+        expr = gast.copy_location(lifted.call(expr.args, keywords, functools.partial(
+            known_items, nz), nz.unsupported), expr)
     callee = nz.src.resolve(expr.func, nz.locals)
     if is_resolved(callee):
         func = astutil.clone(expr.func)
@@ -151,7 +153,7 @@ def _unstar(nz, args: list, late: bool, callee) -> list:
     spread when the call runs (dispatch.py), where `late` allows it."""
     out = []
     for arg in args:
-        items = _known_items(nz, arg.value) if isinstance(arg, gast.Starred) else None
+        items = known_items(nz, arg.value) if isinstance(arg, gast.Starred) else None
         if not isinstance(arg, gast.Starred):
             out.append(arg)
         elif items is not None:
@@ -168,20 +170,14 @@ def _unstar(nz, args: list, late: bool, callee) -> list:
     return out
 
 
-def _known_items(nz, value) -> list | None:
+def known_items(nz, value) -> list | None:
     """The items of `value` if their number is known here: a display, a
     name bound once to one, or `list(...)` / `tuple(...)` of either."""
-    if isinstance(value, (gast.Tuple, gast.List)) and \
-            not any(isinstance(e, gast.Starred) for e in value.elts):
-        return list(value.elts)
-    if isinstance(value, gast.Name) and value.id in nz.displays:
-        return [astutil.subscript(astutil.name(value.id), astutil.const(i))
-                for i in range(len(nz.displays[value.id]))]
-    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-            and nz.src.resolve(value.func, nz.locals) in (list, tuple) \
-            and not isinstance(value.args[0], gast.Starred):
-        return _known_items(nz, value.args[0])
-    return None
+    def named(name):
+        return None if name not in nz.displays else [
+            astutil.subscript(astutil.name(name), astutil.const(i))
+            for i in range(len(nz.displays[name]))]
+    return lift.display_items(value, lambda f: nz.src.resolve(f, nz.locals), named)
 
 
 def _keyword_params(callee, given: int, written: set) -> list | None:

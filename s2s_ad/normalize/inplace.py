@@ -93,6 +93,57 @@ def mutation(nz, call: gast.Call) -> bool:
     return True
 
 
+def restore(nz, target: str, call: gast.Call) -> bool:
+    """In forward mode, `x = rt.restore(x, saved, ...)` read from a derived
+    function differentiated again (its reverse sweep puts recorded values
+    back in place): an in-place update of `x`, whose relations stay,
+    followed by `y = rt.follow(y, x)` for each name `y` whose value it may
+    change (an identity whose tangent takes the restored elements'
+    tangents, matched at run time: no relation needs to be certain).
+    False if `call` is no such call; one restoring another name is
+    refused.  (Reverse mode refuses an active restore: it has no adjoint.)"""
+    if not nz.forward or nz.src.resolve(call.func, nz.locals) is not runtime.restore:
+        return False
+    first = call.args[0] if call.args else None
+    if not (isinstance(first, gast.Name) and first.id == target) or call.keywords:
+        nz.unsupported(call, "a call of s2s_ad's runtime `restore` bound to another "
+                             "name than the one it restores")
+    others = sorted(n for n in _reach(nz, target) - {target} if aliasing.is_local(nz, n))
+    nz.emit(astutil.assign(target, astutil.call(
+        f"{RUNTIME}.restore",
+        [astutil.name(target)] + [calls.argument(nz, a) for a in call.args[1:]])))
+    for name in others:
+        nz.emit(astutil.assign(name, astutil.call(
+            f"{RUNTIME}.follow", [astutil.name(name), astutil.name(target)])))
+    nz.unbound.update(set(others) - nz.params)      # (related on some path only)
+    return True
+
+
+def _reach(nz, name: str) -> set:
+    """The names whose value an in-place change of `name` may change: its
+    (maybe-)aliases and what holds it, transitively (the bases it is a part
+    of, the lists joined from them), then every view of those, transitively
+    (overlapping views of one base); not the items of a list, which an
+    update of the list leaves as they are."""
+    up, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n not in up:
+            up.add(n)
+            todo.extend(nz.aliases.get(n, ()))
+            todo.extend(writebacks.maybe_one(nz, {n}))
+            todo.extend(p.base for p in nz.parts.get(n, []))
+            todo.extend(c for c, sources in nz.joined.items() if n in sources)
+    out, todo = set(), sorted(up)
+    while todo:
+        n = todo.pop()
+        if n not in out:
+            out.add(n)
+            todo.extend(nz.aliases.get(n, ()))
+            todo.extend(view for view, part in aliasing.views_of(nz, {n}) if not part.item)
+    return out
+
+
 def _opaque_mutation(nz, target: str, call: gast.Call) -> None:
     """A call that updates `target` in place and has no functional form:
     `target = mutated(target, call)`, a located error if a gradient must

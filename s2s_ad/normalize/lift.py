@@ -25,6 +25,7 @@ any other source.
 """
 from __future__ import annotations
 
+import functools
 import linecache
 import types
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 import gast
 
 from .. import astutil, scopes, traversal
+from ..errors import UnsupportedSyntaxError
 from ..frontend import hold_lines
 from ..ir import Source
 
@@ -46,15 +48,30 @@ class Lifted:
     # function was defined
     defaults: tuple = ()
 
-    def call(self, args: list, keywords: list) -> gast.Call:
+    def call(self, args: list, keywords: list, known, refuse) -> gast.Call:
         """A call of the lifted function for the user's call with `args` and
         `keywords`: plus the enclosing values it reads and each default
-        the call leaves out."""
+        the call leaves out.  A `*t` whose items `known(t)` gives is spread
+        first; a default that a `*t` or `**kw` of unknown size may fill or
+        not is refused (`refuse(node, what)` raises, located): passing it
+        could give it twice, leaving it out could drop it."""
+        args = [a for arg in args for a in _spread_known(arg, known)]
         given = {k.arg for k in keywords}
-        args, keywords = list(args), [(k.arg, k.value) for k in keywords]
+        star = next((a for a in args if isinstance(a, gast.Starred)), None)
+        double = next((k.value for k in keywords if k.arg is None), None)
+        fixed = sum(not isinstance(a, gast.Starred) for a in args)
+        keywords = [(k.arg, k.value) for k in keywords]
         for param, value, position, posonly in self.defaults:
-            if position is not None and position < len(args) or param in given:
+            if position is not None and position < fixed or param in given:
                 continue
+            if position is not None and star is not None:
+                refuse(star, "`*args` in a call, from a sequence whose length is not "
+                             "known where the function is compiled (into a nested "
+                             "function with defaults)")
+            if not posonly and double is not None:
+                refuse(double, "`**kwargs` in a call of a nested function with "
+                               "defaults, of dicts whose keys are not known where the "
+                               "function is compiled")
             if posonly:         # the missing ones are the last: append in order
                 args.append(astutil.clone(value))
             else:
@@ -64,6 +81,28 @@ class Lifted:
 
     def default_names(self) -> set[str]:
         return {d[1].id for d in self.defaults if isinstance(d[1], gast.Name)}
+
+
+def display_items(value, resolve, named) -> list | None:
+    """The items of `value` if their number is known where it is written:
+    a display, a name `named(name)` gives the items of, or `list(...)` /
+    `tuple(...)` of either (`resolve(func)`: what a callee denotes)."""
+    if isinstance(value, (gast.Tuple, gast.List)) and \
+            not any(isinstance(e, gast.Starred) for e in value.elts):
+        return list(value.elts)
+    if isinstance(value, gast.Name):
+        return named(value.id)
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and resolve(value.func) in (list, tuple) \
+            and not isinstance(value.args[0], gast.Starred):
+        return display_items(value.args[0], resolve, named)
+    return None
+
+
+def _spread_known(arg, known) -> list:
+    """`arg`, or the items of a `*t` whose items `known(t)` gives."""
+    items = known(arg.value) if isinstance(arg, gast.Starred) else None
+    return [arg] if items is None else list(items)
 
 
 def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
@@ -85,7 +124,7 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     posonly = {a.id for a in args.posonlyargs}
     _strip_signature(args)
     own = {a.id for a in scopes.params(args)} | scopes.scoped_names(body)[0]
-    called = _call_siblings(body, siblings, own)        # (passes what they read)
+    called = _call_siblings(body, siblings, own, src, enclosing)   # (passes what they read)
     passed = set().union(*(siblings[n].default_names() for n in called))
     reads = scopes.scoped_names(body)[1]
     free = tuple(dict.fromkeys(
@@ -134,15 +173,27 @@ def _strip_signature(args: gast.arguments) -> None:
         param.annotation = None
 
 
-def _call_siblings(body, siblings: dict, own: set) -> set:
+def _call_siblings(body, siblings: dict, own: set, src: Source, enclosing: set) -> set:
     """Rewrite calls of lifted sibling functions in `body`, in place, to the
-    lifted functions (passing what they read); returns the names called."""
+    lifted functions (passing what they read); returns the names called.
+    (A `*t` is spread where it is a display: no name here has a known one.)"""
+    local = own | enclosing
+    known = functools.partial(display_items, resolve=lambda f: src.resolve(f, local),
+                              named=lambda name: None)
     called = set()
     for stmt in body:
         for node in traversal.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in siblings and node.func.id not in own:
                 called.add(node.func.id)
-                new = siblings[node.func.id].call(node.args, node.keywords)
+                new = siblings[node.func.id].call(node.args, node.keywords, known,
+                                                  functools.partial(_refuse, src))
                 node.func, node.args, node.keywords = new.func, new.args, new.keywords
     return called
+
+
+def _refuse(src: Source, node, what: str):
+    raise UnsupportedSyntaxError(
+        f"s2s_ad cannot differentiate {what}", src.locate(node),
+        hint="rewrite it, or wrap the value it computes in "
+             "`stop_gradient(...)` if no gradient should flow through it")

@@ -137,6 +137,11 @@ def restore_tangent(z, x, saved, index=None):
     t[z] += rt.restore(rt.copy(t[x]), t[saved], index)
 
 
+@tangent(rt.follow)
+def follow_tangent(z, name, restored):
+    t[z] += rt.overlay(t[name], t[restored], name, restored)
+
+
 # -- products: linear in the adjoint and in the other factor ----------------------
 @adjoint(rt.matmul_lhs, multilinear=("g", "b"), inert="a")
 def matmul_lhs(z, g, a, b):

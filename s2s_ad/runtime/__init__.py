@@ -18,7 +18,8 @@ its submodules:
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
                     snapshot/restore, copy/keep, put (an update's tangent),
                     and their adjoint helpers
-    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared
+    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared,
+                    follow (a restore's reach, in a derivative read again)
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
     ranges.py       linspace, logspace, geomspace, arange
@@ -40,7 +41,7 @@ its submodules:
     duck.py         arrays of other libraries (Dask, CuPy): is_duck, duck_like,
                     numpy_only
     tangents.py     forward mode's boundary: check_tangent, tangent_like;
-                    zero_tangent
+                    zero_tangent; overlay (follow's tangent)
     transposes.py   the adjoints of the adjoint helpers (second order)
     reduction_tangents.py  the reductions' and statistics' tangent helpers
 
@@ -66,7 +67,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
 from .duck import duck_like, is_duck, is_real_scalar, numpy_only
-from .tangents import check_tangent, tangent_like, zero_tangent
+from .tangents import check_tangent, overlay, tangent_like, zero_tangent
 from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
                                  share_sum, symmetric_part2, unit_rows_tangent,
                                  variables_tangent)
@@ -98,7 +99,7 @@ from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigva
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
-from .aliases import (refuse_shared, shares, slots, sync_index, sync_reshaped,
+from .aliases import (follow, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, put, put_into, restore,

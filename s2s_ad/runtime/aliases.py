@@ -110,3 +110,11 @@ def sync_transposed(base, view):
 def sync_reshaped(base, view):
     """`base` was updated in place through a reshaped view of it."""
     return base
+
+
+def follow(name, restored):
+    """`name` after `restored` was put back in place by `restore` (a derived
+    function differentiated again): nothing to do at run time, the memory
+    they share changed with it; its tangent rule carries the restored
+    tangent over (`tangents.overlay`)."""
+    return name

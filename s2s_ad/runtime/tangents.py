@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputTypeError, SeedError
+from ..errors import InputTypeError, SeedError, UnsupportedValueError
 from .core import Seq, Tree, zeros_like
 from .duck import duck_like, is_duck
 from .origins import origin
@@ -109,3 +109,60 @@ def zero_tangent(x):
     if isinstance(x, dict):
         return type(x)((k, zero_tangent(v)) for k, v in x.items())
     return zeros_like(x)
+
+
+def overlay(t, t_restored, x, restored, depth: int = 0):
+    """The tangent of `x` after `restored` was put back in place (`follow`):
+    `t`, with the elements of `x` that are memory of `restored` taking the
+    tangents of theirs (all of it when `x` is `restored`), and the items of
+    a list, tuple or dict `x` followed likewise; `t` itself where nothing
+    is shared.  A fresh value where anything changes."""
+    if x is restored:
+        return t_restored
+    if isinstance(x, np.ndarray) and isinstance(restored, np.ndarray):
+        return _overlay_array(t, t_restored, x, restored)
+    if isinstance(x, (list, tuple, dict)) and isinstance(t, (list, tuple, dict)) \
+            and depth < 8:
+        keys = list(x) if isinstance(x, dict) else range(len(x))
+        items = {k: overlay(t[k], t_restored, x[k], restored, depth + 1) for k in keys}
+        if all(items[k] is t[k] for k in keys):
+            return t
+        if isinstance(t, dict):
+            return type(t)((k, items[k]) for k in keys)
+        values = [items[k] for k in keys]
+        return type(t)(*values) if hasattr(type(t), "_fields") else type(t)(values)
+    return t
+
+
+def _overlay_array(t, t_restored, x, restored):
+    """`overlay` of an array sharing memory with the array `restored`: its
+    elements matched by address."""
+    if not np.may_share_memory(x, restored):
+        return t
+    if x.dtype != restored.dtype:
+        raise UnsupportedValueError(
+            "an array viewed as another dtype was restored in place while its "
+            "derivative was being differentiated again", origin(),
+            hint="copy the view (`.copy()`) where it is made")
+    mine, theirs = _addresses(x), _addresses(restored)
+    order = np.argsort(theirs, kind="stable")
+    at = np.minimum(np.searchsorted(theirs[order], mine), len(order) - 1)
+    hit = theirs[order][at] == mine
+    if not hit.any():
+        return t
+    out = np.array(np.broadcast_to(t, x.shape))
+    if out.dtype.kind != "f":
+        out = out.astype(float)
+    values = np.broadcast_to(t_restored, restored.shape).reshape(-1)
+    out.reshape(-1)[hit] = values[order[at[hit]]]
+    return out
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The address of each element of `a`, in C order."""
+    offsets = np.zeros(a.shape, dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[axis] = n
+        offsets = offsets + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return offsets.reshape(-1) + a.__array_interface__["data"][0]
