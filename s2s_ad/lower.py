@@ -4,14 +4,14 @@ reverse sweep as a pass of their own.
 The reverse transform (reverse.py) writes each contribution as the textbook
 does, `d_x = v` for the first and `d_x = d_x + v` for later ones, with `v`
 as the rule gives it: an elementwise rule's contribution has the result's
-shape, a spread one is `np.full_like(x, g)`.  It records where it wrote
+shape, a spread one is `rt.spread(x, g)`.  It records where it wrote
 them (`Adjoint.sites`) and where a rule starts (`Adjoint.rule_starts`),
 and decides nothing about shapes.  This pass reads the shape facts
 (`ShapeFacts`, shapes.py) and rewrites only those statements:
 
 - *unbroadcast*: an elementwise rule's contribution to an operand of
   another shape is summed down to it, `rt.unbroadcast(v, x)`;
-- *compact*: a spread `np.full_like(x, g)` stays `g`, broadcast where it
+- *compact*: a spread `rt.spread(x, g)` stays `g`, broadcast where it
   is read (`rt.unbroadcast` and `rt.expand` accept it), unless `x` is
   bound in a loop;
 - *expand*: a rule that reads `d_z` whole gets `d_z = rt.expand(d_z, z)`

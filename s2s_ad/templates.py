@@ -115,9 +115,10 @@ def _spreads(body) -> frozenset:
 
 
 def is_spread(expr, primal: str) -> bool:
-    """Whether `expr` is `np.full_like(primal, g)` (any alias of NumPy)."""
+    """Whether `expr` is `rt.spread(primal, g)` (the runtime under any name)."""
     return (isinstance(expr, gast.Call) and len(expr.args) == 2 and not expr.keywords
-            and isinstance(expr.func, gast.Attribute) and expr.func.attr == "full_like"
+            and isinstance(expr.func, gast.Attribute) and expr.func.attr == "spread"
+            and isinstance(expr.func.value, gast.Name)
             and isinstance(expr.args[0], gast.Name) and expr.args[0].id == primal)
 
 

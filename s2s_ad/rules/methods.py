@@ -30,7 +30,7 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 
 @adjoint(Method("item"), shape=SCALAR, linear="self")
 def item(z, self):
-    d[self] += np.full_like(self, d[z])
+    d[self] += rt.spread(self, d[z])
 
 
 # -- shapes ------------------------------------------------------------------

@@ -41,7 +41,7 @@ def sum(z, a, axis=None, dtype=None, *, keepdims=False, initial=0, where=True):
         g = np.expand_dims(d[z], axis)
     if where is not True:
         g = np.where(where, g, 0.0)
-    d[a] += np.full_like(a, g)
+    d[a] += rt.spread(a, g)
     d[initial] += rt.unbroadcast(d[z], initial)
 
 
@@ -69,7 +69,7 @@ def mean(z, a, axis=None, dtype=None, *, keepdims=False, where=True):
         share = rt.size(z) / max(rt.size(a), 1)     # (an empty a: no gradient)
     else:
         share = rt.where_share(where, a, axis)
-    d[a] += np.full_like(a, g * share)
+    d[a] += rt.spread(a, g * share)
 
 
 @adjoint(np.nanmean, shape=REDUCTION)

@@ -126,6 +126,24 @@ def _filled(shape, dtype, g, like):
     return out
 
 
+def spread(like, g):
+    """`np.full_like(like, g)`: `g` (a reduction's adjoint) spread over an
+    array shaped like `like`.  A duck array's own `full_like` may take only
+    a scalar `g` (Dask's does), so for one it is zeros plus `g`."""
+    if is_duck(like) or is_duck(g):
+        return _filled(np.shape(like), like.dtype, g, like)
+    return np.full_like(like, g)
+
+
+def split(g, ends, axis=0) -> list:
+    """`np.split(g, ends, axis)` by slicing (views of `g`, as NumPy's), which
+    any array type takes: Dask implements no `np.split`."""
+    axis %= np.ndim(g)
+    bounds = [0, *(int(e) for e in ends), np.shape(g)[axis]]
+    lead = (slice(None),) * axis
+    return [g[lead + (slice(lo, hi),)] for lo, hi in zip(bounds, bounds[1:])]
+
+
 def unreduce(g, like, axis=None, keepdims=False):
     """Spread the adjoint of a reduction over `axis` back to `like`'s shape."""
     shape = np.shape(like)
@@ -221,9 +239,15 @@ def _duck_unindex(g, like, index):
     if repeats_possible(index):
         numpy_only(like if is_duck(like) else g, "indexing with integer arrays")
     base = like if is_duck(like) else g
-    out = np.zeros_like(base, shape=np.shape(like),
+    shape = np.shape(like)
+    out = np.zeros_like(base, shape=shape,
                         dtype=np.result_type(g.dtype if is_duck(g) else g, _float_dtype(like)))
-    out[index] = g
+    picked = np.broadcast_to(0.0, shape)        # (O(1) memory: for the indexed shapes)
+    if any(part is None for part in parts):     # (Dask's setitem takes no np.newaxis)
+        g = np.broadcast_to(g, picked[index].shape)
+        index = tuple(part for part in parts if part is not None)
+        g = np.reshape(g, picked[index].shape)
+    out[index] = np.broadcast_to(g, picked[index].shape)
     return out
 
 

@@ -121,7 +121,7 @@ def add_into(acc, index, g, like):
     if _own_slot(acc, index, like):
         acc[index] = acc[index] + g
         return acc
-    if not (_writable(acc) and acc.shape == np.shape(like)
+    if is_duck(g) or not (_writable(acc) and acc.shape == np.shape(like)
             and np.can_cast(np.result_type(g), acc.dtype, "same_kind")):
         return acc + unindex(g, like, index)
     if repeats_possible(index):
@@ -151,11 +151,19 @@ def _writable(a) -> bool:
 _MISSING = type("Missing", (), {"__repr__": lambda self: "<missing key>"})()
 
 
+class _Whole(tuple):
+    """A snapshot of a whole duck array (its one item), restored whole."""
+
+
 def snapshot(x, index=None):
     """The value an in-place update is about to destroy, copied (a list or
-    dict shallowly: its items are not changed by an update of it)."""
+    dict shallowly: its items are not changed by an update of it).  Of a
+    duck array, the whole array (a lazy copy costs nothing, and Dask cannot
+    write back every part it can read, such as a masked one)."""
     if isinstance(x, dict) and index is not None and index not in x:
         return _MISSING                 # a new key: restoring deletes it
+    if is_duck(x):
+        return _Whole(x.copy())
     part = x if index is None else x[index]
     if isinstance(part, (np.ndarray, list, dict)) or is_duck(part):
         return part.copy()
@@ -165,6 +173,9 @@ def snapshot(x, index=None):
 def restore(x, saved, index=None):
     """Undo an in-place update: put `saved` back into `x` (in place for
     arrays and lists, so that aliases see the old values again)."""
+    if type(saved) is _Whole:
+        x[...] = saved[0]
+        return x
     if index is not None:
         if saved is _MISSING:
             del x[index]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray, numpy_only
+from .duck import asarray, is_duck, numpy_only
 from ..errors import UnsupportedValueError
-from .core import Seq, _float_dtype, _summed_to, size
+from .core import Seq, _float_dtype, _summed_to, size, split
 from .origins import origin
 
 
@@ -28,16 +28,16 @@ def unconcatenate(g, arrays, axis=0):
     """The adjoint of `np.concatenate`: `g` cut back into the input pieces."""
     if axis is None:
         sizes = [size(a) for a in arrays]
-        pieces = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+        pieces = split(np.ravel(g), np.cumsum(sizes)[:-1])
         return Seq(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
     sizes = [np.shape(a)[axis] for a in arrays]
-    return Seq(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+    return Seq(split(g, np.cumsum(sizes)[:-1], axis=axis))
 
 
 def _cut(g, arrays, shapes, axis):
     ends = np.cumsum([s[axis] for s in shapes])[:-1]
     return Seq(np.reshape(p, np.shape(a))
-               for p, a in zip(np.split(g, ends, axis=axis), arrays))
+               for p, a in zip(split(g, ends, axis=axis), arrays))
 
 
 def unhstack(g, tup):
@@ -136,6 +136,11 @@ def undiagonal(g, like, offset=0, axis1=0, axis2=1):
     rows, cols = view.shape[-2:]
     n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
     i = np.arange(n)
+    if is_duck(g) or is_duck(like):     # (no writes: Dask sets one index array at most)
+        to_row = np.zeros((n, rows))
+        to_row[i, i + max(-offset, 0)] = 1.0
+        spread = (g @ to_row)[..., :, None] * np.eye(rows, cols, k=offset)
+        return np.moveaxis(spread, (-2, -1), (axis1, axis2)).astype(out.dtype)
     view[..., i + max(-offset, 0), i + max(offset, 0)] = g
     return out
 

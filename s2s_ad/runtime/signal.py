@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray, numpy_only
-from .core import Seq, _as_float, _float_dtype, _rows, _summed_to as _to, size
+from .core import Seq, _as_float, _float_dtype, _rows, _summed_to as _to, size, split
 
 
 def _with_zero(a, axis, front):
@@ -56,7 +56,7 @@ def diff_adjoints(g, a, n=1, axis=-1, prepend=None, append=None):
     for _ in range(n):
         g = _undiff(g, axis)
     first = 0 if prepend is None else 1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis]
-    pieces = np.split(g, [first, first + np.shape(a)[axis]], axis=axis)
+    pieces = split(g, [first, first + np.shape(a)[axis]], axis=axis)
     return Seq([_to(pieces[1], a),
                 None if prepend is None else _to(pieces[0], prepend),
                 None if append is None else _to(pieces[2], append)])
@@ -375,8 +375,8 @@ def trapezoid_adjoints(g, y, x=None, dx=1.0, axis=-1):
         widths = np.reshape(np.diff(x), [-1 if i == ax else 1 for i in range(ndim)])
     else:
         widths = np.diff(x, axis=axis)
-    later = np.split(y, [1], axis=ax)[1]
-    earlier = np.split(y, [np.shape(y)[ax] - 1], axis=ax)[0]
+    later = split(y, [1], axis=ax)[1]
+    earlier = split(y, [np.shape(y)[ax] - 1], axis=ax)[0]
     mean = (earlier + later) / 2
     intervals = np.broadcast_shapes(np.shape(mean), np.shape(widths), ge.shape)
     g_mean = np.broadcast_to(ge * widths, intervals)

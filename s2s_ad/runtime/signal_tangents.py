@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray
-from .core import _float_dtype, _summed_to as _to
+from .core import _float_dtype, _summed_to as _to, split
 from .signal import (_column, _gradient_axes, _gradient_spacings, _interp_cells,
                      _interp_knots, _per_axis, _steps)
 
@@ -121,8 +121,8 @@ def _trapezoid(y, x, dx, axis):
         widths = np.reshape(np.diff(x), [-1 if i == ax else 1 for i in range(y.ndim)])
     else:
         widths = np.diff(x, axis=axis)
-    later = np.split(y, [1], axis=ax)[1]
-    earlier = np.split(y, [np.shape(y)[ax] - 1], axis=ax)[0]
+    later = split(y, [1], axis=ax)[1]
+    earlier = split(y, [np.shape(y)[ax] - 1], axis=ax)[0]
     return np.sum(widths * (earlier + later) / 2, axis=ax)
 
 
