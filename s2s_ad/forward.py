@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes, tangent_rules
+from . import astutil, runtime, scopes, tangent_rules
 from .tangent_rules import zeros_of
 from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
 from .param_copies import param_copies
@@ -95,9 +95,13 @@ def sweep(plan: Plan, body: list, enclosing=None) -> list:
     `if` of an update's write-back, which comes from the same statement:
     `enclosing`)."""
     out, last_origin = [], enclosing
-    for stmt in body:
+    pending = list(reversed(body))
+    while pending:
+        stmt = pending.pop()
         origin = plan.norm.origin.get(stmt, stmt)
         code, has_tangent = _statement(plan, stmt, origin)
+        if pending and _pops(plan, stmt, pending[-1]):
+            code, has_tangent = _popped(plan, code, has_tangent, pending.pop())
         if origin is last_origin and (out and isinstance(out[-1], astutil.Block)
                                       or origin is enclosing):
             (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
@@ -159,6 +163,32 @@ def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
     renamed = {p: _renamed(node, target, old) for p, node in prim.binding.items()}
     after = code(renamed, lambda node: tangent_of(plan, _renamed(node, old, target), varied))
     return [astutil.assign(old, value)] + _primal(stmt, prim) + after, True
+
+
+def _pops(plan: Plan, read, update) -> bool:
+    """Whether `read`, `update` are `v = items[i]`, `items = rt.pop(items, i)`:
+    the two statements `v = items.pop(i)` normalizes to."""
+    prim = plan.prims.get(update)
+    return prim is not None and prim.key is runtime.pop and prim.inplace and \
+        isinstance(read, gast.Assign) and isinstance(read.value, gast.Subscript) and \
+        isinstance(read.value.value, gast.Name) and \
+        read.value.value.id == update.targets[0].id and \
+        astutil.unparse(read.value.slice) == astutil.unparse(update.value.args[1])
+
+
+def _popped(plan: Plan, code: list, has_tangent: bool, update) -> tuple[list, bool]:
+    """`v = items[i]` and its tangent's (`code`), then the pop's: the pop
+    fused into the read (`v = items.pop(i)`) where no tangent statement
+    between them reads `items` (tangents never share a primal's list)."""
+    more, more_tangent = _statement(plan, update, plan.norm.origin.get(update, update))
+    items, fused = update.targets[0].id, has_tangent or more_tangent
+    read, pop, between = code[0], more[-1], code[1:] + more[:-1]
+    if not (scopes.is_simple_assign(read) and isinstance(read.value, gast.Subscript)
+            and isinstance(pop, gast.Expr) and read.targets[0].id != items) or \
+            any(items in scopes.all_names(s) for s in between):
+        return code + more, fused
+    read.value = pop.value
+    return [read] + between, fused
 
 
 def _renamed(node, name: str, new: str):

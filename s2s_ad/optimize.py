@@ -34,7 +34,7 @@ from .errors import InternalError
 from .optimize_dead import Purity, dead_code, empty_blocks, tidy_blocks
 from .optimize_fold import alias_unsafe, fold
 
-__all__ = ["optimize", "tidy_blocks"]
+__all__ = ["optimize", "tidy_blocks", "dead_code"]
 
 _ROUNDS = 20
 

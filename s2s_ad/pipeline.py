@@ -213,8 +213,8 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
         trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
     for tree in trees:
         if options.optimize:
-            if options.owned:
-                ownership.own(tree, resolve)
+            if options.owned and ownership.own(tree, resolve):
+                optimizer.dead_code(tree, pure)     # (an append's position)
             release.release(tree, adj.scalars)
         optimizer.tidy_blocks(tree, pure)
     return trees
