@@ -54,7 +54,10 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     ret = _returns(plan, output, aux)
     fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)
     name_reserved(plan, fdef)
-    return Adjoint(fdef, plan.imports, rt=plan.rt)
+    scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
+    temp_tangents = frozenset(t for p, t in plan.adj.items() if p in norm.namer.temps)
+    return Adjoint(fdef, plan.imports, scalars=frozenset(scalars),
+                   temp_adjoints=temp_tangents, rt=plan.rt)
 
 
 def tangent_name(plan: Plan, primal: str) -> str:
