@@ -2,6 +2,8 @@
 it returns, its errors, custom tangent rules, and the code it generates.
 (The function corpus runs in forward mode in test_forward_corpus.py, every
 rule table in its test_rules_* module.)"""
+import math
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,55 @@ def test_a_display_operand_is_one_factor_of_the_product_rule():
     value, tangent = ad.jvp(einsum_of_displays, wrt=(0, 1))(1.5, 2.5, 1.0, 0.0)
     assert tangent == pytest.approx(2.5 + 2.5)
     check_jvp(einsum_of_displays, [1.5, 2.5], (0, 1))
+
+
+def cubic(x):
+    return 3.0 * x ** 3 + 2.0 * x ** 2 - x + 1.0
+
+
+def scalar_loop(x, y):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sin(x) * y ** 2 + i
+    return s
+
+
+def test_scalar_code_calls_the_boundary_helpers_only_for_arguments_not_floats():
+    """Where floats in give floats out (scalar_types.py), one type test
+    stands for the tangent checks and the output's typing; other types
+    still get both, and a bad tangent is refused, located, as before."""
+    text = ad.source(ad.jvp(cubic))
+    assert "    floats = type(x) is type(tx) is float\n    if not floats:\n" \
+           "        tx = rt.check_tangent(tx, x, 'x')" in text
+    assert " if floats else rt.tangent_like(" in text
+    value, tangent = ad.jvp(cubic)(0.7, 1.0)
+    assert type(value) is float and type(tangent) is float
+    assert tangent == pytest.approx(9.0 * 0.7 ** 2 + 4.0 * 0.7 - 1.0)
+    assert type(ad.jvp(cubic)(np.float32(0.7), 1.0)[1]) is np.float32
+    assert type(ad.jvp(cubic)(0.7, 1)[1]) is float
+    assert ad.jvp(cubic)(np.ones(2), np.ones(2))[1].shape == (2,)
+    with pytest.raises(ad.SeedError, match="tangent for 'x' has shape \\(3,\\)"):
+        ad.jvp(cubic)(0.7, np.ones(3))
+    with pytest.raises(ad.SeedError, match="tangent for 'x'"):
+        ad.jvp(cubic)(0.7, [1.0])
+    with pytest.raises(ad.InputTypeError, match="integer"):
+        ad.jvp(cubic)(2, 1.0)
+    text = ad.source(ad.jvp(scalar_loop, wrt=(0, 1)))
+    assert "floats = type(x) is type(tx) is type(y) is type(ty) is float" in text
+    check_jvp(scalar_loop, [0.3, 2.0], (0, 1))
+
+
+def test_code_that_may_not_map_floats_to_floats_keeps_both_helpers():
+    for f in (lambda x: x ** 0.5, lambda x, c: x * c, lambda x: np.sin(x)):
+        text = ad.source(ad.jvp(f))
+        assert "floats" not in text and "rt.check_tangent(tx, x, 'x')" in text
+        assert "rt.tangent_like(" in text
+    value, tangent = ad.jvp(lambda x: np.sin(x))(0.5, 1.0)
+    assert type(value) is type(tangent) is np.float64
+
+
+def test_a_powers_derivative_multiplies_floats():
+    """`x ** 3` gives `tx * 3.0 * (x * x)`: a float coefficient and a square
+    where Python would call pow; the primal's own power is left as written."""
+    text = ad.source(ad.jvp(cubic))
+    assert "tx * 3.0 * (x * x) * 3.0" in text and "3.0 * x ** 3 + 2.0 * x ** 2" in text
