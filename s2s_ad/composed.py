@@ -35,11 +35,16 @@ def hvp(func: Callable[..., Any], *, wrt=0, optimize: bool = True) -> Callable[.
     tuple `wrt`, `v` is a tuple, one tangent per entry, and so is H v)."""
     inner = api.jvp(api.grad(func, wrt=wrt, optimize=optimize), wrt=wrt, optimize=optimize)
     several = isinstance(wrt, tuple)
+    # f's arguments then v are the jvp's own arguments, unless v is a tuple
+    # or the jvp takes its tangents by keyword: decided here, not per call
+    direct = not several and not _tangent_keywords(inner, 1)
 
     def product(*args):
         if not args:
             raise S2SADError("hvp needs the function's arguments, then v",
                              hint="call hvp(f)(*args, v)")
+        if direct:
+            return inner(*args)[1]
         *primals, v = args
         tangents = tuple(v) if several else (v,)
         return _call_jvp(inner, primals, tangents)[1]
