@@ -143,7 +143,7 @@ def sweep(plan: Plan, body: list, enclosing=None) -> list:
         origin = plan.norm.origin.get(stmt, stmt)
         code, has_tangent = _statement(plan, stmt, origin)
         if pending and _pops(plan, stmt, pending[-1]):
-            code, has_tangent = _popped(plan, code, has_tangent, pending.pop())
+            code, has_tangent = _popped(plan, stmt, code, has_tangent, pending.pop())
         if origin is last_origin and (out and isinstance(out[-1], astutil.Block)
                                       or origin is enclosing):
             (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
@@ -220,19 +220,27 @@ def _pops(plan: Plan, read, update) -> bool:
         astutil.unparse(read.value.slice) == astutil.unparse(update.value.args[1])
 
 
-def _popped(plan: Plan, code: list, has_tangent: bool, update) -> tuple[list, bool]:
-    """`v = items[i]` and its tangent's (`code`), then the pop's: the pop
-    fused into the read (`v = items.pop(i)`) where no tangent statement
-    between them reads `items` (tangents never share a primal's list)."""
+def _popped(plan: Plan, read, code: list, has_tangent: bool, update) -> tuple[list, bool]:
+    """`read` (`v = items[i]`) with its tangent's (`code`), then `update`,
+    the pop, with its tangent's: the pop fused into the read
+    (`v = items.pop(i)`) where no tangent statement between them mentions
+    `items` (tangents never share a primal's list)."""
     more, more_tangent = _statement(plan, update, plan.norm.origin.get(update, update))
     items, fused = update.targets[0].id, has_tangent or more_tangent
-    read, pop, between = code[0], more[-1], code[1:] + more[:-1]
-    if not (scopes.is_simple_assign(read) and isinstance(read.value, gast.Subscript)
-            and isinstance(pop, gast.Expr) and read.targets[0].id != items) or \
+    first, pop, between = code[0] if code else None, more[-1], code[1:] + more[:-1]
+    if not (scopes.is_simple_assign(first) and first.targets[0].id == read.targets[0].id
+            and astutil.unparse(first.value) == astutil.unparse(read.value)
+            and _is_pop_of(pop, items) and read.targets[0].id != items) or \
             any(items in scopes.all_names(s) for s in between):
         return code + more, fused
-    read.value = pop.value
-    return [read] + between, fused
+    first.value = pop.value
+    return [first] + between, fused
+
+
+def _is_pop_of(stmt, items: str) -> bool:
+    """Whether `stmt` is the statement `items.pop(...)`."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) == items + ".pop"
 
 
 def _renamed(node, name: str, new: str):

@@ -188,3 +188,22 @@ def test_a_powers_derivative_multiplies_floats():
     where Python would call pow; the primal's own power is left as written."""
     text = ad.source(ad.jvp(cubic))
     assert "tx * 3.0 * (x * x) * 3.0" in text and "3.0 * x ** 3 + 2.0 * x ** 2" in text
+
+
+def pops(x):
+    items = [x, x * 2.0, np.sin(x)]
+    a = items.pop()
+    b = items.pop(0)
+    d = {"p": x ** 2, "q": x}
+    c = d.pop("p")
+    items.append(a * b)
+    e = items.pop()
+    return np.sum(a * b + c * e + items[0] + d["q"])
+
+
+def test_a_pop_is_one_statement_and_its_tangent_list_is_popped_in_place_once_owned():
+    text = ad.source(ad.jvp(pops))
+    assert "_pop1 = items.pop(-1)" in text and "_pop3 = d.pop('p')" in text
+    assert "t_pop1 = titems[-1]" in text        # (the display's list: not owned)
+    assert "t_pop4 = titems.pop(-1)" in text and "titems.append(t_t3)" in text
+    check_jvp(pops, [X])
