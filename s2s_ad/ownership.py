@@ -88,11 +88,11 @@ def _as_methods(fdef: gast.FunctionDef, resolve: Callable) -> bool:
             if method is not None:
                 body[i] = method
                 changed = True
-        fuse_pops(body)
+        _fuse_pops(body)
     return changed
 
 
-def fuse_pops(body: list) -> None:
+def _fuse_pops(body: list) -> None:
     """`v = items[i]` just before `items.pop(i)` -> `v = items.pop(i)`."""
     i = 1
     while i < len(body):
