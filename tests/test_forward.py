@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_jvp
+from fdcheck import check_grad, check_jvp
 
 rng = np.random.default_rng(11)
 X = rng.standard_normal(4)
@@ -207,3 +207,20 @@ def test_a_pop_is_one_statement_and_its_tangent_list_is_popped_in_place_once_own
     assert "t_pop1 = titems[-1]" in text        # (the display's list: not owned)
     assert "t_pop4 = titems.pop(-1)" in text and "titems.append(t_t3)" in text
     check_jvp(pops, [X])
+
+
+def countdown(x, n, a):
+    s = 0.0
+    for i in reversed(range(a, n)):
+        s = s * 0.5 + x[i] * i
+    return s
+
+
+def test_a_reversed_range_is_a_range_counting_down():
+    """No sequence to index and no check that it kept its length."""
+    for transform in (ad.grad, ad.jvp):
+        text = ad.source(transform(countdown))
+        assert "same_length" not in text and "indexable" not in text
+    for n, a in [(4, 0), (4, 2), (2, 3), (0, 0), (4, -2)]:
+        check_grad(countdown, [X, n, a])
+        check_jvp(countdown, [X, n, a])
