@@ -197,6 +197,17 @@ def or_(values: list) -> gast.BoolOp:
     return gast.BoolOp(op=gast.Or(), values=list(values))
 
 
+def chain(values: list, op) -> gast.Compare:
+    """`a op b op c ...`, a chained comparison of `values`."""
+    return gast.Compare(left=values[0], ops=[_op(op) for _ in values[1:]],
+                        comparators=list(values[1:]))
+
+
+def if_exp(test: gast.expr, body: gast.expr, orelse: gast.expr) -> gast.IfExp:
+    """`body if test else orelse`."""
+    return gast.IfExp(test=test, body=body, orelse=orelse)
+
+
 def starred(value: gast.expr) -> gast.Starred:
     """`*value`, as a call argument."""
     return gast.Starred(value=value, ctx=gast.Load())

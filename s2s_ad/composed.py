@@ -35,11 +35,16 @@ def hvp(func: Callable[..., Any], *, wrt=0, optimize: bool = True) -> Callable[.
     tuple `wrt`, `v` is a tuple, one tangent per entry, and so is H v)."""
     inner = api.jvp(api.grad(func, wrt=wrt, optimize=optimize), wrt=wrt, optimize=optimize)
     several = isinstance(wrt, tuple)
+    # f's arguments then v are the jvp's own arguments, unless v is a tuple
+    # or the jvp takes its tangents by keyword: decided here, not per call
+    direct = not several and not _tangent_keywords(inner, 1)
 
     def product(*args):
         if not args:
             raise S2SADError("hvp needs the function's arguments, then v",
                              hint="call hvp(f)(*args, v)")
+        if direct:
+            return inner(*args)[1]
         *primals, v = args
         tangents = tuple(v) if several else (v,)
         return _call_jvp(inner, primals, tangents)[1]
@@ -56,14 +61,18 @@ def jacobian(func: Callable[..., Any], *, wrt=0, mode: str = "auto",
         raise S2SADError(f"jacobian(mode={mode!r}): use 'auto', 'fwd' or 'rev'")
     forward = api.jvp(func, wrt=wrt, optimize=optimize)
     several = isinstance(wrt, tuple)
+    indices = _indices(func, wrt)
 
     def jac(*args):
-        value, _ = _call_jvp(forward, args, _zero_tangents(func, args, wrt))
-        inputs = [args[i] for i in _indices(func, wrt)]
-        use_fwd = mode == "fwd" or mode == "auto" and \
-            sum(np.size(x) for x in inputs) <= np.size(value)
-        parts = _by_jvp(forward, args, inputs, value) if use_fwd else \
-            _by_vjp(api.vjp(func, wrt=wrt, optimize=optimize), args, inputs, value, func)
+        inputs = [args[i] for i in indices]
+        if mode == "fwd":           # (the value comes with the columns)
+            parts = _by_jvp(forward, args, inputs)
+        else:
+            value, _ = _call_jvp(forward, args, [_basis(x, None) for x in inputs])
+            parts = _by_jvp(forward, args, inputs, value) \
+                if mode == "auto" and sum(np.size(x) for x in inputs) <= np.size(value) \
+                else _by_vjp(api.vjp(func, wrt=wrt, optimize=optimize), args, inputs, value,
+                             func)
         return tuple(parts) if several else parts[0]
     return _derived(jac, forward, func, "jacobian")
 
@@ -79,14 +88,19 @@ def hessian(func: Callable[..., Any], *, wrt=0, optimize: bool = True) -> Callab
     return _derived(lambda *args: inner(*args), inner.__wrapped__, func, "hessian")
 
 
-def _by_jvp(forward, args, inputs, value) -> list:
-    """One Jacobian per input, column by column: the tangents of basis vectors."""
+def _by_jvp(forward, args, inputs, value=None) -> list:
+    """One Jacobian per input, column by column: the tangents of basis vectors
+    (`value`, the output, if not known yet, comes with them)."""
+    zeros = [_basis(x, None) for x in inputs]
     out = []
     for k, x in enumerate(inputs):
         columns = []
         for j in range(np.size(x)):
-            tangents = [_basis(y, j if i == k else None) for i, y in enumerate(inputs)]
-            columns.append(np.asarray(_call_jvp(forward, args, tangents)[1], dtype=float))
+            tangents = zeros[:k] + [_unit(zeros[k], j)] + zeros[k + 1:]
+            value, tangent = _call_jvp(forward, args, tangents)
+            columns.append(np.asarray(tangent, dtype=float))
+        if value is None:           # (no column so far)
+            value = _call_jvp(forward, args, zeros)[0]
         stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(value) + (0,))
         out.append(stacked.reshape(np.shape(value) + np.shape(x)))
     return out
@@ -116,16 +130,21 @@ def _basis(x, j):
         else float(e)
 
 
+def _unit(zero, j):
+    """The `_basis` tangent `zero` with a one at flat position `j`."""
+    if isinstance(zero, np.ndarray):
+        e = zero.copy()
+        e.reshape(-1)[j] = 1.0
+        return e
+    return type(zero)(1.0)
+
+
 def _check_leaf(x) -> None:
     if not isinstance(x, (float, np.floating, np.ndarray)) or \
             isinstance(x, np.ndarray) and x.dtype.kind != "f":
         raise InputTypeError(
             f"jacobian and hessian take floats and float arrays, not a {type(x).__name__}",
             hint="pass the values as float arrays (one argument per array)")
-
-
-def _zero_tangents(func, args, wrt) -> list:
-    return [_basis(args[i], None) for i in _indices(func, wrt)]
 
 
 def _indices(func, wrt) -> list:

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes, tangent_rules
+from . import astutil, runtime, scalar_types, scopes, tangent_rules
 from .tangent_rules import zeros_of
 from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
+from .optimize_fold import squares
 from .param_copies import param_copies
 from .reverse_forward import inplace_statement
 from .reverse_plan import Plan, imported, make_plan, name_reserved
@@ -42,19 +43,24 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     if req.mode == "jvp_pair":
         plan.seed_param = plan.namer.fresh("tangents")
     body = norm.tree.body[:-1]
-    prologue = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
-                for p in param_copies(body, prims, plan.params, norm.shares)]
-    prologue += _prologue(plan, params)
-    prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
+    copies = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
+              for p in param_copies(body, prims, plan.params, norm.shares)]
+    rest = [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
     # a parameter not differentiated whose tangent a loop's next round may
     # read (`a, b = b, a`): zero at entry, as an inactive assignment's is
-    prologue += [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
-                 if p in facts.carriers]
+    rest += [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
+             if p in facts.carriers]
     body = sweep(plan, body)
-    ret = _returns(plan, output, aux)
-    fdef = astutil.function_def(plan.name, _arguments(plan, params), prologue + body + ret)
+    tangent = _output_tangent(plan, output)
+    floats = _floats_flag(plan, params, copies + rest + body, [output, tangent])
+    ret = _returns(plan, output, aux, tangent, floats)
+    fdef = astutil.function_def(plan.name, _arguments(plan, params),
+                                copies + _prologue(plan, params, floats) + rest + body + ret)
     name_reserved(plan, fdef)
-    return Adjoint(fdef, plan.imports, rt=plan.rt)
+    scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
+    temp_tangents = frozenset(t for p, t in plan.adj.items() if p in norm.namer.temps)
+    return Adjoint(fdef, plan.imports, scalars=frozenset(scalars),
+                   temp_adjoints=temp_tangents, rt=plan.rt)
 
 
 def tangent_name(plan: Plan, primal: str) -> str:
@@ -76,17 +82,53 @@ def _arguments(plan: Plan, params: list) -> gast.arguments:
     return args
 
 
-def _prologue(plan: Plan, params: list) -> list:
+def _prologue(plan: Plan, params: list, floats: str | None) -> list:
     """The tangents of the parameters: unpacked from the callee's tuple, or
-    checked against their primals (structure, shape, real dtype)."""
+    checked against their primals (structure, shape, real dtype); with a
+    `floats` flag, only unless all of them and their primals are floats."""
     if plan.req.mode == "jvp_pair":
         if not params:
             return []
         target = astutil.tuple_([astutil.name(p, store=True) for p in params], store=True)
         return [astutil.assign(target, astutil.name(plan.seed_param))]
-    return [astutil.assign(t, astutil.call(f"{plan.rt}.check_tangent", [
+    checks = [astutil.assign(t, astutil.call(f"{plan.rt}.check_tangent", [
         astutil.name(t), astutil.name(p), astutil.const(p)]))
         for p, t in zip(plan.req.wrt, params)]
+    if floats is None:
+        return checks
+    types = [astutil.call(astutil.builtin("type"), [astutil.name(n)])
+             for p, t in zip(plan.req.wrt, params) for n in (p, t)]
+    return [astutil.assign(floats, astutil.chain(types + [astutil.builtin("float")], gast.Is)),
+            astutil.if_(astutil.not_(astutil.name(floats)), checks)]
+
+
+def _floats_flag(plan: Plan, params: list, stmts: list, values: list) -> str | None:
+    """The name of a flag saying that the differentiated arguments and their
+    tangents are Python floats, where the code then computes a float output
+    and a float tangent (scalar_types.py): the boundary's helpers are needed
+    only when the flag is false.  None where that does not hold."""
+    floats = set(plan.req.wrt) | set(params)
+    if plan.req.mode != "jvp" or not params or \
+            not scalar_types.float_closed(stmts, floats, values, _resolver(plan)):
+        return None
+    return plan.namer.fresh("floats")
+
+
+def _resolver(plan: Plan):
+    """`resolve(call)`: the object a generated call calls, or None."""
+    def resolve(call):
+        path = astutil.dotted_name(call.func)
+        if path is None:
+            return None
+        head, *rest = path.split(".")
+        if head not in plan.imports:
+            found = plan.src.resolve(call.func, plan.norm.locals)
+            return found if callable(found) else None
+        obj = plan.imports[head]
+        for attr in rest:
+            obj = getattr(obj, attr, None)
+        return obj
+    return resolve
 
 
 def sweep(plan: Plan, body: list, enclosing=None) -> list:
@@ -95,9 +137,13 @@ def sweep(plan: Plan, body: list, enclosing=None) -> list:
     `if` of an update's write-back, which comes from the same statement:
     `enclosing`)."""
     out, last_origin = [], enclosing
-    for stmt in body:
+    pending = list(reversed(body))
+    while pending:
+        stmt = pending.pop()
         origin = plan.norm.origin.get(stmt, stmt)
         code, has_tangent = _statement(plan, stmt, origin)
+        if pending and _pops(plan, stmt, pending[-1]):
+            code, has_tangent = _popped(plan, stmt, code, has_tangent, pending.pop())
         if origin is last_origin and (out and isinstance(out[-1], astutil.Block)
                                       or origin is enclosing):
             (out[-1].body if out and isinstance(out[-1], astutil.Block) else out).extend(code)
@@ -146,7 +192,9 @@ def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
     tangent = tangent_name(plan, target)
 
     def code(binding=None, of=lambda node: tangent_of(plan, node, varied)):
-        return tangent_rules.tangent(plan, stmt, prim, tangent, of, binding)
+        stmts = tangent_rules.tangent(plan, stmt, prim, tangent, of, binding)
+        squares(stmts)
+        return stmts
     overwrites = prim.inplace or target in {
         n for node in prim.binding.values() for n in names_of(node)}
     if not overwrites:
@@ -159,6 +207,40 @@ def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
     renamed = {p: _renamed(node, target, old) for p, node in prim.binding.items()}
     after = code(renamed, lambda node: tangent_of(plan, _renamed(node, old, target), varied))
     return [astutil.assign(old, value)] + _primal(stmt, prim) + after, True
+
+
+def _pops(plan: Plan, read, update) -> bool:
+    """Whether `read`, `update` are `v = items[i]`, `items = rt.pop(items, i)`:
+    the two statements `v = items.pop(i)` normalizes to."""
+    prim = plan.prims.get(update)
+    return prim is not None and prim.key is runtime.pop and prim.inplace and \
+        isinstance(read, gast.Assign) and isinstance(read.value, gast.Subscript) and \
+        isinstance(read.value.value, gast.Name) and \
+        read.value.value.id == update.targets[0].id and \
+        astutil.unparse(read.value.slice) == astutil.unparse(update.value.args[1])
+
+
+def _popped(plan: Plan, read, code: list, has_tangent: bool, update) -> tuple[list, bool]:
+    """`read` (`v = items[i]`) with its tangent's (`code`), then `update`,
+    the pop, with its tangent's: the pop fused into the read
+    (`v = items.pop(i)`) where no tangent statement between them mentions
+    `items` (tangents never share a primal's list)."""
+    more, more_tangent = _statement(plan, update, plan.norm.origin.get(update, update))
+    items, fused = update.targets[0].id, has_tangent or more_tangent
+    first, pop, between = code[0] if code else None, more[-1], code[1:] + more[:-1]
+    if not (scopes.is_simple_assign(first) and first.targets[0].id == read.targets[0].id
+            and astutil.unparse(first.value) == astutil.unparse(read.value)
+            and _is_pop_of(pop, items) and read.targets[0].id != items) or \
+            any(items in scopes.all_names(s) for s in between):
+        return code + more, fused
+    first.value = pop.value
+    return [first] + between, fused
+
+
+def _is_pop_of(stmt, items: str) -> bool:
+    """Whether `stmt` is the statement `items.pop(...)`."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) == items + ".pop"
 
 
 def _renamed(node, name: str, new: str):
@@ -238,12 +320,15 @@ def _stem(func) -> str:
     return path.rsplit(".", 1)[-1] if path else "fn"
 
 
-def _returns(plan: Plan, output, aux) -> list:
-    tangent = _output_tangent(plan, output)
+def _returns(plan: Plan, output, aux, tangent, floats: str | None) -> list:
+    """`return (output, its tangent[, aux])`: the tangent given the output's
+    type, shape and dtype, unless the `floats` flag says both are floats."""
     if plan.req.mode == "jvp_pair":
         return [astutil.ret(astutil.tuple_([astutil.clone(output), tangent]))]
-    tangent = astutil.call(f"{plan.rt}.tangent_like", [
+    typed = astutil.call(f"{plan.rt}.tangent_like", [
         tangent, astutil.clone(output), astutil.const(plan.src.name)])
+    tangent = typed if floats is None else \
+        astutil.if_exp(astutil.name(floats), astutil.clone(tangent), typed)
     items = [astutil.clone(output), tangent] + ([astutil.clone(aux)] if aux is not None else [])
     return [astutil.ret(astutil.tuple_(items))]
 

@@ -34,14 +34,14 @@ from .errors import InternalError
 from .optimize_dead import Purity, dead_code, empty_blocks, tidy_blocks
 from .optimize_fold import alias_unsafe, fold
 
-__all__ = ["optimize", "tidy_blocks"]
+__all__ = ["optimize", "tidy_blocks", "dead_code"]
 
 _ROUNDS = 20
 
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool], temps: set[str],
-             temp_adjoints: set[str]) -> gast.FunctionDef:
+             temp_adjoints: set[str], interleaved: bool = False) -> gast.FunctionDef:
     unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
     disposable = temp_adjoints - protected
     passes = (lambda: propagate(fdef, protected), lambda: fold(fdef, unsafe),
@@ -58,7 +58,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "
                             f"in {_ROUNDS} rounds")
-    if inline(fdef, temps - protected, is_pure_call):
+    if inline(fdef, temps - protected, is_pure_call, interleaved):
         fold(fdef, unsafe)      # a number inlined: `v * _ln_base1` -> `v * 1.0` -> `v`
     empty_blocks(fdef)
     return fdef
@@ -189,12 +189,16 @@ def _blocks(body: list):
 
 
 # -- inlining ----------------------------------------------------------------
-def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
+def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
+           interleaved: bool = False) -> bool:
     """Put a generated temporary read once, by the next statement, back into
     that statement: `_t1 = X @ W; h = np.tanh(_t1 + b)` becomes
     `h = np.tanh(X @ W + b)`.  It reads like the user's line again, and NumPy
     can reuse the temporary's buffer in place.  Both statements must be free
-    of calls with effects, so evaluation order cannot matter."""
+    of calls with effects, so evaluation order cannot matter.  In
+    `interleaved` code (forward mode: each primal statement followed by its
+    tangent's), the reader may come later, past pure assignments that
+    rebind nothing the temporary's value reads."""
     pure = Purity(is_pure_call)
     loads: dict[str, int] = {}
     for node in traversal.names(fdef):
@@ -207,7 +211,8 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
         nonlocal changed
         i = 0
         while i < len(body) - 1:
-            stmt, nxt = body[i], body[i + 1]
+            stmt = body[i]
+            nxt = _reader(body, i, pure) if interleaved else body[i + 1]
             for child in ("body", "orelse"):
                 if isinstance(getattr(stmt, child, None), list):
                     block(getattr(stmt, child))
@@ -225,6 +230,22 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call) -> bool:
                     block(getattr(body[-1], child))
     block(fdef.body)
     return changed
+
+
+def _reader(body: list, i: int, pure) -> gast.stmt:
+    """The first statement after `body[i]` that reads its target, if only
+    pure assignments binding no name `body[i]` reads or binds come between;
+    else the next statement."""
+    stmt = body[i]
+    if not scopes.is_simple_assign(stmt):
+        return body[i + 1]
+    target = stmt.targets[0].id
+    fixed = set(scopes.load_names(stmt.value)) | {target}
+    for later in body[i + 1:]:
+        if target in scopes.load_names(later) or not scopes.is_simple_assign(later) or \
+                later.targets[0].id in fixed or not pure(later.value):
+            return later
+    return body[i + 1]
 
 
 def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:

@@ -32,6 +32,32 @@ def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
     return folder.changed
 
 
+def squares(stmts: list) -> None:
+    """`a ** 2` -> `a * a` (a name, 2 perhaps still `3.0 - 1`) in the
+    derivative code `stmts`: a multiplication where Python scalars would call
+    `pow`, the same square NumPy computes for arrays.  Not for the primal's
+    own statements: for a float, `pow` may round otherwise."""
+    def visit(node):
+        if type(node) is gast.BinOp and type(node.op) is gast.Pow and \
+                type(node.left) is gast.Name and arithmetic_value(node.right) == 2:
+            return astutil.binop(node.left, gast.Mult, astutil.clone(node.left))
+        return node
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            stmt.value = traversal.transform(stmt.value, visit)
+
+
+def arithmetic_value(node):
+    """The number a literal, or `+ - *` on literals, comes to, else None
+    (`3.0 - 1`: what folding will make of it)."""
+    if type(node) is gast.BinOp and type(node.op) in (gast.Add, gast.Sub, gast.Mult):
+        left, right = arithmetic_value(node.left), arithmetic_value(node.right)
+        return None if left is None or right is None else \
+            _FOLDABLE[type(node.op)](left, right)
+    value = astutil.number_value(node)
+    return value if type(value) in (int, float) else None
+
+
 def alias_unsafe(fdef) -> set[str]:
     """Names an adjoint must not alias: the caller's arguments (a returned
     gradient could be one) and arrays updated in place, with their copies."""

@@ -50,12 +50,14 @@ _COPY_FIRST = frozenset({runtime.append, runtime.pop, runtime.add_into, runtime.
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Compare)
 
 
-def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
+def own(fdef: gast.FunctionDef, resolve: Callable) -> bool:
     """Rewrite the adjoint updates of owned arrays in `fdef` to in-place
     helpers.  `resolve(call)` is the object a call's function names, or None.
     A list's `pop` changes none of its items, so for it a name stays owned
     while only its items are read (`t = ts[-1]`): a second run of the
-    analysis says where."""
+    analysis says where.  An owned tangent list's update is then printed as
+    the method call it is (`t.append(v)`, `t.pop(i)`); returns whether one
+    was (a position the update no longer reads may be dead)."""
     owner = _Owner(resolve)
     _analyze(owner, fdef)
     popped = [s for s in owner.before if not owner.before[s] and _is_popped_copy(s, resolve)]
@@ -67,6 +69,57 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> None:
     for stmt, owned in owner.before.items():
         if owned:
             _rewrite(stmt, resolve)
+    return _as_methods(fdef, resolve)
+
+
+def _as_methods(fdef: gast.FunctionDef, resolve: Callable) -> bool:
+    """`t = rt.append(t, v, k)` -> `t.append(v)` and `t = rt.pop(t, i)` ->
+    `t.pop(i)`: the helpers return the list they update in place, so the
+    statement is its method call (no Python call of a helper per item)."""
+    changed = False
+    todo = [fdef.body]
+    while todo:
+        body = todo.pop()
+        for i, stmt in enumerate(body):
+            for field in ("body", "orelse"):
+                if type(getattr(stmt, field, None)) is list:
+                    todo.append(getattr(stmt, field))
+            method = _method_of(stmt, resolve)
+            if method is not None:
+                body[i] = method
+                changed = True
+        _fuse_pops(body)
+    return changed
+
+
+def _fuse_pops(body: list) -> None:
+    """`v = items[i]` just before `items.pop(i)` -> `v = items.pop(i)`."""
+    i = 1
+    while i < len(body):
+        read, pop = body[i - 1], body[i]
+        if isinstance(pop, gast.Expr) and isinstance(pop.value, gast.Call) and \
+                isinstance(pop.value.func, gast.Attribute) and pop.value.func.attr == "pop" \
+                and isinstance(pop.value.func.value, gast.Name) and len(pop.value.args) == 1 \
+                and scopes.is_simple_assign(read) and isinstance(read.value, gast.Subscript) \
+                and _is_name(read.value.value, pop.value.func.value.id) \
+                and astutil.unparse(read.value.slice) == astutil.unparse(pop.value.args[0]) \
+                and read.targets[0].id not in scopes.load_names(read.value):
+            read.value = pop.value
+            del body[i]
+        i += 1
+
+
+def _method_of(stmt, resolve: Callable) -> gast.stmt | None:
+    if not scopes.is_simple_assign(stmt) or not isinstance(stmt.value, gast.Call):
+        return None
+    value, target = stmt.value, stmt.targets[0].id
+    callee = resolve(value)
+    kind = "append" if callee is runtime.append else "pop" if callee is runtime.pop else None
+    if kind is None or len(value.args) != (3 if kind == "append" else 2) or \
+            value.keywords or not _is_name(value.args[0], target):
+        return None
+    return astutil.expr_stmt(astutil.call(
+        astutil.attribute(astutil.name(target), kind), [value.args[1]]))
 
 
 def _analyze(owner, fdef: gast.FunctionDef):

@@ -205,16 +205,18 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     resolve = _callee_resolver(src, norm, adj.imports)
     pure = _pure_call_test(resolve)
     if options.optimize:
-        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure, norm.namer.temps,
-                           adj.temp_adjoints)
+        forward = options.mode in FORWARD_MODES     # (a temporary's tangent is one too)
+        optimizer.optimize(adj.tree, norm.locals | set(wrt), pure,
+                           norm.namer.temps | (adj.temp_adjoints if forward else set()),
+                           adj.temp_adjoints, forward)
         observe("optimized", lambda: _printed(adj.tree))
     trees = [adj.tree]
     if options.mode == "pair":
         trees = pairs.split_pair(adj.tree, adj.pair_names, adj.seed_param)
     for tree in trees:
         if options.optimize:
-            if options.owned:
-                ownership.own(tree, resolve)
+            if options.owned and ownership.own(tree, resolve):
+                optimizer.dead_code(tree, pure)     # (an append's position)
             release.release(tree, adj.scalars)
         optimizer.tidy_blocks(tree, pure)
     return trees

@@ -25,6 +25,7 @@ import dataclasses
 import operator
 
 import gast
+import numpy as np
 
 from . import astutil, tangent_templates, templates, traversal
 from .errors import NoRuleError, RuleError
@@ -228,6 +229,7 @@ def _elementwise(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
     docstring), summed, spread to the result's shape where needed."""
     stmts, terms = [], []
     target = stmt.targets[0].id
+    prim = _float_exponent(prim)
     for param in sorted(prim.rule.template.writes):
         node = prim.binding.get(param)
         leaves = node.elts if isinstance(node, (gast.Tuple, gast.List)) else [node]
@@ -247,6 +249,20 @@ def _elementwise(plan: Plan, stmt, prim: Prim, tangent_of) -> tuple:
     if _spread(plan, stmt, prim):
         value = astutil.call(f"{plan.rt}.expand", [value, astutil.name(target)])
     return stmts, value
+
+
+def _float_exponent(prim: Prim) -> Prim:
+    """A power's int literal exponent read as a float in its derivative:
+    `x ** 3` gives `tx * 3.0 * x ** 2.0`, a float tangent's float coefficient
+    (a float times an int is no fast float multiplication in CPython)."""
+    exponent = prim.binding.get("b")
+    if prim.key not in _POWERS or type(astutil.number_value(exponent)) is not int:
+        return prim
+    binding = dict(prim.binding, b=astutil.const(float(astutil.number_value(exponent))))
+    return dataclasses.replace(prim, binding=binding)
+
+
+_POWERS = (operator.pow, operator.ipow, np.power)
 
 
 def zeros_of(plan: Plan, node) -> gast.expr:

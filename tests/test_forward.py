@@ -2,11 +2,13 @@
 it returns, its errors, custom tangent rules, and the code it generates.
 (The function corpus runs in forward mode in test_forward_corpus.py, every
 rule table in its test_rules_* module.)"""
+import math
+
 import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_jvp
+from fdcheck import check_grad, check_jvp
 
 rng = np.random.default_rng(11)
 X = rng.standard_normal(4)
@@ -134,3 +136,91 @@ def test_a_display_operand_is_one_factor_of_the_product_rule():
     value, tangent = ad.jvp(einsum_of_displays, wrt=(0, 1))(1.5, 2.5, 1.0, 0.0)
     assert tangent == pytest.approx(2.5 + 2.5)
     check_jvp(einsum_of_displays, [1.5, 2.5], (0, 1))
+
+
+def cubic(x):
+    return 3.0 * x ** 3 + 2.0 * x ** 2 - x + 1.0
+
+
+def scalar_loop(x, y):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sin(x) * y ** 2 + i
+    return s
+
+
+def test_scalar_code_calls_the_boundary_helpers_only_for_arguments_not_floats():
+    """Where floats in give floats out (scalar_types.py), one type test
+    stands for the tangent checks and the output's typing; other types
+    still get both, and a bad tangent is refused, located, as before."""
+    text = ad.source(ad.jvp(cubic))
+    assert "    floats = type(x) is type(tx) is float\n    if not floats:\n" \
+           "        tx = rt.check_tangent(tx, x, 'x')" in text
+    assert " if floats else rt.tangent_like(" in text
+    value, tangent = ad.jvp(cubic)(0.7, 1.0)
+    assert type(value) is float and type(tangent) is float
+    assert tangent == pytest.approx(9.0 * 0.7 ** 2 + 4.0 * 0.7 - 1.0)
+    assert type(ad.jvp(cubic)(np.float32(0.7), 1.0)[1]) is np.float32
+    assert type(ad.jvp(cubic)(0.7, 1)[1]) is float
+    assert ad.jvp(cubic)(np.ones(2), np.ones(2))[1].shape == (2,)
+    with pytest.raises(ad.SeedError, match="tangent for 'x' has shape \\(3,\\)"):
+        ad.jvp(cubic)(0.7, np.ones(3))
+    with pytest.raises(ad.SeedError, match="tangent for 'x'"):
+        ad.jvp(cubic)(0.7, [1.0])
+    with pytest.raises(ad.InputTypeError, match="integer"):
+        ad.jvp(cubic)(2, 1.0)
+    text = ad.source(ad.jvp(scalar_loop, wrt=(0, 1)))
+    assert "floats = type(x) is type(tx) is type(y) is type(ty) is float" in text
+    check_jvp(scalar_loop, [0.3, 2.0], (0, 1))
+
+
+def test_code_that_may_not_map_floats_to_floats_keeps_both_helpers():
+    for f in (lambda x: x ** 0.5, lambda x, c: x * c, lambda x: np.sin(x)):
+        text = ad.source(ad.jvp(f))
+        assert "floats" not in text and "rt.check_tangent(tx, x, 'x')" in text
+        assert "rt.tangent_like(" in text
+    value, tangent = ad.jvp(lambda x: np.sin(x))(0.5, 1.0)
+    assert type(value) is type(tangent) is np.float64
+
+
+def test_a_powers_derivative_multiplies_floats():
+    """`x ** 3` gives `tx * 3.0 * (x * x)`: a float coefficient and a square
+    where Python would call pow; the primal's own power is left as written."""
+    text = ad.source(ad.jvp(cubic))
+    assert "tx * 3.0 * (x * x) * 3.0" in text and "3.0 * x ** 3 + 2.0 * x ** 2" in text
+
+
+def pops(x):
+    items = [x, x * 2.0, np.sin(x)]
+    a = items.pop()
+    b = items.pop(0)
+    d = {"p": x ** 2, "q": x}
+    c = d.pop("p")
+    items.append(a * b)
+    e = items.pop()
+    return np.sum(a * b + c * e + items[0] + d["q"])
+
+
+def test_a_pop_is_one_statement_and_its_tangent_list_is_popped_in_place_once_owned():
+    text = ad.source(ad.jvp(pops))
+    assert "_pop1 = items.pop(-1)" in text and "_pop3 = d.pop('p')" in text
+    assert "t_pop1 = titems[-1]" in text        # (the display's list: not owned)
+    assert "t_pop4 = titems.pop(-1)" in text and "titems.append(t_t3)" in text
+    check_jvp(pops, [X])
+
+
+def countdown(x, n, a):
+    s = 0.0
+    for i in reversed(range(a, n)):
+        s = s * 0.5 + x[i] * i
+    return s
+
+
+def test_a_reversed_range_is_a_range_counting_down():
+    """No sequence to index and no check that it kept its length."""
+    for transform in (ad.grad, ad.jvp):
+        text = ad.source(transform(countdown))
+        assert "same_length" not in text and "indexable" not in text
+    for n, a in [(4, 0), (4, 2), (2, 3), (0, 0), (4, -2)]:
+        check_grad(countdown, [X, n, a])
+        check_jvp(countdown, [X, n, a])

@@ -3,7 +3,8 @@
 Functions over the normalizer's state `nz` (__init__.py has the grammar).  A `for` loop
 becomes an index loop over a range so that the reverse sweep can run it
 backward and element reads are ordinary subscripts; `enumerate`, `zip` and
-`reversed` compose over indexable sequences.  A `while` loop computes its
+`reversed` compose over indexable sequences (`reversed(range(a, b))` is a
+range itself, counting down).  A `while` loop computes its
 test into one variable before the loop and again at the end of the body.
 """
 from __future__ import annotations
@@ -88,8 +89,11 @@ def _iteration(nz, iterable):
     if callee is range:
         rng = astutil.call(astutil.builtin("range"), [nz.atom(a) for a in iterable.args])
         return astutil.for_("_", rng, []), None, None
-    index = nz.namer.fresh("k")
     backward = callee is reversed and len(iterable.args) == 1
+    inner = iterable.args[0] if backward else None
+    if backward and _callee(nz, inner) is range and 1 <= len(inner.args) <= 2:
+        return _reversed_range(nz, inner.args), None, None
+    index = nz.namer.fresh("k")
     length, element = _view(nz, iterable.args[0] if backward else iterable)
     count = nz.namer.temp("n")
     nz.emit(astutil.assign(count, length))
@@ -100,6 +104,16 @@ def _iteration(nz, iterable):
         bounds = [astutil.name(count)]
     rng = astutil.call(astutil.builtin("range"), bounds)
     return astutil.for_(index, rng, []), element, (length, count)
+
+
+def _reversed_range(nz, args: list) -> gast.For:
+    """`for _ in reversed(range(a, b))` as the range it is, `range(b - 1, a - 1, -1)`
+    (no sequence to index, nor one that could change length)."""
+    start = nz.atom(args[0]) if len(args) == 2 else astutil.const(0)
+    stop = nz.atom(args[-1])
+    bounds = [nz.atom(astutil.binop(astutil.clone(b), gast.Sub, astutil.const(1)))
+              for b in (stop, start)] + [astutil.const(-1)]
+    return astutil.for_("_", astutil.call(astutil.builtin("range"), bounds), [])
 
 
 def _resize_guard(nz, stmt, counted) -> list:

@@ -11,12 +11,17 @@ from .core import Seq, Tree, zeros_like
 from .duck import duck_like, is_duck
 from .origins import origin
 
+_ndarray = np.ndarray
+
 
 def check_tangent(t, x, pname: str):
     """`t`, the tangent the user passed for argument `x`, with `x`'s
     structure, shape and float dtype; a located error if it cannot be."""
     if type(t) is float and type(x) is float:      # (scalar code)
         return t
+    if type(t) is _ndarray and type(x) is _ndarray and t.dtype == x.dtype and \
+            x.dtype.kind == "f" and t.shape == x.shape:
+        return t                                    # (what the checks below return)
     if isinstance(x, (list, tuple, dict)):
         return _check_tree(t, x, pname)
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) or \
@@ -74,14 +79,10 @@ def tangent_like(t, out, fname: str):
     and float dtype (an int or bool output's tangent is float zeros)."""
     if type(out) is float and type(t) is float:    # (scalar code)
         return t
-    if isinstance(out, dict):
-        return {k: tangent_like(t[k] if isinstance(t, dict) else 0.0, v, fname)
-                for k, v in out.items()}
-    if isinstance(out, (list, tuple)):
-        parts = t if isinstance(t, (list, tuple)) else [0.0] * len(out)
-        items = [tangent_like(p, v, fname) for p, v in zip(parts, out)]
-        return type(out)(items) if isinstance(out, list) or type(out) is tuple \
-            else type(out)(*items)
+    if type(t) is type(out) and isinstance(out, np.floating):
+        return t                                    # (an immutable NumPy scalar)
+    if isinstance(out, (dict, list, tuple)):
+        return _tangent_tree(t, out, fname)
     if isinstance(out, np.ndarray):
         dtype = out.dtype if out.dtype.kind in "fc" else np.float64
         result = np.empty(out.shape, dtype=dtype)
@@ -95,6 +96,17 @@ def tangent_like(t, out, fname: str):
         return complex(t)
     return float(t) if not isinstance(t, (Seq, Tree)) else t
 
+
+def _tangent_tree(t, out, fname: str):
+    """`tangent_like` item by item (a function of its own: the scalar path
+    above makes no closure cells)."""
+    if isinstance(out, dict):
+        return {k: tangent_like(t[k] if isinstance(t, dict) else 0.0, v, fname)
+                for k, v in out.items()}
+    parts = t if isinstance(t, (list, tuple)) else [0.0] * len(out)
+    items = [tangent_like(p, v, fname) for p, v in zip(parts, out)]
+    return type(out)(items) if isinstance(out, list) or type(out) is tuple \
+        else type(out)(*items)
 
 
 def zero_tangent(x):
