@@ -39,7 +39,7 @@ from . import astutil, runtime, scopes, traversal
 from .dataflow import Walk
 
 FRESH = frozenset({runtime.unindex, runtime.zeros_like, runtime.zero_at, runtime.unstack,
-                   runtime.copy, runtime.put, runtime.zero_tangent,
+                   runtime.spread, runtime.copy, runtime.put, runtime.zero_tangent,
                    np.zeros, np.zeros_like, np.ones_like, np.full_like, np.full})
 PASSING = frozenset({runtime.unbroadcast, runtime.expand, runtime.head, runtime.append,
                      runtime.pop, runtime.put_into})

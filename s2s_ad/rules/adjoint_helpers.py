@@ -55,6 +55,11 @@ def expand(z, g, like):
     d[g] += rt.unbroadcast(d[z], g)
 
 
+@adjoint(rt.spread, linear="g", inert="like")
+def spread(z, like, g):
+    d[g] += rt.unbroadcast(d[z], g)
+
+
 @adjoint(rt.unsum, linear="g", inert="items")
 def unsum(z, g, items):
     d[g] += rt.unsum_transpose(d[z], g)
@@ -206,5 +211,5 @@ def tensordot_rhs(z, g, a, b, axes=2):
 linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
-nondifferentiable(rt.zeros_like, rt.shape_only, rt.check_seed, rt.check_tangent,
+nondifferentiable(rt.zeros_like, rt.shape_only, rt.size, rt.check_seed, rt.check_tangent,
                   rt.reduced_mask, rt.reduced_mask_where)
