@@ -275,6 +275,8 @@ def like(g, x, pname: str):
     _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
         _check_float_array(x, pname)
+        if is_duck(g):              # a NumPy parameter of duck (Dask) data: lazy too
+            return np.broadcast_to(g, x.shape).astype(x.dtype)
         out = np.empty(x.shape, dtype=x.dtype)
         out[...] = g
         return out

@@ -121,7 +121,7 @@ def unpad(g, like, pad_width, mode="constant"):
     if mode in ("constant", "empty"):
         inner = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
         return asarray(g)[inner].copy()
-    numpy_only(g, f"np.pad(mode={mode!r})")         # (np.bincount)
+    numpy_only(g, "np.pad with a mode that copies elements")      # (np.bincount)
     n = int(np.prod(shape))
     source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
     out = np.bincount(source.reshape(-1), weights=np.ravel(g), minlength=n)
