@@ -17,9 +17,10 @@ It returns "ok", or "refused" when s2s_ad raised a located `S2SADError`
 naming the array type (a NumPy-only derivative), or "dask lacks it" when
 the plain call itself fails on Dask, falls back to NumPy (Dask warns) or
 differs from NumPy's, or,
-with `lazy=True` (the rule tables), computes; or "computes per step" when
-the plain call computes more than `most` times (each step of a scalar loop
-computing: Dask's scheduler would take minutes for no test value).
+with `lazy=True` (the rule tables), computes; or "too slow on dask" when the
+plain call computes more than `most` times (each step of a scalar loop) or
+its graph has more than `tasks` tasks (100 steps of in-place updates):
+Dask's scheduler would take minutes on such programs, for no test value.
 Anything else fails the calling test.
 """
 import copy
@@ -55,10 +56,11 @@ class Counter:
         return dask.get(graph, keys, **kwargs)
 
 
-def _plain_computes(f, args):
-    """How many computations the plain call of `f` on Dask arrays runs, or
-    None if Dask cannot run it (it raises, warns that it fell back to
-    NumPy, or gives another value than NumPy)."""
+def _plain_computes(f, args, limit):
+    """How many computations the plain call of `f` on Dask arrays runs, and
+    how many tasks its value's graph has; None if Dask cannot run it (it
+    raises, warns that it fell back to NumPy, or gives another value than
+    NumPy)."""
     counter = Counter()
     try:
         with warnings.catch_warnings():
@@ -66,21 +68,25 @@ def _plain_computes(f, args):
             with dask.config.set(scheduler=counter):
                 value = f(*to_dask(copy.deepcopy(args)))
                 before = counter.count
+                tasks = len(dict(value.__dask_graph__())) if dask.is_dask_collection(value) else 0
+                if tasks > limit:
+                    return before, tasks        # (not computed: it would take minutes)
                 value, = dask.compute(value)
         np.testing.assert_allclose(np.asarray(value, float),
                                    np.asarray(f(*copy.deepcopy(args)), float), rtol=1e-9)
     except Exception:
         return None
-    return before
+    return before, tasks
 
 
-def check_on_dask(f, args, wrt, lazy=False, most=20) -> str:
+def check_on_dask(f, args, wrt, lazy=False, most=20, tasks=1000) -> str:
     """`value_and_grad(f, wrt)` on Dask arrays against NumPy (module docstring)."""
-    allowed = _plain_computes(f, args)
-    if allowed is None or lazy and allowed:
+    plain = _plain_computes(f, args, tasks)
+    if plain is None or lazy and plain[0]:
         return "dask lacks it"
-    if allowed > most:
-        return "computes per step"      # (a scalar loop on Dask: slow, and not what it is for)
+    allowed, size = plain
+    if allowed > most or size > tasks:
+        return "too slow on dask"       # (a scalar loop on Dask, or a deep one: minutes)
     want_value, want_grads = ad.value_and_grad(f, wrt=wrt)(*copy.deepcopy(args))
     dargs = to_dask(copy.deepcopy(args))
     counter = Counter()

@@ -139,6 +139,7 @@ def undiagonal(g, like, offset=0, axis1=0, axis2=1):
     if is_duck(g) or is_duck(like):     # (no writes: Dask sets one index array at most)
         to_row = np.zeros((n, rows))
         to_row[i, i + max(-offset, 0)] = 1.0
+        g = np.broadcast_to(g, view.shape[:-2] + (n,))
         spread = (g @ to_row)[..., :, None] * np.eye(rows, cols, k=offset)
         return np.moveaxis(spread, (-2, -1), (axis1, axis2)).astype(out.dtype)
     view[..., i + max(-offset, 0), i + max(offset, 0)] = g
