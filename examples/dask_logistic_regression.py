@@ -12,8 +12,8 @@ weight vector, so the loss visibly falls towards the true model's.
 
 Each step hands `value_and_grad`'s results to one `dask.compute` call.
 `w` is a small NumPy array and `b` a float; `X` and `y` are Dask arrays, so
-the loss and the gradient with respect to `b` come back as lazy 0-d Dask
-arrays (`dask.compute` passes through anything already concrete).  At the
+the loss and both gradients come back lazy, as Dask arrays (0-d for the loss
+and for `b`), and one graph computes them all.  At the
 end the gradient is checked against central finite differences of the NumPy
 loss on the first 10^4 rows; the script exits 1 if they disagree.
 

@@ -51,6 +51,10 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     rest += [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
              if p in facts.carriers]
     body = sweep(plan, body)
+    # a name that may be unbound where it is read (None at entry) may have its
+    # tangent read there too (`follow` after a restore reads both): None too
+    rest += [astutil.assign(plan.adj[n], astutil.const(None))
+             for n in sorted(plan.unbound) if n in plan.adj]
     tangent = _output_tangent(plan, output)
     floats = _floats_flag(plan, params, copies + rest + body, [output, tangent])
     ret = _returns(plan, output, aux, tangent, floats)

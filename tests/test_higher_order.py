@@ -130,8 +130,20 @@ def updates_an_item_of_a_list(w):
     return np.sum(items[0] ** 2) + np.sum(a)
 
 
+def restores_a_view_an_item_was_read_from(z):
+    # fuzz seed 42019: the item `z[0]` may share z's memory, so the gradient
+    # saves it only on that path; the hvp's `follow` after the restore read
+    # its tangent on every path (UnboundLocalError in generated code)
+    z = z * 1.0
+    z /= 0.5 + z[0] ** 2
+    t = z[::-1]
+    t += np.std(z)
+    return z @ z
+
+
 @pytest.mark.parametrize("f", [updates_through_a_view, writes_back_a_row_it_read,
-                               updates_an_item_of_a_list])
+                               updates_an_item_of_a_list,
+                               restores_a_view_an_item_was_read_from])
 def test_hvp_through_an_update_of_a_view_or_an_item(f):
     x, v = np.array([0.87, 3.52, 0.68]), np.array([0.3, -1.1, 0.6])
     jac = _fd(ad.grad(f), x)

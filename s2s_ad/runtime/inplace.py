@@ -21,7 +21,7 @@ from ..errors import Location, UnsupportedSyntaxError
 from .aliases import Slots, refuse_shared
 from .core import (_FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, size, unindex,
                    zeros_like)
-from .duck import is_duck
+from .duck import is_duck, numpy_only
 
 
 def setitem(x, index, value):
@@ -151,19 +151,16 @@ def _writable(a) -> bool:
 _MISSING = type("Missing", (), {"__repr__": lambda self: "<missing key>"})()
 
 
-class _Whole(tuple):
-    """A snapshot of a whole duck array (its one item), restored whole."""
-
-
 def snapshot(x, index=None):
     """The value an in-place update is about to destroy, copied (a list or
-    dict shallowly: its items are not changed by an update of it).  Of a
-    duck array, the whole array (a lazy copy costs nothing, and Dask cannot
-    write back every part it can read, such as a masked one)."""
+    dict shallowly: its items are not changed by an update of it).  A duck
+    array's part selected by a lazy index (a Dask mask) is refused: Dask
+    cannot write back a part of unknown size."""
     if isinstance(x, dict) and index is not None and index not in x:
         return _MISSING                 # a new key: restoring deletes it
     if is_duck(x):
-        return _Whole(x.copy())
+        for part in index if isinstance(index, tuple) else (index,):
+            numpy_only(part, "an in-place update through a lazy index")
     part = x if index is None else x[index]
     if isinstance(part, (np.ndarray, list, dict)) or is_duck(part):
         return part.copy()
@@ -173,9 +170,6 @@ def snapshot(x, index=None):
 def restore(x, saved, index=None):
     """Undo an in-place update: put `saved` back into `x` (in place for
     arrays and lists, so that aliases see the old values again)."""
-    if type(saved) is _Whole:
-        x[...] = saved[0]
-        return x
     if index is not None:
         if saved is _MISSING:
             del x[index]
