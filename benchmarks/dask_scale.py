@@ -15,12 +15,11 @@ every timed computation generates its chunks again.  For each size
 
 - Dask, on a LocalCluster of 2 worker processes with 1 thread each, rows
   "Dask, w NumPy" (w as the example passes it) and "Dask, w Dask" (w as a
-  one-chunk Dask array, so that every gradient is lazy):
+  one-chunk Dask array); either way every gradient comes back lazy:
   read data = computing X.sum() and y.sum() (generating the chunks only),
   primal = `dask.compute(loss(w, b, X, y))`,
   grad = `dask.compute(*value_and_grad(loss, wrt=("w", "b"))(w, b, X, y))`,
-  the call included (it builds the graph, and computes what it returns
-  concrete).  Target: grad / primal <= 2.5.
+  the call included (it builds the graph).  Target: grad / primal <= 2.5.
 - NumPy, in this process, where the data fits (<= --numpy-max elements):
   the same X and y materialized first, then the loss and value_and_grad,
   timed as benchmarks/run.py --quick times (interleaved batches, median).

@@ -91,8 +91,7 @@ def _scalar_sum(g):
 def size(x) -> int:
     """`np.size(x)`, read off the shape (Dask implements no `np.size`, and
     would compute the array to count it)."""
-    shape = _shape(x)
-    return math.prod(shape)
+    return math.prod(_shape(x))
 
 
 def _shape(x) -> tuple:
@@ -131,7 +130,7 @@ def spread(like, g):
     array shaped like `like`.  A duck array's own `full_like` may take only
     a scalar `g` (Dask's does), so for one it is zeros plus `g`."""
     if is_duck(like) or is_duck(g):
-        return _filled(np.shape(like), like.dtype, g, like)
+        return _filled(np.shape(like), _float_dtype(like), g, like)
     return np.full_like(like, g)
 
 
