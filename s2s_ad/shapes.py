@@ -32,7 +32,7 @@ def compact(body, prims, facts) -> None:
     than the value, standing for its broadcast (runtime.unbroadcast).
 
     A reduction's operand gets its result's adjoint unfilled (`d[a] += g`
-    for `np.full_like(a, g)`).  An elementwise rule passes a compact adjoint
+    for `rt.spread(a, g)`).  An elementwise rule passes a compact adjoint
     on, un-broadcast, where that is exact: when its contribution reads every
     other operand or the result (so it spans every broadcast axis), or the
     operand has the result's shape; elsewhere the sum needs the result's

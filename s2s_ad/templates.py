@@ -61,7 +61,7 @@ class Template:
     # whose values computing that contribution reads, temporaries included
     reads: tuple = ()
     temporaries: tuple = ()             # names the template assigns, sorted
-    # parameters whose contribution is `np.full_like(p, g)`: `g` spread over
+    # parameters whose contribution is `rt.spread(p, g)`: `g` spread over
     # p's shape, which the reverse may leave compact (see runtime.unbroadcast)
     spreads: frozenset = frozenset()
 
