@@ -155,3 +155,31 @@ def test_cupy_when_a_gpu_is_present():
     assert isinstance(grad, cupy.ndarray)
     np.testing.assert_allclose(cupy.asnumpy(grad), 2 * np.tanh(x) / np.cosh(x) ** 2,
                                rtol=1e-12)
+
+
+def updates_through_a_slice(x):
+    y = x * 1.0
+    v = y[1:]
+    v[0] = 5.0 * v[0]           # a view of y in NumPy, a copy in Dask
+    return np.sum(y * y) + np.sum(v * v)
+
+
+def updates_a_copy(x):
+    y = x * 1.0
+    v = y[1:].copy()
+    v[0] = 5.0 * v[0]
+    return np.sum(y * y) + np.sum(v * v)
+
+
+def test_in_place_updates_follow_dasks_semantics():
+    """Dask has no views: an update through a slice leaves the base as it
+    was, in the plain call and in the gradient (views are checked at run
+    time, so the gradient is that of the copying program)."""
+    x = np.linspace(0.5, 2.0, 5)
+    value, grad = ad.value_and_grad(updates_through_a_slice)(da.from_array(x, chunks=2))
+    value, grad = dask.compute(value, grad, scheduler="sync")
+    assert value == pytest.approx(updates_through_a_slice(da.from_array(x, chunks=2))
+                                  .compute(scheduler="sync"))
+    want_value, want_grad = ad.value_and_grad(updates_a_copy)(x)
+    assert value == pytest.approx(want_value) != updates_through_a_slice(x)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
