@@ -443,3 +443,37 @@ def test_textbook_programs():
     check_grad(heat, [rng.random(12), 0.2], wrt=(0, 1))
     check_grad(kalman, [rng.standard_normal(15), 0.3, 0.5], wrt=(1, 2))
     check_grad(gram_schmidt, [rng.standard_normal((3, 3))])
+
+
+def writes_through_moveaxis(g):
+    out = np.zeros((3, 3))
+    view = np.moveaxis(out, (0, 1), (-2, -1))
+    i = np.arange(3)
+    view[..., i, i] = g
+    return np.sum(out * out)
+
+
+def writes_through_swapaxes_method(g):
+    out = np.zeros((2, 3))
+    view = out.swapaxes(0, 1)
+    view[0] = g
+    return np.sum(out * out)
+
+
+@pytest.mark.parametrize("f", [writes_through_moveaxis, writes_through_swapaxes_method])
+def test_an_update_through_a_view_no_relation_follows_is_refused(f):
+    """np.moveaxis, a.swapaxes & co. return views: an update through one
+    changes the base, which s2s_ad cannot follow, so it refuses at run time
+    (the gradient was silently zero)."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory with `out`"):
+        ad.grad(f)(np.array([1.0, 2.0]) if f is writes_through_swapaxes_method
+                   else np.array([1.0, 2.0, 3.0]))
+
+
+def test_a_call_that_returns_a_copy_is_not_refused():
+    def f(g):
+        out = np.zeros((3, 3))
+        view = np.moveaxis(out, 0, 1).copy()
+        view[0] = g
+        return np.sum(view * view) + np.sum(out)
+    check_grad(f, [np.array([1.0, 2.0, 3.0])], 0)

@@ -37,6 +37,15 @@ _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
                    numpy.asarray: "reshape", numpy.transpose: "T",
                    runtime.indexable: "reshape"}
+# NumPy functions and array methods whose result may be a view of their first
+# argument in a way no relation above follows: the result is an uncertain
+# part of it, so an update through either is checked at run time (refused
+# where they share memory) rather than lost
+_MAY_VIEW_FUNCTIONS = {numpy.moveaxis, numpy.swapaxes, numpy.squeeze, numpy.expand_dims,
+                       numpy.atleast_1d, numpy.atleast_2d, numpy.atleast_3d,
+                       numpy.broadcast_to, numpy.diagonal, numpy.flip, numpy.fliplr,
+                       numpy.flipud, numpy.rot90, numpy.real, numpy.imag, numpy.asanyarray}
+_MAY_VIEW_METHODS = {"transpose", "swapaxes", "squeeze", "diagonal"}
 
 
 # -- binding -------------------------------------------------------------
@@ -229,11 +238,29 @@ def _helper_arguments(nz, value) -> list:
 
 def _viewed_arguments(nz, value) -> list:
     """The arguments of a helper called by `value` whose memory its
-    result may share: none if every value it returns is new."""
+    result may share: none if every value it returns is new; the first
+    argument of a NumPy function or method that may return a view of it."""
+    viewed = _may_view(nz, value)
+    if viewed:
+        return viewed
     args = _helper_arguments(nz, value)
     if args and effects.returns_fresh(nz.src.resolve(value.func, nz.locals)):
         return []
     return args
+
+
+def _may_view(nz, value) -> list:
+    if not isinstance(value, gast.Call):
+        return []
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr in _MAY_VIEW_METHODS:
+        first = func.value
+    elif value.args and _hashable(callee := nz.src.resolve(func, nz.locals)) and \
+            callee in _MAY_VIEW_FUNCTIONS:
+        first = value.args[0]
+    else:
+        return []
+    return [first.id] if isinstance(first, gast.Name) and is_local(nz, first.id) else []
 
 
 def passed(nz, stmt) -> None:

@@ -60,6 +60,16 @@ def spread(z, like, g):
     d[g] += rt.unbroadcast(d[z], g)
 
 
+@adjoint(rt.undiag, linear="g", inert=("like", "k"))
+def undiag(z, g, like, k=0):
+    d[g] += np.diag(d[z], k)        # (a diagonal read back, or spread back)
+
+
+@adjoint(rt.undiagonal, linear="g", inert=("like", "offset", "axis1", "axis2"))
+def undiagonal(z, g, like, offset=0, axis1=0, axis2=1):
+    d[g] += rt.unbroadcast(np.diagonal(d[z], offset, axis1, axis2), g)
+
+
 @adjoint(rt.unsum, linear="g", inert="items")
 def unsum(z, g, items):
     d[g] += rt.unsum_transpose(d[z], g)
