@@ -253,8 +253,9 @@ def _may_view(nz, value) -> list:
     if not isinstance(value, gast.Call):
         return []
     func = value.func
-    if isinstance(func, gast.Attribute) and func.attr in _MAY_VIEW_METHODS:
-        first = func.value
+    if isinstance(func, gast.Attribute) and func.attr in _MAY_VIEW_METHODS and \
+            isinstance(func.value, gast.Name) and is_local(nz, func.value.id):
+        first = func.value          # (`x.swapaxes(...)`, not `np.swapaxes(...)`)
     elif value.args and _hashable(callee := nz.src.resolve(func, nz.locals)) and \
             callee in _MAY_VIEW_FUNCTIONS:
         first = value.args[0]
