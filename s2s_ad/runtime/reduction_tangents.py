@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .duck import asarray
 from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
                          reduced_mask_where)
 from .core import zeros_like
-from .statistics import cov_variables
+from .statistics import cov_variables, quantile_reads
 
 
 def prod_factors(a, axis, initial, where):
@@ -72,14 +71,8 @@ def quantile_tangent(ta, a, q, axis, method, z):
     tangents of the two order statistics its value reads, with the value's
     weights (`rt.quantile_adjoint`'s conventions: the order from
     `np.argsort`, so tied elements are not split)."""
-    flat, _ = _to_last(a, axis)                                  # (slices, n)
+    flat, _, _, lo, hi, frac = quantile_reads(a, q, axis, method)     # (slices, n)
     tflat, _ = _to_last(np.broadcast_to(ta, np.shape(a)), axis)
-    n = flat.shape[-1]
-    qs = np.ravel(asarray(q, dtype=np.float64))
-    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
-    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
-    frac = pos - lo
-    hi = np.minimum(lo + 1, n - 1)
     ranked = np.take_along_axis(tflat, np.argsort(flat, axis=-1), axis=-1)
     out = ranked[..., lo] * (1.0 - frac) + ranked[..., hi] * frac   # (slices, len(qs))
     return np.reshape(np.moveaxis(out, -1, 0), np.shape(z))

@@ -59,6 +59,19 @@ def uncov_variables(g, m, y=None, rowvar=True, which=0):
 
 
 # -- percentile, quantile ------------------------------------------------------
+def quantile_reads(a, q, axis, method):
+    """What `np.quantile(a, q, axis, method=method)` reads: `a`'s slices
+    along `axis` as rows (`_to_last`, with its layout), the quantiles `qs`
+    (flat), and for each the order statistics `lo`, `hi` it interpolates
+    with weight `frac` on `hi` (NumPy's own: the quantile of 0, ..., n-1)."""
+    flat, layout = _to_last(numpy_only(a, "np.quantile"), axis)     # (np.argsort)
+    n = flat.shape[-1]
+    qs = np.ravel(asarray(q, dtype=np.float64))
+    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
+    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
+    return flat, layout, qs, lo, np.minimum(lo + 1, n - 1), pos - lo
+
+
 def quantile_adjoint(g, a, q, axis=None, method="linear"):
     """The adjoint of `np.quantile(a, q, axis, method=method)` (any
     `keepdims`): `g` spread on the order statistics each quantile reads.
@@ -70,13 +83,8 @@ def quantile_adjoint(g, a, q, axis=None, method="linear"):
     statistics come from `np.argsort`, as in `median_weights`, so equal
     elements are not split (the median and the 50th percentile agree).
     """
-    flat, layout = _to_last(numpy_only(a, "np.quantile"), axis)     # (np.argsort)
+    flat, layout, qs, lo, hi, t = quantile_reads(a, q, axis, method)
     n = flat.shape[-1]
-    qs = np.ravel(asarray(q, dtype=np.float64))
-    pos = np.ravel(np.quantile(np.arange(n, dtype=np.float64), qs, method=method))
-    lo = np.clip(np.floor(pos), 0, n - 1).astype(np.intp)
-    t = pos - lo
-    hi = np.minimum(lo + 1, n - 1)
     w = np.zeros((qs.size, n))                  # quantile i = w[i] @ sorted slice
     np.add.at(w, (np.arange(qs.size), lo), 1.0 - t)
     np.add.at(w, (np.arange(qs.size), hi), t)
