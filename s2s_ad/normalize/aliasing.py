@@ -6,7 +6,10 @@ program order while the function is normalized:
 - *aliases*: names bound to one object by plain copies (`y = x`);
 - *parts*: `v` is a part of `b` when it was bound to a view of `b` (any
   subscript `b[i]`, `b.T`, `b.reshape(...)`, `b.ravel()`, `np.asarray(b)`,
-  the rows a `for` loop reads) or is an item of a display `b = [v, w]`.
+  the rows a `for` loop reads: normalize/views.py) or is an item of a
+  display `b = [v, w]`.  The result of a NumPy function that may return a
+  view no relation follows (`np.moveaxis(b, ...)`), or of a helper of the
+  user's, is an *uncertain* part of its argument.
 
 A relation bound inside an `if` or a loop is *uncertain* after it (the
 index it was bound with is not known), and so is one whose index variable
@@ -23,29 +26,15 @@ import dataclasses
 import types
 
 import gast
-import numpy
 
-from .. import astutil, effects, runtime, scopes
+from .. import astutil, effects, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
-from . import masks, writebacks
+from . import masks, views, writebacks
 
 
 _COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
-_VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
-_VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
-                   numpy.asarray: "reshape", numpy.transpose: "T",
-                   runtime.indexable: "reshape"}
-# NumPy functions and array methods whose result may be a view of their first
-# argument in a way no relation above follows: the result is an uncertain
-# part of it, so an update through either is checked at run time (refused
-# where they share memory) rather than lost
-_MAY_VIEW_FUNCTIONS = {numpy.moveaxis, numpy.swapaxes, numpy.squeeze, numpy.expand_dims,
-                       numpy.atleast_1d, numpy.atleast_2d, numpy.atleast_3d,
-                       numpy.broadcast_to, numpy.diagonal, numpy.flip, numpy.fliplr,
-                       numpy.flipud, numpy.rot90, numpy.real, numpy.imag, numpy.asanyarray}
-_MAY_VIEW_METHODS = {"transpose", "swapaxes", "squeeze", "diagonal"}
 
 
 # -- binding -------------------------------------------------------------
@@ -130,7 +119,7 @@ def _bind_parts(nz, target: str, value, bound) -> None:
     """Relate `target` to the memory it may share as a part (a view or a
     slot read from a local, masked if `bound` is `stop_gradient(value)`,
     or a helper's result), and a display's items to `target`."""
-    view = _view_of(nz, value)
+    view = views.view_of(nz, value)
     if view is not None and view.base != target and is_local(nz, view.base):
         # a temporary read by subscript is used once, before any update
         view.reread = target in nz.locals or not isinstance(value, gast.Subscript)
@@ -240,28 +229,13 @@ def _viewed_arguments(nz, value) -> list:
     """The arguments of a helper called by `value` whose memory its
     result may share: none if every value it returns is new; the first
     argument of a NumPy function or method that may return a view of it."""
-    viewed = _may_view(nz, value)
-    if viewed:
-        return viewed
+    viewed = views.may_view(nz, value)
+    if viewed is not None:
+        return [viewed] if is_local(nz, viewed) else []
     args = _helper_arguments(nz, value)
     if args and effects.returns_fresh(nz.src.resolve(value.func, nz.locals)):
         return []
     return args
-
-
-def _may_view(nz, value) -> list:
-    if not isinstance(value, gast.Call):
-        return []
-    func = value.func
-    if isinstance(func, gast.Attribute) and func.attr in _MAY_VIEW_METHODS and \
-            isinstance(func.value, gast.Name) and is_local(nz, func.value.id):
-        first = func.value          # (`x.swapaxes(...)`, not `np.swapaxes(...)`)
-    elif value.args and _hashable(callee := nz.src.resolve(func, nz.locals)) and \
-            callee in _MAY_VIEW_FUNCTIONS:
-        first = value.args[0]
-    else:
-        return []
-    return [first.id] if isinstance(first, gast.Name) and is_local(nz, first.id) else []
 
 
 def passed(nz, stmt) -> None:
@@ -344,34 +318,11 @@ def _index_changed(nz, name: str) -> None:
                 part.certain = False
 
 
-def _view_of(nz, value) -> Part | None:
-    """The relation a value read from a local has to it, if it may share
-    memory with it."""
-    view = astutil.clone(value)
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        return Part(value.value.id, "index", view)
-    if isinstance(value, gast.Attribute) and value.attr == "T" and \
-            isinstance(value.value, gast.Name):
-        return Part(value.value.id, "T", view)
-    if not isinstance(value, gast.Call):
-        return None
-    func = value.func
-    if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and \
-            isinstance(func.value, gast.Name) and func.value.id in nz.locals:
-        return Part(func.value.id, _VIEW_METHODS[func.attr], view)
-    callee = nz.src.resolve(func, nz.locals)
-    kind = _VIEW_FUNCTIONS.get(callee) if _hashable(callee) else None
-    if kind and value.args and isinstance(value.args[0], gast.Name) and \
-            (kind != "T" or len(value.args) == 1 and not value.keywords):
-        return Part(value.args[0].id, kind, view)
-    return None
-
-
 def view_base(nz, expr) -> gast.Name:
     """An atom for the base of `x.T[0] = v` or `x[1][2] = v`: a view of
     `x` the update writes through."""
     base = nz.atom(expr)
-    view = _view_of(nz, expr)
+    view = views.view_of(nz, expr)
     if view is not None:
         nz.parts.setdefault(base.id, []).append(view)
     return base
@@ -402,11 +353,3 @@ def _updates_in_place(value, target: str) -> bool:
             and isinstance(value.args[0], gast.Name) and value.args[0].id == target
             and isinstance(value.func, gast.Attribute)
             and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
-
-
-def _hashable(obj) -> bool:
-    try:
-        hash(obj)
-        return True
-    except TypeError:
-        return False

@@ -129,9 +129,9 @@ def spread(like, g):
     """`np.full_like(like, g)`: `g` (a reduction's adjoint) spread over an
     array shaped like `like`.  A duck array's own `full_like` may take only
     a scalar `g` (Dask's does), so for one it is zeros plus `g`."""
-    if is_duck(like) or is_duck(g):
-        return _filled(np.shape(like), _float_dtype(like), g, like)
-    return np.full_like(like, g)
+    if type(like) is _ndarray and type(g) in _FLOATS or not (is_duck(like) or is_duck(g)):
+        return np.full_like(like, g)        # (the common case first: a hot path)
+    return _filled(np.shape(like), _float_dtype(like), g, like)
 
 
 def split(g, ends, axis=0) -> list:
