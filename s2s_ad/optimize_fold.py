@@ -79,10 +79,11 @@ def alias_unsafe(fdef) -> set[str]:
                 and type(node.value) is gast.Name:
             unsafe.add(node.value.id)
     linked: dict = {}
-    for target, source in copies:
-        if source in local or source in unsafe:
-            linked.setdefault(target, []).append(source)
-            linked.setdefault(source, []).append(target)
+    for target, sources in copies:
+        for source in sources:
+            if source in local or source in unsafe:
+                linked.setdefault(target, []).append(source)
+                linked.setdefault(source, []).append(target)
     todo = list(unsafe)
     while todo:
         for other in linked.get(todo.pop(), ()):
@@ -92,20 +93,22 @@ def alias_unsafe(fdef) -> set[str]:
     return unsafe
 
 
-def _may_view(value) -> str | None:
-    """The name whose memory `value` may share: `x`, `x[i]`, `x.T`,
-    `x.reshape(...)`, `np.asarray(x)`, `rt.indexable(x)`."""
+def _may_view(value) -> list[str]:
+    """The names whose memory `value` may share: `x`, `x[i]`, `x.T`, and
+    for a call, its receiver and every argument that is a name (a
+    function - `np.asarray(x)`, `np.split(x, 2)`, a helper - may return
+    its argument or a view of it; which names are locals is checked by
+    the caller)."""
     if isinstance(value, gast.Name):
-        return value.id
+        return [value.id]
     if isinstance(value, (gast.Subscript, gast.Attribute)) and isinstance(value.value, gast.Name):
-        return value.value.id
+        return [value.value.id]
     if isinstance(value, gast.Call):
         func = value.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-            return func.value.id                # a method of a local (or a module)
-        if value.args and isinstance(value.args[0], gast.Name):
-            return value.args[0].id             # a function that may return a view
-    return None
+        receiver = [func.value] if isinstance(func, gast.Attribute) else []
+        return [a.id for a in receiver + value.args + [k.value for k in value.keywords]
+                if isinstance(a, gast.Name)]
+    return []
 
 
 class _Folder:

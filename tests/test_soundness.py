@@ -501,3 +501,101 @@ def test_np_swapaxes_the_function_is_a_view_too(f):
     non-local `np`, and its view was not followed (a wrong gradient)."""
     with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory with `out`"):
         ad.grad(f)(np.array([1.0, 2.0]))
+
+
+# Every NumPy function or array method not known to make a new array may
+# return its argument or a view of it: an update through the result changes
+# the argument.  Each program below was a silently wrong gradient; each is
+# now refused where memory is shared, and right where it is not.
+def ascontiguousarray_updated(x):
+    y = x * 1.0
+    v = np.ascontiguousarray(y)
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def asfortranarray_updated(x):
+    y = x * 1.0
+    v = np.asfortranarray(y)
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def astype_without_copy_updated(x):
+    y = x * 1.0
+    v = y.astype(float, copy=False)
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def conj_of_real_updated(x):
+    y = x * 1.0
+    v = y.conj()            # (a real array's conjugate is the array itself)
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def split_piece_updated(x):
+    y = x * 1.0
+    v = np.split(y, 2)[1]
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def array_split_piece_updated(x):
+    y = x * 1.0
+    v = np.array_split(y, 2)[0]
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("f", [ascontiguousarray_updated, asfortranarray_updated,
+                               astype_without_copy_updated, conj_of_real_updated,
+                               split_piece_updated, array_split_piece_updated])
+def test_an_update_through_a_numpy_result_sharing_memory_is_refused(f):
+    with pytest.raises(ad.S2SADError, match="may share memory|intermediate value"):
+        ad.grad(f)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def update_through_split_unpacked(x):
+    y = x * 1.0
+    v, w = np.split(y, 2)
+    w[0] = w[0] * 3.0
+    return np.sum(y * x)
+
+
+def test_an_update_through_an_unpacked_split_is_refused():
+    with pytest.raises(ad.S2SADError):
+        ad.grad(update_through_split_unpacked)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def asarray_update_then_read_base(x):
+    y = x * 1.0
+    v = np.asarray(y)
+    v[0] = v[0] * 3.0
+    return np.sum(y * x) + 0.0 * np.sum(v)
+
+
+def ravel_of_a_view_updated(x):
+    y = x * 1.0
+    v = np.asarray(y).ravel()
+    v[0] = v[0] * 3.0
+    return np.sum(y * x)
+
+
+def fresh_results_updated(x):
+    a = np.triu(np.outer(x, x)).ravel()      # new arrays: nothing to refuse
+    a[0] = a[0] * 3.0
+    s = np.concatenate([x, x])
+    s[1] = s[1] ** 2
+    return np.sum(a) + np.sum(s * s)
+
+
+@pytest.mark.parametrize("f", [asarray_update_then_read_base,
+                               ravel_of_a_view_updated, fresh_results_updated])
+def test_updates_through_followed_views_and_fresh_results(f):
+    """`np.asarray(y)` updated, `y` read after: the optimizer folded `1.0 *
+    y` into an adjoint that the reverse sweep's restore then changed (it
+    took `np.asarray` for a method of `np`); a view of a temporary read
+    with a method was not followed at all."""
+    check_grad(f, [np.array([1.0, 2.0, 3.0, 4.0])], 0)

@@ -7,9 +7,10 @@ program order while the function is normalized:
 - *parts*: `v` is a part of `b` when it was bound to a view of `b` (any
   subscript `b[i]`, `b.T`, `b.reshape(...)`, `b.ravel()`, `np.asarray(b)`,
   the rows a `for` loop reads: normalize/views.py) or is an item of a
-  display `b = [v, w]`.  The result of a NumPy function that may return a
-  view no relation follows (`np.moveaxis(b, ...)`), or of a helper of the
-  user's, is an *uncertain* part of its argument.
+  display `b = [v, w]`.  The result of a helper of the user's, or of any
+  NumPy function or array method not known to make a new array
+  (`np.moveaxis(b, ...)`, `np.split(b, 2)`, `b.astype(t, copy=False)`), is
+  an *uncertain* part of its arguments.
 
 A relation bound inside an `if` or a loop is *uncertain* after it (the
 index it was bound with is not known), and so is one whose index variable
@@ -131,7 +132,8 @@ def _bind_parts(nz, target: str, value, bound) -> None:
             if part.item and held != target and may_be_slot(index, part.index):
                 nz.maybe_aliases.setdefault(target, set()).add(held)
                 nz.maybe_aliases.setdefault(held, set()).add(target)
-    for arg in _viewed_arguments(nz, value):   # a helper may return a view of it
+    for arg in [] if view is not None else _viewed_arguments(nz, value):
+        # (a helper or NumPy function may return a view of its argument)
         nz.parts.setdefault(target, []).append(
             Part(arg, "index", astutil.clone(value), certain=False))
     for key, elt in items_of(value):
@@ -228,10 +230,10 @@ def _helper_arguments(nz, value) -> list:
 def _viewed_arguments(nz, value) -> list:
     """The arguments of a helper called by `value` whose memory its
     result may share: none if every value it returns is new; the first
-    argument of a NumPy function or method that may return a view of it."""
+    arguments of a NumPy function or method that may return a view of them."""
     viewed = views.may_view(nz, value)
-    if viewed is not None:
-        return [viewed] if is_local(nz, viewed) else []
+    if viewed:
+        return sorted({v for v in viewed if is_local(nz, v)})
     args = _helper_arguments(nz, value)
     if args and effects.returns_fresh(nz.src.resolve(value.func, nz.locals)):
         return []

@@ -55,6 +55,11 @@ def expand(z, g, like):
     d[g] += rt.unbroadcast(d[z], g)
 
 
+@adjoint(rt.reshape_as, linear="v", inert=("shape", "a", "order"))
+def reshape_as(z, v, shape, a, order):
+    d[v] += rt.reshape_as(d[z], np.shape(v), a, order)
+
+
 @adjoint(rt.spread, linear="g", inert="like")
 def spread(z, like, g):
     d[g] += rt.unbroadcast(d[z], g)

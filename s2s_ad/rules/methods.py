@@ -39,8 +39,16 @@ def reshape(z, self, *shape, order="C"):
     if order == "C":
         g = np.reshape(d[z], np.shape(self))
     else:
-        g = np.reshape(d[z], np.shape(self), order=order)
+        g = rt.reshape_as(d[z], np.shape(self), self, order)
     d[self] += g
+
+
+@tangent(Method("reshape"))
+def reshape_tangent(z, self, *shape, order="C"):
+    if order == "C":
+        t[z] += np.reshape(t[self], np.shape(z))
+    else:
+        t[z] += rt.reshape_as(t[self], np.shape(z), self, order)
 
 
 @adjoint(Method("transpose"), linear="self")

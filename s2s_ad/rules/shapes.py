@@ -47,18 +47,34 @@ d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` i
 def reshape(z, a, *args, order="C", **kwargs):
     if order == "C":
         g = np.reshape(d[z], np.shape(a))
-    else:
-        g = np.reshape(d[z], np.shape(a), order=order)
+    else:       # (in the order `a` is read in: "A" depends on its layout)
+        g = rt.reshape_as(d[z], np.shape(a), a, order)
     d[a] += g
+
+
+@tangent(np.reshape)
+def reshape_tangent(z, a, *args, order="C", **kwargs):
+    if order == "C":
+        t[z] += np.reshape(t[a], np.shape(z))
+    else:
+        t[z] += rt.reshape_as(t[a], np.shape(z), a, order)
 
 
 @adjoint(np.ravel, Method("ravel"), Method("flatten"), linear="a")
 def ravel(z, a, order="C"):
     if order == "C":
         g = np.reshape(d[z], np.shape(a))
-    else:
-        g = np.reshape(d[z], np.shape(a), order=order)
+    else:       # ("A" and "K" depend on `a`'s layout)
+        g = rt.reshape_as(d[z], np.shape(a), a, order)
     d[a] += g
+
+
+@tangent(np.ravel, Method("ravel"), Method("flatten"))
+def ravel_tangent(z, a, order="C"):
+    if order == "C":
+        t[z] += np.ravel(t[a])
+    else:
+        t[z] += rt.reshape_as(t[a], np.shape(z), a, order)
 
 
 @adjoint(np.squeeze, Method("squeeze"), linear="a")

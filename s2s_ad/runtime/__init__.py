@@ -79,9 +79,9 @@ from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, size, spread,
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, prod_others_where,
                          reduced_mask, reduced_mask_where, unlist, unsum, where_share)
-from .shapes import (choose_adjoints, select_adjoints, uncast, uncolumn_stack,
-                     unconcatenate, undiag, undiagonal, undstack, unhstack, unpad,
-                     unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
+from .shapes import (choose_adjoints, reshape_as, select_adjoints, uncast,
+                     uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
+                     unpad, unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
                      unvstack)
 from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
                      logspace_adjoints)

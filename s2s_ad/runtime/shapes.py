@@ -6,7 +6,8 @@ Each `unX(g, like, ...)` returns the adjoint of `like` in `X(like, ...)`:
 an array shaped like `like` in its float dtype, or a `Seq` of such arrays
 when `X` took a sequence of arrays.  Copies that `X` made add up.
 
-Invariants: every helper returns a fresh object and none mutates its
+Invariants: every helper returns a fresh object (but `reshape_as`, which
+may return a view of `v` as `np.reshape` does) and none mutates its
 arguments.  Imports NumPy and `.core` only.
 """
 from __future__ import annotations
@@ -17,6 +18,42 @@ from .duck import asarray, is_duck, numpy_only
 from ..errors import UnsupportedValueError
 from .core import Seq, _float_dtype, _summed_to, size, split
 from .origins import origin
+
+
+def reshape_as(v, shape, a, order: str):
+    """`np.reshape(v, shape, order=order)` in the order `np.reshape(a, ...,
+    order)` or `np.ravel(a, order)` reads `a` (`v` shaped like `a`, or like
+    the result): the adjoint or tangent of a reshape of `a`, whose order
+    "A" or "K" depends on `a`'s layout, not on `v`'s."""
+    how = _layout(a, order)
+    if how != "K":
+        return np.reshape(v, shape, order=how)
+    at = _memory_order(a)
+    if np.shape(v) == np.shape(a):          # ravel `v` as `a` is: `a`'s memory order
+        return np.ravel(v)[at]
+    out = np.empty(np.size(a), dtype=np.result_type(v))
+    out[at] = np.ravel(v)                   # (and back)
+    return out.reshape(shape)
+
+
+def _layout(a, order: str) -> str:
+    """The order `a` is read in, "C" or "F" ("K": any other layout): "A" is
+    "F" for an array laid out in Fortran order only."""
+    if order not in ("A", "K"):
+        return order
+    a = numpy_only(a, f"a reshape in order={order!r}")
+    if not isinstance(a, np.ndarray) or a.flags.c_contiguous:
+        return "C"
+    if a.flags.f_contiguous:
+        return "F"
+    return "C" if order == "A" else "K"
+
+
+def _memory_order(a):
+    """Where each element of `np.ravel(a, order="K")` is in `np.ravel(a)`."""
+    at = np.empty_like(a, dtype=np.intp)        # (laid out as `a`: order "K")
+    at[...] = np.arange(a.size).reshape(a.shape)
+    return np.ravel(at, order="K")
 
 
 def unstack(g, axis=0):

@@ -162,7 +162,7 @@ def view_update(g: Gen, sc: Scope):
     """Updates through views: a slice, a row loop, a column, `.T`, a row name."""
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
-    forms = [(f, vecs) for f in [_slice_view] if vecs]
+    forms = [(f, vecs) for f in [_slice_view, _library_view] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
     if not forms:
         return False
@@ -173,6 +173,20 @@ def view_update(g: Gen, sc: Scope):
 def _slice_view(g: Gen, sc: Scope, var: Var):
     w = g.fresh(sc)
     g.w.line(f"{w} = {var.name}{g.pick(['[1:]', '[:2]', '[::-1]'])}")
+    g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w} *= {strip(positive(g, sc, 'S', 1))}",
+                     f"{w}[0] = {strip(expr(g, sc, 'S'))}"]))
+    sc.add(Var(w, "X"))
+
+
+def _library_view(g: Gen, sc: Scope, var: Var):
+    """An update through what a NumPy function or method returned: the
+    argument itself, a view of it, or a new array (s2s_ad must follow it,
+    refuse it, or see that it is new)."""
+    w = g.fresh(sc)
+    call = g.pick(["np.asarray({})", "np.ravel({})", "{}.reshape(-1)", "np.ascontiguousarray({})",
+                   "{}.astype(float, copy=False)", "np.split({}, 1)[0]", "np.atleast_1d({})",
+                   "np.flip({})", "{}.conj()", "np.squeeze({})", "np.copy({})", "{}.copy()"])
+    g.w.line(f"{w} = {call.format(var.name)}")
     g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w} *= {strip(positive(g, sc, 'S', 1))}",
                      f"{w}[0] = {strip(expr(g, sc, 'S'))}"]))
     sc.add(Var(w, "X"))
