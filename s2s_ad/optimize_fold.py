@@ -60,7 +60,11 @@ def arithmetic_value(node):
 
 def alias_unsafe(fdef) -> set[str]:
     """Names an adjoint must not alias: the caller's arguments (a returned
-    gradient could be one) and arrays updated in place, with their copies."""
+    gradient could be one) and arrays updated in place, with their copies.
+    Updated in place: a name subscripted or augmented as a target, passed
+    as `out=`, passed to a call whose value is dropped (`np.add.at(w, i,
+    v)`), or given to a call whose value it is bound to (`w = rt.restore(w,
+    ...)`)."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
     local, copies = set(unsafe), []     # copies: `y = x`, `y = x[i]` (may share memory)
@@ -72,6 +76,14 @@ def alias_unsafe(fdef) -> set[str]:
         elif kind is gast.Assign:
             if scopes.is_simple_assign(node):
                 copies.append((node.targets[0].id, _may_view(node.value)))
+                if type(node.value) is gast.Call and node.targets[0].id in _may_view(node.value):
+                    unsafe.add(node.targets[0].id)     # `w = rt.restore(w, ...)`: in place
+        elif kind is gast.Expr:
+            if type(node.value) is gast.Call:           # `np.add.at(w, ...)`: may update
+                unsafe.update(_may_view(node.value))
+        elif kind is gast.keyword:
+            if node.arg == "out":
+                unsafe.update(n.id for n in traversal.names(node.value))
         elif kind is gast.AugAssign:
             if type(node.target) is gast.Name:
                 unsafe.add(node.target.id)

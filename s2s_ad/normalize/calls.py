@@ -41,12 +41,16 @@ def e_Call(nz, expr):
             [k for k, _ in pairs], [v for _, v in pairs]), expr))
     late, expr = _spread_arguments(nz, expr, callee)
     out = next((k.value for k in expr.keywords if k.arg == "out"), None)
-    if isinstance(out, gast.Name) and _writes_out(nz, expr):   # y[...] = f(x), value y
+    if out is not None and _writes_out(nz, expr):   # y[...] = f(x), value y
+        if not inplace.writable(nz, out):
+            nz.unsupported(out, "`out=` that is neither a local variable nor a view "
+                                "of one (`out=y`, `out=y[2:]`)")
         kept = [k for k in expr.keywords if k.arg != "out"]
         value = nz.atom(gast.copy_location(
             astutil.call(expr.func, expr.args, kept), expr))
-        inplace.setitem(nz, out.id, astutil.const(...), value)
-        return astutil.name(out.id)
+        inplace.write_into(nz, out, value)
+        return astutil.name(out.id) if isinstance(out, gast.Name) else \
+            nz.atom(astutil.clone(out))
     if sum(k.arg is None for k in expr.keywords) > (1 if late else 0):
         nz.unsupported(expr, ("several `**kwargs` in a call" if late else
                                  "`**kwargs` in a call of a nested function with defaults")

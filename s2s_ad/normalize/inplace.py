@@ -14,7 +14,7 @@ import gast
 import numpy
 
 from .. import astutil, runtime
-from ..ir import OPERATORS, RUNTIME
+from ..ir import NUMPY, OPERATORS, RUNTIME
 from .alias_parts import Part
 from . import aliasing, calls, writebacks
 
@@ -27,7 +27,8 @@ _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "it
 # NumPy functions and ndarray methods that update an argument in place and
 # have no functional form here: a gradient through them is a located error.
 _OPAQUE_MUTATORS = {"put", "place", "putmask", "partition", "itemset", "resize",
-                    "shuffle", "setfield", "byteswap"}
+                    "shuffle", "setfield", "byteswap",
+                    "copyto", "fill_diagonal", "put_along_axis"}   # (forms not lowered)
 
 
 def subscript_target(nz, target) -> tuple[str, gast.expr]:
@@ -66,6 +67,8 @@ def mutation(nz, call: gast.Call) -> bool:
     callee = nz.src.resolve(func, nz.locals)
     first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
         and call.args[0].id in nz.locals else None
+    root = _root_name(call.args[0]) if call.args else None
+    root = root if root in nz.locals else None
     if pop(nz, call) is not None:
         pass
     elif receiver and method == "append" and len(call.args) == 1 and not call.keywords:
@@ -75,22 +78,70 @@ def mutation(nz, call: gast.Call) -> bool:
     elif receiver and method == "sort" and not call.args and \
             all(k.arg in ("axis", "key", "reverse") for k in call.keywords):
         _sort_in_place(nz, receiver, call.keywords)
-    elif first and callee is numpy.copyto and len(call.args) == 2 and not call.keywords:
-        setitem(nz, first, astutil.const(...), nz.atom(call.args[1]))
-    elif first and callee is numpy.fill_diagonal and len(call.args) == 2 \
-            and not call.keywords:
-        index = nz.atom(astutil.call(f"{RUNTIME}.diagonal_index", [astutil.name(first)]))
-        setitem(nz, first, index, nz.atom(call.args[1]))
+    elif callee is numpy.copyto and len(call.args) == 2 and writable(nz, call.args[0]) \
+            and all(k.arg in ("where", "casting") for k in call.keywords):
+        _copy_into(nz, call)
+    elif callee is numpy.put_along_axis and writable(nz, call.args[0] if call.args else None) \
+            and _along_axis(call) is not None:
+        arr, indices, values, axis = _along_axis(call)
+        index = nz.atom(astutil.call(f"{RUNTIME}.along_axis_index",
+                                     [nz.atom(arr), nz.atom(indices), nz.atom(axis)]))
+        write_into(nz, arr, nz.atom(values), index)
+    elif callee is numpy.fill_diagonal and len(call.args) == 2 and not call.keywords \
+            and writable(nz, call.args[0]):
+        value = nz.atom(call.args[1])
+        dst = call.args[0] if first else aliasing.view_base(nz, call.args[0])
+        index = nz.atom(astutil.call(f"{RUNTIME}.diagonal_index", [astutil.name(dst.id)]))
+        write_into(nz, dst, value, index)
     elif first and _scatter(callee) and len(call.args) == 3 and not call.keywords:
         _scatter_update(nz, first, _scatter(callee), call.args[1], call.args[2])
-    elif (receiver and method in _OPAQUE_MUTATORS) or (first and callable(callee) and
+    elif (receiver and method in _OPAQUE_MUTATORS) or (root and callable(callee) and
                                                        callee.__name__ in _OPAQUE_MUTATORS):
-        _opaque_mutation(nz, receiver or first, call)
+        _opaque_mutation(nz, receiver or root, call)    # (or a form not lowered above)
     elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in nz.locals:
         _opaque_mutation(nz, _root_name(call.args[0]), call)   # e.g. into a view
     else:
         return False
     return True
+
+
+def writable(nz, dst) -> bool:
+    """`dst` is a local or a view of one (`m[2:]`, `m.T`, `m[i].T`)."""
+    return isinstance(dst, gast.Name) and dst.id in nz.locals or \
+        dst is not None and _is_view(dst) and _root_name(dst) in nz.locals
+
+
+def write_into(nz, dst, value, index=None) -> None:
+    """`dst[index] = value` (all of `dst` if `index` is None) in place, for
+    `dst` a local or a view of one: what `np.copyto(dst, v)` and `out=dst`
+    do."""
+    if index is None and isinstance(dst, gast.Subscript):    # `m[2:] = value`
+        setitem(nz, *subscript_target(nz, dst), value)
+        return
+    base = dst.id if isinstance(dst, gast.Name) else aliasing.view_base(nz, dst).id
+    setitem(nz, base, astutil.const(...) if index is None else index, value)
+
+
+def _copy_into(nz, call: gast.Call) -> None:
+    """`np.copyto(dst, src, where=mask)`: `dst[...] = np.where(mask, src, dst)`."""
+    dst, src = call.args
+    where = next((k.value for k in call.keywords if k.arg == "where"), None)
+    if where is None:
+        value = nz.atom(src)
+    else:
+        value = nz.atom(astutil.call(f"{NUMPY}.where", [where, src, astutil.clone(dst)]))
+    write_into(nz, dst, value)
+
+
+def _along_axis(call: gast.Call):
+    """(arr, indices, values, axis) of `np.put_along_axis(...)`, or None
+    where the axis is None (flat indices) or not given plainly."""
+    args = list(call.args) + [k.value for k in call.keywords if k.arg == "axis"]
+    if len(args) != 4 or len(call.keywords) != len(args) - len(call.args) or \
+            any(isinstance(a, gast.Starred) for a in args) or \
+            isinstance(args[3], gast.Constant) and args[3].value is None:
+        return None
+    return args
 
 
 def restore(nz, target: str, call: gast.Call) -> bool:

@@ -101,7 +101,8 @@ from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
 from .special import digamma
 from .aliases import (follow, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
-from .inplace import (MUTATORS, SCATTERS, add_into, append, copy, diagonal_index, head,
+from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,
+                      diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, put, put_into, restore,
                       scatter_add, scatter_divide, scatter_maximum, scatter_minimum,
                       scatter_multiply, scatter_subtract, setitem, snapshot,

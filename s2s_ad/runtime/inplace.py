@@ -291,6 +291,18 @@ def diagonal_index(a):
     return (np.arange(n),) * np.ndim(a)
 
 
+def along_axis_index(a, indices, axis):
+    """The index `np.put_along_axis(a, indices, values, axis)` writes at:
+    `indices` along `axis`, every position along the others."""
+    along = np.asarray(indices)
+    index = []
+    for dim, n in enumerate(np.shape(a)):
+        shape = [1] * along.ndim
+        shape[dim] = n
+        index.append(along if dim == axis % np.ndim(a) else np.arange(n).reshape(shape))
+    return tuple(index)
+
+
 def mutated(target, _):
     """`target` after a call that updated it in place (generated code prints
     the call itself); no gradient flows through such a call."""

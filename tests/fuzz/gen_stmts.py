@@ -162,7 +162,7 @@ def view_update(g: Gen, sc: Scope):
     """Updates through views: a slice, a row loop, a column, `.T`, a row name."""
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
-    forms = [(f, vecs) for f in [_slice_view, _library_view] if vecs]
+    forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
     if not forms:
         return False
@@ -190,6 +190,14 @@ def _library_view(g: Gen, sc: Scope, var: Var):
     g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w} *= {strip(positive(g, sc, 'S', 1))}",
                      f"{w}[0] = {strip(expr(g, sc, 'S'))}"]))
     sc.add(Var(w, "X"))
+
+
+def _library_write(g: Gen, sc: Scope, var: Var):
+    """A NumPy call that writes into the array it is given, or a view of it."""
+    v, e = var.name, strip(expr(g, sc, "S"))
+    g.w.line(g.pick([f"np.copyto({v}[1:], {e})", f"np.copyto({v}, {e}, where={v} > 0.0)",
+                     f"np.multiply({v}[1:], {e}, out={v}[1:])", f"np.add({v}, {e}, out={v})",
+                     f"np.put_along_axis({v}, np.array([0, 0]), {e}, 0)"]))
 
 
 def _row_loop(g: Gen, sc: Scope, var: Var):
