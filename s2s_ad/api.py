@@ -98,8 +98,10 @@ def source(derived: Callable[..., Any]) -> str:
     if not getattr(derived, "__s2s_ad_primal__", None):
         raise S2SADError(f"{derived!r} was not made by s2s_ad",
                          hint="pass the result of s2s_ad.grad / value_and_grad / vjp / jvp")
-    frontend.reinstate_lines(inspect.unwrap(derived).__code__.co_filename)
-    return inspect.getsource(derived)
+    fn = inspect.unwrap(derived)
+    frontend.reinstate_lines(fn.__code__.co_filename)       # (for tracebacks and pdb)
+    text = getattr(fn, codegen.SOURCE, None)
+    return inspect.getsource(derived) if text is None else text
 
 
 def _hashable(wrt):

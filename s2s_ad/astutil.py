@@ -293,10 +293,21 @@ def literal_value(node: gast.expr):
 def unparse(node) -> str:
     """Source text of a node (a statement without a line number is
     unparsed from a copy: see `number_lines`)."""
-    if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno") for n in walk(node)):
+    if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno") for n in _statements(node)):
         node = clone(node)
         number_lines(node)
     return gast.unparse(node).strip()
+
+
+def _statements(node):
+    """`node` and the statements nested in it (in a module, a statement, a
+    handler: never inside an expression)."""
+    todo = [node]
+    while todo:
+        stmt = todo.pop()
+        yield stmt
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(s for s in getattr(stmt, field, None) or () if isinstance(s, gast.AST))
 
 
 class Block(gast.stmt):

@@ -81,6 +81,10 @@ def _comment(match) -> str:
     return "\n".join(indent + "# " + line for line in text.splitlines() or [""])
 
 
+# a generated function's attribute holding its text (what `s2s_ad.source` shows)
+SOURCE = "__s2s_ad_source__"
+
+
 def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
                       closure: dict, primal, hidden: str = "") -> list:
     """Compile the `def`s of `text` together (they may call each other, e.g.
@@ -102,9 +106,10 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
     make = types.FunctionType(factory_code, globals_, _FACTORY)
     free = factory_code.co_varnames[:factory_code.co_argcount]
     values = {**{n: _Missing for n in closure}, **imports}
-    fns, origin = [], location_of(primal)
-    for fn in make(*[values.get(n) for n in free]):
+    fns, origin, lines = [], location_of(primal), text.splitlines(True)
+    for fn, fdef in zip(make(*[values.get(n) for n in free]), tree.body):
         fn = _share_cells(fn, closure, globals_)
+        setattr(fn, SOURCE, "".join(lines[fdef.lineno - 1:fdef.end_lineno]))
         runtime.origins[fn.__code__] = origin       # locates the helpers' errors
         fn.__module__ = primal.__module__
         fn.__qualname__ = f"{qualname}.{fn.__name__}" if several else qualname

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gast
 
-from . import scopes
+from . import scopes, traversal
 from .errors import UnsupportedSyntaxError
 from .ir import Source
 
@@ -195,12 +195,7 @@ def _own_stores(node) -> set:
 def _own_scope(nodes: list):
     """Every node of `nodes` but those inside a nested function or lambda
     (whose statements, `del` included, are that function's)."""
-    stack = list(reversed(nodes))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _FUNCTIONS):
-            stack.extend(reversed(list(gast.iter_child_nodes(node))))
+    return traversal.walk_outside(nodes, _FUNCTIONS)
 
 
 def _uses(node, hidden: frozenset = frozenset(), within=None, out=None) -> list:

@@ -21,6 +21,7 @@ Invariants of a `Source`:
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import os
@@ -34,7 +35,7 @@ import weakref
 import gast
 import numpy as np
 
-from . import astutil, deletions
+from . import astutil, deletions, traversal
 from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
                      caller_location)
 from .ir import Source
@@ -86,6 +87,7 @@ def from_library(obj) -> bool:
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
 _LINES_HELD: dict = {}       # synthetic file name -> live functions showing its lines
 _LINES_TEXT: dict = {}       # synthetic file name -> its text, while held
+_DEF_ENDS: dict = {}         # file name -> (its lines, {a def's first line: its last})
 
 
 def hold_lines(filename: str, text: str, owner) -> None:
@@ -147,7 +149,46 @@ def _block_at(code: types.CodeType) -> tuple[list, int] | None:
     at = code.co_firstlineno - 1
     if not 0 <= at < len(lines) or not _HEADER.match(lines[at]):
         return None
-    return inspect.getblock(lines[at:]), at + 1
+    end = _def_ends(filename, lines).get(at + 1)
+    return (lines[at:end] if end else inspect.getblock(lines[at:])), at + 1
+
+
+def _through_comments(lines: list, end: int, body_column: int) -> int:
+    """`end`, or the last of the comment lines that follow it indented as
+    the body (`inspect.getblock` counts them in)."""
+    for at in range(end, len(lines)):
+        text = lines[at].lstrip()
+        if text.startswith("#") and len(lines[at]) - len(text) >= body_column:
+            end = at + 1
+        elif text.strip():
+            break
+    return end
+
+
+def _def_ends(filename: str, lines: list) -> dict:
+    """{first line of each `def` in the file (its first decorator's): its
+    last line}, from Python's own parser: what `inspect.getblock` finds
+    (the end of its last statement), without tokenizing the file in
+    Python for each function.  Empty where the text does not parse."""
+    held = _DEF_ENDS.get(filename)
+    if held is not None and held[0] is lines:
+        return held[1]
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        tree = None
+    ends, todo = {}, list(tree.body) if tree is not None else []
+    while todo:                 # (statements only: a def is never in an expression)
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            ends[first] = _through_comments(lines, node.end_lineno, node.body[0].col_offset)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            todo.extend(getattr(node, field, None) or ())
+    if len(_DEF_ENDS) > 64:
+        _DEF_ENDS.clear()
+    _DEF_ENDS[filename] = (lines, ends)
+    return ends
 
 
 # a derived function's way to its twin without in-place adjoint updates
@@ -343,7 +384,7 @@ def _code_span(code) -> tuple | None:
 def fence(src: Source, body: list) -> None:
     """Reject statements s2s_ad never differentiates, with their location."""
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in traversal.walk(stmt):
             kind = _FENCED.get(type(node)) or _FENCED_EXPR.get(type(node))
             if kind is not None:
                 article = "an" if kind[0] in "aeiou" else "a"

@@ -201,10 +201,13 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     rebind nothing the temporary's value reads."""
     pure = Purity(is_pure_call)
     loads: dict[str, int] = {}
+    stores: dict[str, int] = {}
     for node in traversal.names(fdef):
-        if type(node.ctx) is gast.Load:
+        kind = type(node.ctx)
+        if kind is gast.Load:
             loads[node.id] = loads.get(node.id, 0) + 1
-    stores = scopes.store_counts(fdef)
+        elif kind is gast.Store:
+            stores[node.id] = stores.get(node.id, 0) + 1
     changed = False
 
     def block(body: list) -> None:
@@ -269,12 +272,14 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 # -- propagation -------------------------------------------------------------
 def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     counts, operands = _store_counts_and_operands(fdef)
+    stmts = list(astutil.flat(fdef.body))
+    read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
-    params |= _read_before_bound(fdef, counts)  # (a pair's seed: its backward's parameter)
+    params |= _read_before_bound(read, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
-    for stmt, owner in list(astutil.flat(fdef.body)):
+    for (stmt, owner), names in zip(stmts, read):
         if values:      # (a name is read only after its one top-level store)
-            _replace_loads(stmt, values)
+            _replace_loads(stmt, values, names)
         if not scopes.is_simple_assign(stmt):
             continue
         target, value = stmt.targets[0].id, stmt.value
@@ -316,14 +321,15 @@ def _store_counts_and_operands(fdef) -> tuple[dict, set]:
     return counts, operands
 
 
-def _read_before_bound(fdef, counts: dict) -> set[str]:
-    """Names read before the function binds them: bound by the caller (the
-    seed of a pair's backward half), so a later assignment rebinds them."""
+def _read_before_bound(read: list, counts: dict) -> set[str]:
+    """Names read before the function binds them (`read`: the `Name` nodes
+    of each top-level statement, in order): bound by the caller (the seed
+    of a pair's backward half), so a later assignment rebinds them."""
     bound, out = set(), set()
     load, store = gast.Load, gast.Store
-    for stmt, _ in astutil.flat(fdef.body):
+    for names in read:
         stored = []
-        for node in traversal.names(stmt):
+        for node in names:
             if type(node.ctx) is load:
                 if node.id not in bound:
                     out.add(node.id)
@@ -333,12 +339,12 @@ def _read_before_bound(fdef, counts: dict) -> set[str]:
     return out & set(counts)
 
 
-def _replace_loads(stmt, values: dict) -> None:
+def _replace_loads(stmt, values: dict, names: list | None = None) -> None:
     """Each read of a name in `values` replaced, in the statement `stmt`, by
     a copy of its value: a name renamed in place, a number put in the
-    name's place."""
+    name's place (`names`: the statement's `Name` nodes, if known)."""
     numbers: dict = {}
-    for node in traversal.names(stmt):
+    for node in traversal.names(stmt) if names is None else names:
         value = values.get(node.id)
         if value is not None and type(node.ctx) is gast.Load:
             if type(value) is gast.Name:

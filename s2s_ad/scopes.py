@@ -76,16 +76,6 @@ def stored_names(node) -> set[str]:
     return {n.id for n in names(node) if type(n.ctx) is store}
 
 
-def store_counts(node) -> dict[str, int]:
-    """name -> how many times `node` stores to it."""
-    counts: dict[str, int] = {}
-    store = gast.Store
-    for n in names(node):
-        if type(n.ctx) is store:
-            counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
-
-
 def is_simple_assign(stmt) -> bool:
     """`name = value`: one target, a plain name."""
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \

@@ -24,11 +24,29 @@ def walk(node) -> Iterator[gast.AST]:
     expression contexts (`Load`, `Store`), and several times faster: the
     passes walk generated code of thousands of statements repeatedly."""
     stack = list(reversed(node)) if isinstance(node, list) else [node]
-    pop, push = stack.pop, stack.append
+    pop, push, pushers = stack.pop, stack.append, _PUSHERS
     while stack:
         node = pop()
         yield node
-        _push_children(node, push)
+        try:
+            pushers[type(node)](node, push)
+        except KeyError:
+            _push_children(node, push)
+
+
+def walk_outside(nodes: list, scopes: tuple) -> Iterator[gast.AST]:
+    """`walk` of the nodes `nodes`, not descending into a node of a class
+    in `scopes` (a nested function's own statements), which is yielded."""
+    stack = list(reversed(nodes))
+    pop, push, pushers = stack.pop, stack.append, _PUSHERS
+    while stack:
+        node = pop()
+        yield node
+        if not isinstance(node, scopes):
+            try:
+                pushers[type(node)](node, push)
+            except KeyError:
+                _push_children(node, push)
 
 
 def _push_children(node, push) -> None:
@@ -91,35 +109,102 @@ def transform(node, visit):
 def rewrite_children(tree, replace) -> None:
     """Every node under `tree` replaced, in place, by `replace(node)` (the
     node itself to keep it); what a replacement holds is not visited.  A
-    stack-based `NodeTransformer` for passes over thousands of statements."""
-    for node in list(walk(tree)):
-        for field in _CHILD_FIELDS[type(node)]:     # (filled by `walk`)
-            child = getattr(node, field, None)
-            if type(child) is list:
-                for i, item in enumerate(child):
-                    if isinstance(item, _AST):
-                        new = replace(item)
-                        if new is not item:
-                            child[i] = new
-            elif isinstance(child, _AST):
-                new = replace(child)
-                if new is not child:
-                    setattr(node, field, new)
+    `NodeTransformer` for passes over thousands of statements: each node's
+    children are offered to `replace` in field order, parents in `walk`'s
+    order, by straight-line code per node class."""
+    for node in tree if isinstance(tree, list) else (tree,):
+        if isinstance(node, _AST):
+            (_REWRITERS.get(type(node)) or _make_rewriter(type(node)))(node, replace)
+
+
+_REWRITERS: dict = {}
+
+
+def _make_rewriter(cls):
+    rewriter = _REWRITERS[cls] = _rewriter(cls)
+    return rewriter
+
+
+def _rewriter(cls):
+    """`rewrite_children` of one node of class `cls`: replace its children,
+    then descend into each (the original: a replacement is not visited)."""
+    lines = ["def rewrite(node, replace):", "    kids = []"]
+    for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+        lines += [f"    child = getattr(node, {field!r}, None)",
+                  "    if type(child) is list:",
+                  "        for i, item in enumerate(child):",
+                  "            if isinstance(item, AST):",
+                  "                new = replace(item)",
+                  "                if new is not item:",
+                  "                    child[i] = new",
+                  "                kids.append(item)",
+                  "    elif child is not None and isinstance(child, AST):",
+                  "        new = replace(child)",
+                  "        if new is not child:",
+                  f"            node.{field} = new",
+                  "        kids.append(child)"]
+    lines += ["    for kid in kids:",
+              "        (get(type(kid)) or make(type(kid)))(kid, replace)"]
+    namespace = {"AST": _AST, "get": _REWRITERS.get, "make": _make_rewriter}
+    exec(compile("\n".join(lines), f"<rewrite {cls.__name__}>", "exec"), namespace)
+    return namespace["rewrite"]
 
 
 def names(node) -> list:
     """The `Name` nodes under `node` (a node or a list), in `walk`'s order:
-    `walk` filtered, without a generator's cost per node (the passes ask
-    what each statement reads and binds many times over)."""
-    out = []
-    stack = list(reversed(node)) if isinstance(node, list) else [node]
-    pop, push, name = stack.pop, stack.append, gast.Name
-    while stack:
-        node = pop()
-        if type(node) is name:
-            out.append(node)        # (its annotation, if any, is walked too)
-        _push_children(node, push)
+    `walk` filtered, several times faster (the passes ask what each
+    statement reads and binds many times over): each node class has a
+    collector of its own, straight-line code over its fields."""
+    out: list = []
+    for item in node if isinstance(node, list) else (node,):
+        if type(item) is _NAME:
+            out.append(item)
+            if getattr(item, "annotation", None) is not None:
+                _collect_names(item, out)
+        elif isinstance(item, _AST):
+            _collect_names(item, out)
     return out
+
+
+_NAME = gast.Name
+_COLLECTORS: dict = {}
+
+
+def _collect_names(node, out: list) -> None:
+    (_COLLECTORS.get(type(node)) or _make_collector(type(node)))(node, out)
+
+
+def _make_collector(cls):
+    collector = _COLLECTORS[cls] = _collector(cls)
+    return collector
+
+
+def _collector(cls):
+    """`_collect_names` for nodes of class `cls`: append the `Name` nodes
+    under a node to `out`, in field order, recursing into other nodes (the
+    depth of an expression is small)."""
+    lines = ["def collect(node, out):"]
+    for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+        lines += [f"    child = getattr(node, {field!r}, None)",
+                  "    if type(child) is list:",
+                  "        for item in child:",
+                  "            if type(item) is Name:",
+                  "                out.append(item)",
+                  "                if getattr(item, 'annotation', None) is not None:",
+                  "                    collect_names(item, out)",
+                  "            elif isinstance(item, AST):",
+                  "                (get(type(item)) or make(type(item)))(item, out)",
+                  "    elif type(child) is Name:",
+                  "        out.append(child)",
+                  "        if getattr(child, 'annotation', None) is not None:",
+                  "            collect_names(child, out)",
+                  "    elif child is not None and isinstance(child, AST):",
+                  "        (get(type(child)) or make(type(child)))(child, out)"]
+    namespace = {"AST": _AST, "Name": _NAME, "collect_names": _collect_names,
+                 "get": _COLLECTORS.get, "make": _make_collector}
+    exec(compile("\n".join(lines + ["    return None"]), f"<names {cls.__name__}>", "exec"),
+         namespace)
+    return namespace["collect"]
 
 
 def number_lines(tree) -> None:
