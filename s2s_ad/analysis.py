@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes, shapes, traversal
+from . import scopes, shapes, traversal
 from .dataflow import State, Walk
 from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim, ShapeFacts
 
@@ -49,8 +49,7 @@ def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
     facts.kills = {s for s in scopes.assignments(body)
                    if s not in facts.active and s.targets[0].id in facts.carriers}
     shapes.shape_classes(body, prims, wrt, facts)
-    stored = {n.id for n in traversal.walk(astutil.module(body))
-              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    stored = {n.id for n in traversal.names(body) if type(n.ctx) is not gast.Load}
     facts.shapes.stable = frozenset(wrt) - stored
     if spread:
         shapes.compact(body, prims, facts)

@@ -17,7 +17,7 @@ import gast
 
 from .astcopy import clone     # re-exported: astutil.clone is what the passes call
 from .naming import BUILTINS
-from .traversal import number_lines, walk
+from .traversal import number_lines, statements_in
 
 
 def _ctx(store: bool) -> gast.expr_context:
@@ -293,21 +293,11 @@ def literal_value(node: gast.expr):
 def unparse(node) -> str:
     """Source text of a node (a statement without a line number is
     unparsed from a copy: see `number_lines`)."""
-    if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno") for n in _statements(node)):
+    if any(isinstance(n, gast.stmt) and not hasattr(n, "lineno")
+           for n in statements_in(node)):
         node = clone(node)
         number_lines(node)
     return gast.unparse(node).strip()
-
-
-def _statements(node):
-    """`node` and the statements nested in it (in a module, a statement, a
-    handler: never inside an expression)."""
-    todo = [node]
-    while todo:
-        stmt = todo.pop()
-        yield stmt
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            todo.extend(s for s in getattr(stmt, field, None) or () if isinstance(s, gast.AST))
 
 
 class Block(gast.stmt):

@@ -34,7 +34,7 @@ def check(body: list, active: set, src: Source, locals_: set) -> None:
     for stmt in scopes.assignments(body):
         if stmt not in active:
             continue
-        for node in traversal.walk(stmt.value):
+        for node in traversal.nodes(stmt.value):
             what = _complex_maker(node, src, locals_)
             if what:
                 raise UnsupportedValueError(

@@ -306,7 +306,7 @@ def _store_counts_and_operands(fdef) -> tuple[dict, set]:
     counts: dict = {}
     operands: set = set()
     name, store = gast.Name, gast.Store
-    for node in traversal.walk(fdef):
+    for node in traversal.nodes(fdef):
         kind = type(node)
         if kind is name:
             if type(node.ctx) is store:

@@ -99,7 +99,7 @@ class Purity:
         self.is_pure_call = is_pure_call
 
     def __call__(self, expr) -> bool:
-        for node in traversal.walk(expr):
+        for node in traversal.nodes(expr):
             if isinstance(node, gast.Call) and not self.is_pure_call(node):
                 return False
             if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):

@@ -68,7 +68,7 @@ def alias_unsafe(fdef) -> set[str]:
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
     local, copies = set(unsafe), []     # copies: `y = x`, `y = x[i]` (may share memory)
-    for node in traversal.walk(fdef):
+    for node in traversal.nodes(fdef):
         kind = type(node)
         if kind is gast.Name:
             if type(node.ctx) is gast.Store:

@@ -80,8 +80,7 @@ def _top_level_locals(flat: list, args: gast.arguments) -> set[str]:
 
 
 def _stores(stmt) -> set[str]:
-    return {n.id for n in traversal.walk(stmt)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in traversal.names(stmt) if type(n.ctx) is gast.Store}
 
 
 def _reads(stmt) -> list[str]:

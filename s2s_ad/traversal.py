@@ -34,10 +34,45 @@ def walk(node) -> Iterator[gast.AST]:
             _push_children(node, push)
 
 
-def walk_outside(nodes: list, scopes: tuple) -> Iterator[gast.AST]:
-    """`walk` of the nodes `nodes`, not descending into a node of a class
+def nodes(tree) -> list:
+    """`list(walk(tree))`, several times faster: for passes that read a
+    whole function's nodes and change none while they do."""
+    out: list = []
+    for node in tree if isinstance(tree, list) else (tree,):
+        if isinstance(node, _AST):
+            (_LISTERS.get(type(node)) or _make_lister(type(node)))(node, out)
+    return out
+
+
+_LISTERS: dict = {}
+
+
+def _make_lister(cls):
+    lister = _LISTERS[cls] = _lister(cls)
+    return lister
+
+
+def _lister(cls):
+    """`nodes` of one node of class `cls`: the node, then its children's."""
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    lines = ["def add(node, out):", "    out.append(node)"] + _reads(fields)
+    for field in fields:
+        lines += [f"    child = c_{field}",
+                  "    if type(child) is list:",
+                  "        for item in child:",
+                  "            if isinstance(item, AST):",
+                  "                (get(type(item)) or make(type(item)))(item, out)",
+                  "    elif child is not None and isinstance(child, AST):",
+                  "        (get(type(child)) or make(type(child)))(child, out)"]
+    namespace = {"AST": _AST, "get": _LISTERS.get, "make": _make_lister}
+    exec(compile("\n".join(lines), f"<nodes {cls.__name__}>", "exec"), namespace)
+    return namespace["add"]
+
+
+def walk_outside(body: list, scopes: tuple) -> Iterator[gast.AST]:
+    """`walk` of the nodes `body`, not descending into a node of a class
     in `scopes` (a nested function's own statements), which is yielded."""
-    stack = list(reversed(nodes))
+    stack = list(reversed(body))
     pop, push, pushers = stack.pop, stack.append, _PUSHERS
     while stack:
         node = pop()
@@ -68,14 +103,25 @@ def _child_fields(cls) -> tuple:
     return fields
 
 
+def _reads(fields) -> list:
+    """Lines binding `c_<field>` to each field of `node`: by attribute, all
+    at once (a node built without an optional field: `getattr`, None)."""
+    if not fields:
+        return []
+    return (["    try:"] + [f"        c_{f} = node.{f}" for f in fields] +
+            ["    except AttributeError:"] +
+            [f"        c_{f} = getattr(node, {f!r}, None)" for f in fields])
+
+
 def _pusher(cls):
     """`_push_children` for nodes of class `cls`: straight-line code reading
     each of its fields by name (a loop over the field names costs twice as
     much, and the passes push about a million children per 1,000-statement
     compile).  A field may hold a node, a list of them, or anything else."""
-    lines = ["def push_children(node, push):"]
-    for field in reversed(_CHILD_FIELDS.get(cls) or _child_fields(cls)):
-        lines += [f"    child = getattr(node, {field!r}, None)",
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    lines = ["def push_children(node, push):"] + _reads(fields)
+    for field in reversed(fields):
+        lines += [f"    child = c_{field}",
                   "    if type(child) is list:",
                   "        for item in reversed(child):",
                   "            if isinstance(item, AST):",
@@ -93,17 +139,33 @@ def transform(node, visit):
     the parents stay: each child is replaced by its own transform, then the
     node by `visit(node)` (the node itself to keep it).  A `NodeTransformer`
     without the per-node method dispatch, for expressions (recursive: their
-    depth is small)."""
-    fields = _CHILD_FIELDS.get(type(node))
-    for field in _child_fields(type(node)) if fields is None else fields:
-        child = getattr(node, field, None)
-        if type(child) is list:
-            for i, item in enumerate(child):
-                if isinstance(item, _AST):
-                    child[i] = transform(item, visit)
-        elif isinstance(child, _AST):
-            setattr(node, field, transform(child, visit))
-    return visit(node)
+    depth is small), by straight-line code per node class."""
+    return (_TRANSFORMERS.get(type(node)) or _make_transformer(type(node)))(node, visit)
+
+
+_TRANSFORMERS: dict = {}
+
+
+def _make_transformer(cls):
+    transformer = _TRANSFORMERS[cls] = _transformer(cls)
+    return transformer
+
+
+def _transformer(cls):
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    lines = ["def transform(node, visit):"] + _reads(fields)
+    for field in fields:
+        lines += [f"    child = c_{field}",
+                  "    if type(child) is list:",
+                  "        for i, item in enumerate(child):",
+                  "            if isinstance(item, AST):",
+                  "                child[i] = (get(type(item)) or make(type(item)))(item, visit)",
+                  "    elif child is not None and isinstance(child, AST):",
+                  f"        node.{field} = (get(type(child)) or make(type(child)))(child, visit)"]
+    lines.append("    return visit(node)")
+    namespace = {"AST": _AST, "get": _TRANSFORMERS.get, "make": _make_transformer}
+    exec(compile("\n".join(lines), f"<transform {cls.__name__}>", "exec"), namespace)
+    return namespace["transform"]
 
 
 def rewrite_children(tree, replace) -> None:
@@ -128,9 +190,10 @@ def _make_rewriter(cls):
 def _rewriter(cls):
     """`rewrite_children` of one node of class `cls`: replace its children,
     then descend into each (the original: a replacement is not visited)."""
-    lines = ["def rewrite(node, replace):", "    kids = []"]
-    for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-        lines += [f"    child = getattr(node, {field!r}, None)",
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    lines = ["def rewrite(node, replace):", "    kids = []"] + _reads(fields)
+    for field in fields:
+        lines += [f"    child = c_{field}",
                   "    if type(child) is list:",
                   "        for i, item in enumerate(child):",
                   "            if isinstance(item, AST):",
@@ -183,9 +246,10 @@ def _collector(cls):
     """`_collect_names` for nodes of class `cls`: append the `Name` nodes
     under a node to `out`, in field order, recursing into other nodes (the
     depth of an expression is small)."""
-    lines = ["def collect(node, out):"]
-    for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-        lines += [f"    child = getattr(node, {field!r}, None)",
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    lines = ["def collect(node, out):"] + _reads(fields)
+    for field in fields:
+        lines += [f"    child = c_{field}",
                   "    if type(child) is list:",
                   "        for item in child:",
                   "            if type(item) is Name:",
@@ -211,6 +275,19 @@ def number_lines(tree) -> None:
     """Give each statement under `tree` that has none a line number, in
     place: gast's unparser reads it (for type comments), and only there
     (cheaper than `fix_missing_locations`, which locates every node)."""
-    for node in walk(tree):
+    for node in statements_in(tree):
         if isinstance(node, gast.stmt) and not hasattr(node, "lineno"):
             node.lineno = 1
+
+
+def statements_in(tree) -> Iterator[gast.AST]:
+    """`tree` and the statements and handlers nested in it, in no set
+    order (a statement is never inside an expression)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if type(inner) is list:
+                todo.extend(inner)

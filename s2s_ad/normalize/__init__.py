@@ -126,8 +126,7 @@ class Normalizer:
                             if isinstance(node, (gast.For, gast.While))
                             for n in scopes.stored_names(node)}
         self.store_counts = collections.Counter(    # name -> stores in the user's code
-            n.id for n in traversal.walk(src.tree)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+            n.id for n in traversal.names(src.tree) if type(n.ctx) is gast.Store)
         self.bool_names: dict = {}      # name -> whether only bools are bound to it
         self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements

@@ -118,8 +118,7 @@ class _Lowerer:
         """`if not <flags>: body`; the test goes through a fresh variable when
         the body may set a flag (an `if` test is never assigned in its `if`)."""
         test = astutil.not_(_any(flags))
-        assigned = {n.id for s in body for n in traversal.walk(s)
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        assigned = {n.id for n in traversal.names(body) if type(n.ctx) is gast.Store}
         if not assigned & flags:
             return [astutil.if_(test, body)]
         go = self.namer.fresh("go")

@@ -35,8 +35,8 @@ def note_masks(nz) -> None:
     """Note every binding of the user's function (and its parameters)."""
     by_stop = {s.targets[0] for s in scopes.assignments(nz.src.tree.body)
                if isinstance(s.targets[0], gast.Name) and is_stop_gradient(nz, s.value)}
-    for node in traversal.walk(nz.src.tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+    for node in traversal.names(nz.src.tree):
+        if type(node.ctx) is gast.Store:
             (nz.masked if node in by_stop else nz.unmasked).add(node.id)
     nz.unmasked |= nz.params
 
