@@ -246,3 +246,23 @@ def test_hvp_and_hessian_through_diagonals():
     jac = _fd(lambda x: ad.grad(diagonal_times_a_column)(x.reshape(3, 3)).ravel(), e.ravel())
     np.testing.assert_allclose(ad.hvp(diagonal_times_a_column)(e, v).ravel(),
                                jac @ v.ravel(), rtol=1e-6, atol=1e-7)
+
+
+def _apply(fn, u):
+    return fn(u)
+
+
+def _squared_sine(v):
+    return np.sin(v) ** 2
+
+
+def through_a_function_value(x):
+    return np.sum(_apply(_squared_sine, x))
+
+
+def test_second_order_through_a_function_value_says_why_it_is_refused():
+    """It named s2s_ad's `CallSite.backward` and claimed its source had
+    changed since it was defined."""
+    with pytest.raises(ad.NoRuleError, match="function passed as a value") as info:
+        ad.hvp(through_a_function_value)(np.array([0.3, 0.8]), np.ones(2))
+    assert "changed since" not in str(info.value)
