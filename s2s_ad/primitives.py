@@ -265,13 +265,18 @@ def _opaque_shape(rhs, src: Source, locals_) -> str | None:
 
 def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
     """Locals passed, inside an expression kept verbatim (`stop_gradient(f(v))`),
-    to a function of the user's that updates a parameter in place."""
+    to a function of the user's that updates a parameter in place, or to
+    any call told it may overwrite its arguments (`overwrite_a=True`)."""
     out = set()
     for node in traversal.walk(rhs):
         if not isinstance(node, gast.Call):
             continue
         callee = src.resolve(node.func, locals_)
-        if isinstance(callee, types.FunctionType) and any(mutated_parameters(callee)):
+        overwrites = any(k.arg and k.arg.startswith("overwrite_") and not (
+            isinstance(k.value, gast.Constant) and k.value.value is False)
+            for k in node.keywords)             # SciPy's `overwrite_a=True`
+        if overwrites or isinstance(callee, types.FunctionType) and \
+                any(mutated_parameters(callee)):
             out.update(n.id for n in [*node.args, *(k.value for k in node.keywords)]
                        if isinstance(n, gast.Name) and n.id in locals_)
     return frozenset(out)

@@ -599,3 +599,18 @@ def test_updates_through_followed_views_and_fresh_results(f):
     took `np.asarray` for a method of `np`); a view of a temporary read
     with a method was not followed at all."""
     check_grad(f, [np.array([1.0, 2.0, 3.0, 4.0])], 0)
+
+
+def overwritten_by_a_library_call(x):
+    import scipy.linalg
+    a = np.asfortranarray(np.outer(x, x) + 3.0 * np.eye(2))
+    c = ad.stop_gradient(scipy.linalg.cholesky(a, overwrite_a=True))
+    return np.sum(a * x[:, None]) + np.sum(c)
+
+
+def test_a_library_call_told_to_overwrite_its_argument_is_refused():
+    """`overwrite_a=True` lets SciPy overwrite a Fortran-ordered array in
+    place: the gradient would miss the update."""
+    pytest.importorskip("scipy")
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may update `a` in place"):
+        ad.grad(overwritten_by_a_library_call)(np.array([0.3, 0.8]))

@@ -16,7 +16,7 @@ import types
 
 import gast
 
-from .. import astutil
+from .. import astutil, frontend
 from ..ir import RUNTIME, is_resolved
 from ..rules import registry
 from . import compound, comprehensions, exprs, inplace, lift, scope
@@ -40,6 +40,7 @@ def e_Call(nz, expr):
         return nz.rhs(gast.copy_location(astutil.dict_(
             [k for k, _ in pairs], [v for _, v in pairs]), expr))
     late, expr = _spread_arguments(nz, expr, callee)
+    _refuse_overwrite(nz, expr, callee)
     out = next((k.value for k in expr.keywords if k.arg == "out"), None)
     if out is not None and _writes_out(nz, expr):   # y[...] = f(x), value y
         if not inplace.writable(nz, out):
@@ -57,6 +58,20 @@ def e_Call(nz, expr):
                           + ", of dicts whose keys are not known where the function "
                           "is compiled")
     return _call_of_atoms(nz, expr)
+
+
+def _refuse_overwrite(nz, call, callee) -> None:
+    """A library function told it may overwrite its array arguments
+    (SciPy's `overwrite_a=True`) updates them in place where their layout
+    lets it, which s2s_ad cannot follow: refused, unless they are not
+    locals."""
+    flags = [k for k in call.keywords if k.arg and k.arg.startswith("overwrite_")
+             and not (isinstance(k.value, gast.Constant) and k.value.value is False)]
+    passed = [a for a in [*call.args, *(k.value for k in call.keywords)]
+              if isinstance(a, gast.Name) and a.id in nz.locals]
+    if flags and passed and is_resolved(callee) and frontend.from_library(callee):
+        nz.unsupported(call, f"a call with `{flags[0].arg}=...`, which may overwrite "
+                             f"`{passed[0].id}` in place (pass a copy, or drop it)")
 
 
 def _dict_pairs(nz, call) -> list | None:
