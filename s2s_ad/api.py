@@ -354,26 +354,19 @@ def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
     return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 
 
-def _own_helper(callee) -> str:
-    """Why a helper of s2s_ad's own, called by a derived function that is
-    differentiated again, has no derivative."""
-    if callee.__qualname__.startswith(dispatch.CallSite.__qualname__ + "."):
-        return ("s2s_ad cannot differentiate a derivative again through a call of a "
-                "function passed as a value (a parameter, an item, a function "
-                "returned): which function it is, and so its derivative, is found "
-                "only when the call runs")
-    return (f"s2s_ad cannot differentiate its own helper {callee.__qualname__} again: "
-            "it has no second-order rule")
-
-
 def _callee_front(callee, options: Options, location) -> pipeline.Front:
     """The first half of the stages for a helper, its errors told as the
     caller's where the helper is a library's or has no source."""
     name = callee.__name__
-    if (getattr(callee, "__module__", None) or "").split(".")[0] == __name__.split(".")[0]:
-        raise NoRuleError(_own_helper(callee), location,
-                          hint="differentiate this part once only (compute its second "
-                               "derivative by hand, or keep it out with stop_gradient)")
+    if callee.__qualname__.startswith(dispatch.CallSite.__qualname__ + ".") and \
+            callee.__module__ == dispatch.__name__:
+        raise NoRuleError(
+            "s2s_ad cannot differentiate a derivative again through a call of a "
+            "function passed as a value (a parameter, an item, a function returned): "
+            "which function it is, and so its derivative, is found only when the "
+            "call runs", location,
+            hint="call the function by its name here, or differentiate this part "
+                 "once only")
     try:
         return pipeline.front(callee, options)
     except InternalError:

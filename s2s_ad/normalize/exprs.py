@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import astutil, runtime, scopes, traversal
 from . import compound
 
 
@@ -101,7 +101,7 @@ def decision(nz, expr) -> gast.expr:
     """The atom for `if expr:`, a Python bool: `expr` itself where it is
     always one (`not`, `is`, `in`, a name only ever bound to those), else
     `bool(expr)` in a temporary, which Python's `if` would call anyway."""
-    if always_bool(expr) or isinstance(expr, gast.Name) and _bool_name(nz, expr.id):
+    if always_bool(expr, nz) or isinstance(expr, gast.Name) and _bool_name(nz, expr.id):
         return nz.atom(expr)
     value = nz.atom(expr) if nz.is_atom(expr) else nz.rhs(expr)
     t = nz.namer.temp()
@@ -109,8 +109,10 @@ def decision(nz, expr) -> gast.expr:
     return astutil.name(t)
 
 
-def always_bool(expr) -> bool:
-    """Whether `expr` is a Python bool whatever its operands are."""
+def always_bool(expr, nz) -> bool:
+    """Whether `expr` is a Python bool whatever its operands are, or a value
+    whose truth is as plain (in a derived function differentiated again, a
+    call of s2s_ad's `rt.shares`, or `rt.slots`: a tuple)."""
     if isinstance(expr, gast.Constant):
         return isinstance(expr.value, bool)
     if isinstance(expr, gast.UnaryOp):
@@ -118,7 +120,9 @@ def always_bool(expr) -> bool:
     if isinstance(expr, gast.Compare):
         return all(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn))
                    for op in expr.ops)
-    return isinstance(expr, gast.BoolOp) and all(always_bool(v) for v in expr.values)
+    if isinstance(expr, gast.Call):
+        return nz.src.resolve(expr.func, nz.locals) in (runtime.shares, runtime.slots)
+    return isinstance(expr, gast.BoolOp) and all(always_bool(v, nz) for v in expr.values)
 
 
 def _bool_name(nz, name: str) -> bool:
@@ -127,7 +131,7 @@ def _bool_name(nz, name: str) -> bool:
         values = [s.value for s in traversal.walk(nz.src.tree) if scopes.is_simple_assign(s)
                   and s.targets[0].id == name]
         nz.bool_names[name] = name not in nz.params and \
-            len(values) == nz.store_counts[name] and all(map(always_bool, values))
+            len(values) == nz.store_counts[name] and all(always_bool(v, nz) for v in values)
     return nz.bool_names[name]
 
 
