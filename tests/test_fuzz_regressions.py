@@ -386,6 +386,24 @@ def default_of_get_updated(y, a):                        # seed 9684
     return np.sum(a * y["b"])
 
 
+def copyto_into_a_slice_of_a_parameter(a):
+    # fuzz seed 60005 (minimized): np.copyto into a view was no update, so
+    # the caller's argument was not copied first and the derived function
+    # mutated it
+    np.copyto(a[1:], 1.0)
+    return np.sum(a * a)
+
+
+def put_along_axis_then_update(enumerate, y):
+    # fuzz seed 60018 (minimized): np.put_along_axis was ignored (a zero
+    # gradient for what it wrote)
+    np.put_along_axis(y, np.array([0]), np.mean(enumerate), 0)
+    y[True] += 1.0
+    return np.mean(y)
+
+
+V2 = np.array([0.55, -0.96])
+M2 = np.array([[1.33, -0.89], [-0.6, -1.12]])
 V3 = np.array([0.3, -0.8, 1.1])
 M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
 
@@ -436,6 +454,8 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (dict_of_zip_item_updated, [V3], 0),
     (item_min_returned_updated, [V3, V3 * 2.0], (0, 1)),
     (default_of_get_updated, [{"b": V3}, V3 * 2.0], 0),
+    (copyto_into_a_slice_of_a_parameter, [V3], 0),
+    (put_along_axis_then_update, [[M2, -M2], V2], 0),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
