@@ -95,6 +95,42 @@ def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
         tuple(c for c in calls if c[1])
 
 
+def mutated_nonlocals(func, depth: int = 4) -> frozenset:
+    """Names of global or closure state the user function `func` may update
+    in place (`G[0] = v`, `LOG.append(v)`, `np.copyto(G, v)`), itself or
+    through a function of its module it calls; read from its source."""
+    code = getattr(func, "__code__", None)
+    if code is None or is_library(func):
+        return frozenset()
+    out, calls = _nonlocal_writes(code)
+    for name in calls if depth else ():
+        callee = getattr(func, "__globals__", {}).get(name)
+        if isinstance(callee, types.FunctionType) and callee is not func:
+            out |= mutated_nonlocals(callee, depth - 1)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _nonlocal_writes(code) -> tuple[frozenset, tuple]:
+    """(roots updated in place that the function never binds, the names
+    of the functions it calls)."""
+    fdef = _parsed(code)
+    if fdef is None:
+        return frozenset(), ()
+    bound = {a.id for a in scopes.params(fdef.args)} | scopes.stored_names(fdef)
+    roots = set()
+    for node in traversal.walk(fdef):
+        if isinstance(node, gast.AugAssign) and not isinstance(node.target, gast.Name):
+            roots.add(_root(node.target))
+        elif isinstance(node, gast.Assign):
+            roots.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
+        elif isinstance(node, gast.Call):
+            roots.update(_call_mutates(node))
+    calls = tuple(sorted({n.func.id for n in traversal.walk(fdef)
+                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}))
+    return frozenset(r for r in roots if r is not None and r not in bound), calls
+
+
 def _copies(fdef, params: set) -> dict:
     """name -> the parameters it may be (views of): `v = p`, `v = p[1:]`,
     `v = p.T`, `k, v = (1.0, p)`, `for v in p`, and so on through other such names, so

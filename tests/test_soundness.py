@@ -614,3 +614,40 @@ def test_a_library_call_told_to_overwrite_its_argument_is_refused():
     pytest.importorskip("scipy")
     with pytest.raises(ad.UnsupportedSyntaxError, match="may update `a` in place"):
         ad.grad(overwritten_by_a_library_call)(np.array([0.3, 0.8]))
+
+
+GLOBAL_STATE = np.zeros(3)
+GLOBAL_LOG: list = []
+
+
+def _fill_global(x):
+    GLOBAL_STATE[1] = x[1] * 3.0
+
+
+def reads_global_state_a_helper_updated(x):
+    _fill_global(x)
+    return np.sum(GLOBAL_STATE * x)
+
+
+def reads_a_global_list_after_appending(x):
+    GLOBAL_LOG.append(x * 2.0)
+    return np.sum(GLOBAL_LOG[-1] ** 2)
+
+
+@pytest.mark.parametrize("f", [reads_global_state_a_helper_updated,
+                               reads_a_global_list_after_appending])
+def test_an_update_of_global_state_with_a_local_value_is_refused(f):
+    """A helper writing into a global array, or `.append` to a global
+    list, was run as written and not followed: the read of the global
+    afterwards got no gradient (silently wrong)."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="not a local variable"):
+        ad.grad(f)(np.array([0.7, 1.3, -0.4]))
+
+
+def logs_a_constant(x):
+    GLOBAL_LOG.append("called")         # no local's value: runs as written
+    return np.sum(x ** 2)
+
+
+def test_an_update_of_global_state_with_no_local_value_runs():
+    check_grad(logs_a_constant, [np.array([0.7, 1.3, -0.4])], 0)

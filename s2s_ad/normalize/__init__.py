@@ -190,6 +190,8 @@ class Normalizer:
             return                          # a docstring or a bare literal
         if isinstance(stmt.value, gast.Call) and inplace.mutation(self, stmt.value):
             return                          # an in-place update, as an assignment
+        if isinstance(stmt.value, gast.Call):
+            inplace.refuse_nonlocal_update(self, stmt.value)
         value = self.rhs(stmt.value)
         if not isinstance(value, gast.Call) and not self._opaque(stmt.value):
             return                          # an expression without effect

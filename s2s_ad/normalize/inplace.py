@@ -10,11 +10,13 @@ that share memory with the updated one change too.
 """
 from __future__ import annotations
 
+import types
+
 import gast
 import numpy
 
-from .. import astutil, runtime
-from ..ir import NUMPY, OPERATORS, RUNTIME
+from .. import astutil, effects, runtime, traversal
+from ..ir import MUTATING_METHODS, NUMPY, OPERATORS, RUNTIME
 from .alias_parts import Part
 from . import aliasing, calls, writebacks
 
@@ -103,6 +105,29 @@ def mutation(nz, call: gast.Call) -> bool:
     else:
         return False
     return True
+
+
+def refuse_nonlocal_update(nz, call: gast.Call) -> None:
+    """A call whose value is dropped, given a local's value, that may
+    update state outside the function: `LOG.append(v)` of a global list,
+    a helper of the user's writing into a global array.  s2s_ad does not
+    follow that state, so a read of it afterwards would miss the update:
+    refused, located."""
+    args = [*call.args, *(k.value for k in call.keywords)]
+    if not any(n.id in nz.locals for n in traversal.names(args)):
+        return
+    func = call.func
+    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
+        root = _root_name(func.value)
+        written = [root] if root is not None and root not in nz.locals else []
+    else:
+        callee = nz.src.resolve(func, nz.locals)
+        written = sorted(effects.mutated_nonlocals(callee)) \
+            if isinstance(callee, types.FunctionType) else []
+    if written:
+        nz.unsupported(call, f"a call that updates `{written[0]}` in place, which is not a "
+                             "local variable of the function (global or closure state "
+                             "s2s_ad does not follow); return the new value instead")
 
 
 def writable(nz, dst) -> bool:
