@@ -40,7 +40,7 @@ def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:
     code = getattr(func, "__code__", None)
     if code is None or is_library(func):    # a library's own business
         return frozenset(), frozenset()
-    surely, augmented, calls = _mutated(code)
+    surely, augmented, calls = _mutated(code, func.__globals__)
     if depth:
         surely = surely | _passed_on(func, calls, depth)
     return surely, augmented - surely
@@ -69,13 +69,26 @@ def _parsed(code):
     return fdef if isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)) else None
 
 
-@functools.lru_cache(maxsize=512)
-def _mutated(code) -> tuple[frozenset, frozenset, tuple]:
+def _mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
+    """`mutated_parameters` of the function with code `code` and globals
+    `globals_`, without the callees (once per code object)."""
+    held = _MUTATED.get(code)
+    if held is None:
+        if len(_MUTATED) > 512:
+            _MUTATED.clear()
+        held = _MUTATED[code] = _read_mutated(code, globals_)
+    return held
+
+
+_MUTATED: dict = {}
+
+
+def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
     fdef = _parsed(code)
     if fdef is None:
         return frozenset(), frozenset(), ()
     params = {a.id for a in scopes.params(fdef.args)}
-    copies = _copies(fdef, params)
+    copies = _copies(fdef, params, globals_)
     surely, augmented = set(), set()
     for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign):
@@ -102,7 +115,9 @@ def mutated_nonlocals(func, depth: int = 4) -> frozenset:
     code = getattr(func, "__code__", None)
     if code is None or is_library(func):
         return frozenset()
-    out, calls = _nonlocal_writes(code)
+    written, calls = _nonlocal_writes(code)
+    out = {n for n in written       # (`np.add(a, b)` reads like `items.add(a)`)
+           if not isinstance(func.__globals__.get(n), types.ModuleType)}
     for name in calls if depth else ():
         callee = getattr(func, "__globals__", {}).get(name)
         if isinstance(callee, types.FunctionType) and callee is not func:
@@ -131,15 +146,16 @@ def _nonlocal_writes(code) -> tuple[frozenset, tuple]:
     return frozenset(r for r in roots if r is not None and r not in bound), calls
 
 
-def _copies(fdef, params: set) -> dict:
+def _copies(fdef, params: set, globals_: dict) -> dict:
     """name -> the parameters it may be (views of): `v = p`, `v = p[1:]`,
-    `v = p.T`, `k, v = (1.0, p)`, `for v in p`, and so on through other such names, so
-    that updating v updates p."""
+    `v = p.T`, `v = np.asarray(p)`, `v = f(p)` for any call not known to
+    make a new array, `k, v = (1.0, p)`, `for v in p`, and so on through
+    other such names, so that updating v updates p."""
     pairs = []
     for node in traversal.walk(fdef):
         if isinstance(node, gast.Assign):
             for target in node.targets:
-                pairs += _bound_pairs(target, node.value)
+                pairs += _bound_pairs(target, node.value, globals_)
         elif isinstance(node, gast.For):        # rows of `p`, also through enumerate & co.
             iters = [node.iter, *getattr(node.iter, "args", [])]
             pairs += [(n.id, _root(i)) for n in traversal.walk(node.target)
@@ -156,16 +172,42 @@ def _copies(fdef, params: set) -> dict:
     return copies
 
 
-def _bound_pairs(target, value) -> list:
-    """(name, the name its value may be or view) for one assignment target."""
+def _bound_pairs(target, value, globals_: dict) -> list:
+    """(name, a name its value may be or view) for one assignment target."""
     if isinstance(target, gast.Name):
-        root = _root(value.func.value) if isinstance(value, gast.Call) and \
-            isinstance(value.func, gast.Attribute) else _root(value)
-        return [(target.id, root)] if root is not None else []
+        return [(target.id, root) for root in _may_be(value, globals_)]
     if isinstance(target, (gast.Tuple, gast.List)) and \
             isinstance(value, (gast.Tuple, gast.List)) and len(target.elts) == len(value.elts):
-        return [p for t, v in zip(target.elts, value.elts) for p in _bound_pairs(t, v)]
+        return [p for t, v in zip(target.elts, value.elts)
+                for p in _bound_pairs(t, v, globals_)]
     return []
+
+
+def _may_be(value, globals_: dict) -> list:
+    """The names whose object `value` may be or view: a name, what is
+    subscripted or asked for an attribute, and for a call its receiver and
+    arguments, unless it surely makes a new array."""
+    if not isinstance(value, gast.Call):
+        root = _root(value)
+        return [root] if root is not None else []
+    func = value.func
+    callee = _global_value(func, globals_)
+    if callee is not None:
+        if is_numpy(callee) and makes_new_array(callee, value):
+            return []
+    elif isinstance(func, gast.Attribute) and method_makes_new_array(value):
+        return []
+    parts = ([func.value] if isinstance(func, gast.Attribute) else []) + \
+        [*value.args, *(k.value for k in value.keywords)]
+    return [r for r in map(_root, parts) if r is not None]
+
+
+def _global_value(node, globals_: dict):
+    """What a dotted name of globals (`np.sum`) is bound to, or None."""
+    if isinstance(node, gast.Attribute):
+        base = _global_value(node.value, globals_)
+        return None if base is None else getattr(base, node.attr, None)
+    return globals_.get(node.id) if isinstance(node, gast.Name) else None
 
 
 def _arg_names(call: gast.Call) -> set:
@@ -186,6 +228,59 @@ def _root(node):
     while isinstance(node, (gast.Subscript, gast.Attribute)):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+# NumPy functions whose result is always a new array (or a number), whatever
+# the arguments: every other NumPy function may return (a list of) views of
+# its arguments (`np.ascontiguousarray`, `np.split`, `np.einsum('ii->i', a)`)
+FRESH_FUNCTIONS = frozenset(getattr(np, name) for name in """
+    sum prod mean std var max min amax amin ptp nansum nanprod nanmean nanstd nanvar
+    nanmax nanmin median nanmedian percentile quantile nanpercentile nanquantile average
+    all any count_nonzero argmax argmin argsort sort nonzero flatnonzero
+    dot vdot inner outer tensordot kron cross trace cumsum cumprod nancumsum nancumprod
+    diff ediff1d gradient convolve correlate interp polyval cov corrcoef histogram
+    concatenate stack vstack hstack dstack column_stack block append insert delete
+    where select piecewise take take_along_axis compress extract repeat tile roll pad
+    copy array zeros ones empty full zeros_like ones_like empty_like full_like arange
+    linspace logspace geomspace eye identity tri triu tril diag diagflat vander
+    round around clip sinc i0 angle unwrap allclose isclose array_equal unique
+    searchsorted digitize bincount logical_and logical_or logical_not
+    """.split() if hasattr(np, name))
+_FRESH_MODULES = ("numpy.linalg", "numpy.fft", "numpy.random")
+# array methods whose result is always new: any other may return the receiver
+# or a view of it (`x.conj()` of a real array, `x.astype(t, copy=False)`)
+FRESH_METHODS = frozenset("""
+    copy sum prod mean std var max min ptp all any argmax argmin argsort cumsum cumprod
+    dot trace round clip flatten tolist item nonzero repeat take compress choose
+    searchsorted
+    """.split())
+
+
+def is_numpy(callee) -> bool:
+    """A function of NumPy's (or a ufunc)."""
+    module = getattr(callee, "__module__", None) or ""
+    return isinstance(callee, np.ufunc) or module == "numpy" or module.startswith("numpy.")
+
+
+def makes_new_array(callee, call: gast.Call) -> bool:
+    """Whether `call` of the NumPy function `callee` surely makes a new
+    array (or a number): a ufunc, a reduction, a constructor, linear
+    algebra ...; not with `copy=` or `out=`."""
+    if any(k.arg in ("copy", "out") for k in call.keywords):
+        return False
+    if isinstance(callee, np.ufunc) or \
+            (getattr(callee, "__module__", None) or "").startswith(_FRESH_MODULES):
+        return True
+    try:
+        return callee in FRESH_FUNCTIONS
+    except TypeError:           # (unhashable)
+        return False
+
+
+def method_makes_new_array(call: gast.Call) -> bool:
+    """Whether the array method `call` surely makes a new array."""
+    return call.func.attr in FRESH_METHODS and \
+        not any(k.arg in ("copy", "out") for k in call.keywords)
 
 
 # NumPy functions that return a new array (never a view of an argument),

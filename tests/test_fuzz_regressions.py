@@ -1418,3 +1418,23 @@ def test_hvp_of_a_function_whose_gradient_has_a_guard():   # seed 15
     g = ad.grad(hvp_of_a_guarded_function)
     want = (g(a + h, x, 0.72) - g(a - h, x, 0.72)) / (2 * h)
     assert got == pytest.approx(want, rel=1e-6, abs=1e-9)
+
+
+def _sets_first_through_asarray(x, u, k):
+    c = np.asarray(u)
+    c[0] = 1.5
+    return k
+
+
+def divides_by_what_a_mutating_helper_returns(b, theta):
+    b /= _sets_first_through_asarray(*(1.0, b, theta))
+    return np.sum(b)
+
+
+def test_a_helper_updating_its_argument_through_asarray_is_refused():
+    """Fuzz seed 61081 (minimized): the helper's update through
+    `np.asarray(u)` was not seen, so its pair (which copies what it
+    updates) left the caller's array as it was, unlike the plain call: a
+    silently wrong gradient."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter u"):
+        ad.grad(divides_by_what_a_mutating_helper_returns, wrt=1)(V3.copy(), 1.2)

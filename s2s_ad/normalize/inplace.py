@@ -117,13 +117,16 @@ def refuse_nonlocal_update(nz, call: gast.Call) -> None:
     if not any(n.id in nz.locals for n in traversal.names(args)):
         return
     func = call.func
-    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
+    callee = nz.src.resolve(func, nz.locals)
+    if isinstance(callee, types.FunctionType):
+        written = sorted(effects.mutated_nonlocals(callee))
+    elif isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and \
+            not isinstance(getattr(callee, "__self__", None), types.ModuleType) and \
+            not isinstance(callee, numpy.ufunc):       # (`np.add` is no `set.add`)
         root = _root_name(func.value)
         written = [root] if root is not None and root not in nz.locals else []
     else:
-        callee = nz.src.resolve(func, nz.locals)
-        written = sorted(effects.mutated_nonlocals(callee)) \
-            if isinstance(callee, types.FunctionType) else []
+        written = []
     if written:
         nz.unsupported(call, f"a call that updates `{written[0]}` in place, which is not a "
                              "local variable of the function (global or closure state "

@@ -5,8 +5,8 @@ one has to it, for the alias analysis (normalize/aliasing.py).
 `.T`, `reshape`/`ravel`/`view` (of a local or a temporary), `np.reshape`,
 `np.ravel`, `np.asarray`, `np.transpose`.  `may_view` names the arguments
 whose memory the result of any other NumPy function or array method may
-share, unless it is known to always make a new array (`_FRESH_FUNCTIONS`,
-`_FRESH_METHODS`, ufuncs): the analysis holds that relation as uncertain,
+share, unless it is known to always make a new array (effects.py's
+`makes_new_array`: ufuncs, reductions, constructors, ...): the analysis holds that relation as uncertain,
 so an update through either side is checked at run time and refused where
 they share memory, rather than lost.  The sound default is the point: a
 view-returning function nobody listed (`np.split`, `np.ascontiguousarray`,
@@ -17,7 +17,7 @@ from __future__ import annotations
 import gast
 import numpy
 
-from .. import astutil, runtime
+from .. import astutil, effects, runtime
 from ..ir import is_resolved
 from .alias_parts import Part
 
@@ -25,31 +25,6 @@ _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
                    numpy.asarray: "reshape", numpy.transpose: "T",
                    runtime.indexable: "reshape"}
-# NumPy functions whose result is always a new array (or a number), whatever
-# the arguments: every other NumPy function may return (a list of) views of
-# its arguments (`np.ascontiguousarray`, `np.split`, `np.einsum('ii->i', a)`)
-_FRESH_FUNCTIONS = frozenset(getattr(numpy, name) for name in """
-    sum prod mean std var max min amax amin ptp nansum nanprod nanmean nanstd nanvar
-    nanmax nanmin median nanmedian percentile quantile nanpercentile nanquantile average
-    all any count_nonzero argmax argmin argsort sort nonzero flatnonzero
-    dot vdot inner outer tensordot kron cross trace cumsum cumprod nancumsum nancumprod
-    diff ediff1d gradient convolve correlate interp polyval cov corrcoef histogram
-    concatenate stack vstack hstack dstack column_stack block append insert delete
-    where select piecewise take take_along_axis compress extract repeat tile roll pad
-    copy array zeros ones empty full zeros_like ones_like empty_like full_like arange
-    linspace logspace geomspace eye identity tri triu tril diag diagflat vander
-    round around clip sinc i0 angle unwrap allclose isclose array_equal unique
-    searchsorted digitize bincount logical_and logical_or logical_not
-    """.split() if hasattr(numpy, name))
-_FRESH_MODULES = ("numpy.linalg", "numpy.fft", "numpy.random")
-# array methods whose result is always new: any other may return the receiver
-# or a view of it (`x.conj()` of a real array, `x.astype(t, copy=False)`)
-_FRESH_METHODS = frozenset("""
-    copy sum prod mean std var max min ptp all any argmax argmin argsort cumsum cumprod
-    dot trace round clip flatten tolist item nonzero repeat take compress choose
-    searchsorted
-    """.split())
-
 
 def view_of(nz, value) -> Part | None:
     """The relation a value read from a local has to it, if it may share
@@ -85,31 +60,16 @@ def may_view(nz, value) -> list[str]:
     if not isinstance(value, gast.Call):
         return []
     callee = nz.src.resolve(value.func, nz.locals)
-    copying = any(k.arg in ("copy", "out") for k in value.keywords)
     if is_resolved(callee):
-        if not _is_numpy(callee) or not copying and _is_fresh(callee):
+        if not effects.is_numpy(callee) or effects.makes_new_array(callee, value):
             return []
         args = [*value.args, *(k.value for k in value.keywords)]
     elif isinstance(value.func, gast.Attribute) and \
-            (copying or value.func.attr not in _FRESH_METHODS):
+            not effects.method_makes_new_array(value):
         args = [value.func.value]
     else:
         return []
     return [a.id for a in args if isinstance(a, gast.Name)]
-
-
-def _is_numpy(callee) -> bool:
-    module = getattr(callee, "__module__", None) or ""
-    return isinstance(callee, numpy.ufunc) or module == "numpy" or module.startswith("numpy.")
-
-
-def _is_fresh(callee) -> bool:
-    """A NumPy function that always makes a new array: a ufunc (without
-    `out=`), a reduction, a constructor, linear algebra ..."""
-    if isinstance(callee, numpy.ufunc) or \
-            (getattr(callee, "__module__", None) or "").startswith(_FRESH_MODULES):
-        return True
-    return hashable(callee) and callee in _FRESH_FUNCTIONS
 
 
 def hashable(obj) -> bool:
