@@ -69,7 +69,8 @@ def _refuse_overwrite(nz, call, callee) -> None:
              and not (isinstance(k.value, gast.Constant) and k.value.value is False)]
     passed = [a for a in [*call.args, *(k.value for k in call.keywords)]
               if isinstance(a, gast.Name) and a.id in nz.locals]
-    if flags and passed and is_resolved(callee) and frontend.from_library(callee):
+    if flags and passed and is_resolved(callee) and frontend.from_library(callee) and \
+            registry.lookup(callee) is None:        # (a rule says what it does not cover)
         nz.unsupported(call, f"a call with `{flags[0].arg}=...`, which may overwrite "
                              f"`{passed[0].id}` in place (pass a copy, or drop it)")
 
