@@ -215,10 +215,13 @@ def _arg_names(call: gast.Call) -> set:
 
 
 def _call_mutates(call: gast.Call) -> set:
+    """The roots a call may update in place: a mutating method's receiver
+    (or a module's: `np.add` reads like `items.add`, which the caller
+    sorts out), what it writes `out=`, a NumPy mutator's first argument."""
     func = call.func
-    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
-        return {_root(func.value)}
     out = {_root(k.value) for k in call.keywords if k.arg == "out"}
+    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
+        out.add(_root(func.value))
     if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:
         out.add(_root(call.args[0]))
     return out

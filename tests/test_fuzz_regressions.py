@@ -402,6 +402,18 @@ def put_along_axis_then_update(enumerate, y):
     return np.mean(y)
 
 
+def _adds_into(t):
+    np.add(1.0, 1.0, out=t)
+
+
+def helper_writes_its_argument_by_out(v, w):
+    # fuzz seed 70701 (minimized): `np.add(..., out=t)` read as the method
+    # `set.add` of `np`, so the helper was not seen to update `t`, and the
+    # derived function mutated the caller's `v`
+    e = [_adds_into(*(v,))]
+    return np.sum(w * w) + len(e)
+
+
 V2 = np.array([0.55, -0.96])
 M2 = np.array([[1.33, -0.89], [-0.6, -1.12]])
 V3 = np.array([0.3, -0.8, 1.1])
@@ -456,6 +468,7 @@ M3 = np.array([[0.5, 0.3, 0.2], [1.0, -0.5, 0.7], [0.1, 0.4, -0.9]])
     (default_of_get_updated, [{"b": V3}, V3 * 2.0], 0),
     (copyto_into_a_slice_of_a_parameter, [V3], 0),
     (put_along_axis_then_update, [[M2, -M2], V2], 0),
+    (helper_writes_its_argument_by_out, [V2, M2], 1),
 ])
 def test_fuzzer_finding(f, args, wrt):
     check_grad(f, args, wrt=wrt)
