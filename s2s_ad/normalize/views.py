@@ -5,8 +5,8 @@ one has to it, for the alias analysis (normalize/aliasing.py).
 `.T`, `reshape`/`ravel`/`view` (of a local or a temporary), `np.reshape`,
 `np.ravel`, `np.asarray`, `np.transpose`.  `may_view` names the arguments
 whose memory the result of any other NumPy function or array method may
-share, unless it is known to always make a new array (effects.py's
-`makes_new_array`: ufuncs, reductions, constructors, ...): the analysis holds that relation as uncertain,
+share, unless it is known to always make a new array (fresh.py: ufuncs,
+reductions, constructors, ...): the analysis holds that relation as uncertain,
 so an update through either side is checked at run time and refused where
 they share memory, rather than lost.  The sound default is the point: a
 view-returning function nobody listed (`np.split`, `np.ascontiguousarray`,
@@ -17,7 +17,7 @@ from __future__ import annotations
 import gast
 import numpy
 
-from .. import astutil, effects, runtime
+from .. import astutil, fresh, runtime
 from ..ir import is_resolved
 from .alias_parts import Part
 
@@ -61,11 +61,11 @@ def may_view(nz, value) -> list[str]:
         return []
     callee = nz.src.resolve(value.func, nz.locals)
     if is_resolved(callee):
-        if not effects.is_numpy(callee) or effects.makes_new_array(callee, value):
+        if not fresh.is_numpy(callee) or fresh.makes_new_array(callee, value):
             return []
         args = [*value.args, *(k.value for k in value.keywords)]
     elif isinstance(value.func, gast.Attribute) and \
-            not effects.method_makes_new_array(value):
+            not fresh.method_makes_new_array(value):
         args = [value.func.value]
     else:
         return []
