@@ -1451,3 +1451,30 @@ def test_a_helper_updating_its_argument_through_asarray_is_refused():
     silently wrong gradient."""
     with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter u"):
         ad.grad(divides_by_what_a_mutating_helper_returns, wrt=1)(V3.copy(), 1.2)
+
+
+def _same(u, c=0.67):
+    return u
+
+
+def iterates_a_helper_result_while_updating_its_argument(w, t):
+    for g in _same(t):
+        t *= 0.45
+        g = g / np.sum(w)
+    return g
+
+
+def iterates_a_fresh_result_while_updating_its_argument(w, t):
+    for g in np.sin(t):
+        t *= 0.45
+        g = g / np.sum(w) + np.sum(t)
+    return g
+
+
+def test_a_loop_over_what_may_share_memory_with_what_its_body_updates_is_refused():
+    """Fuzz seed 72016 (minimized): the loop listed the helper's result (its
+    argument itself) when it started, so it read items the body had not yet
+    scaled, where Python reads them as it goes: a silently wrong gradient."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="loop over a value that may share"):
+        ad.grad(iterates_a_helper_result_while_updating_its_argument)(V3 + 1.0, V3.copy())
+    check_grad(iterates_a_fresh_result_while_updating_its_argument, [V3 + 1.0, V3], (0, 1))

@@ -115,6 +115,7 @@ class Normalizer:
         self.unbound: set = set()       # see Normalized.unbound
         self.user_names = None          # every name in the user's function
         self.loops: list = []           # the loops being normalized, with their element reads
+        self.loop_updates: set = set()  # what the body of the loop being entered updates
         self.displays: dict = {}        # name bound once to a display -> its items
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
         self.sequences: set = set()     # names that may hold a list or tuple built here
