@@ -34,7 +34,8 @@ from .fresh import is_numpy, makes_new_array, method_makes_new_array
 
 
 
-_MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "place", "putmask", "at", "shuffle"}
+_MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "put_along_axis", "place", "putmask", "at",
+                   "shuffle"}
 
 
 def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:

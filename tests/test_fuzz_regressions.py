@@ -1478,3 +1478,21 @@ def test_a_loop_over_what_may_share_memory_with_what_its_body_updates_is_refused
     with pytest.raises(ad.UnsupportedSyntaxError, match="loop over a value that may share"):
         ad.grad(iterates_a_helper_result_while_updating_its_argument)(V3 + 1.0, V3.copy())
     check_grad(iterates_a_fresh_result_while_updating_its_argument, [V3 + 1.0, V3], (0, 1))
+
+
+def _puts_along(a, z):
+    np.put_along_axis(z, np.array([0]), z[2], 0)
+    return z
+
+
+def reads_what_a_helper_put_along_an_axis_into(x):
+    acc = np.sin(x)
+    z = x @ _puts_along(1.0, acc)
+    return np.mean(acc) + 0.0 * z
+
+
+def test_a_helper_writing_by_put_along_axis_is_seen():
+    """Fuzz seed 61446 (minimized): `np.put_along_axis` in a helper was not
+    counted as an update of its argument (a silently wrong gradient)."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter z"):
+        ad.grad(reads_what_a_helper_put_along_an_axis_into)(V3)
