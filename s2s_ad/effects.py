@@ -140,17 +140,24 @@ def _nonlocal_writes(code) -> tuple[frozenset, tuple]:
     if fdef is None:
         return frozenset(), ()
     bound = {a.id for a in scopes.params(fdef.args)} | scopes.stored_names(fdef)
+    calls = tuple(sorted({n.func.id for n in traversal.walk(fdef)
+                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}))
+    return frozenset(updated_roots(fdef.body) - bound), calls
+
+
+def updated_roots(body: list) -> set:
+    """The names `body` may update in place: assigned into (`t[0] = v`),
+    augmented (`t *= h`: in place for an array), passed to a mutating
+    method, `out=` or a NumPy mutator."""
     roots = set()
-    for node in traversal.walk(fdef):
-        if isinstance(node, gast.AugAssign) and not isinstance(node.target, gast.Name):
+    for node in traversal.walk(body):
+        if isinstance(node, gast.AugAssign):
             roots.add(_root(node.target))
         elif isinstance(node, gast.Assign):
             roots.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
             roots.update(_call_mutates(node))
-    calls = tuple(sorted({n.func.id for n in traversal.walk(fdef)
-                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}))
-    return frozenset(r for r in roots if r is not None and r not in bound), calls
+    return roots - {None}
 
 
 def _copies(fdef, params: set, globals_: dict) -> dict:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil, frontend, scopes, traversal
-from ..ir import MUTATING_METHODS, RUNTIME
+from .. import astutil, effects, frontend, scopes, traversal
+from ..ir import RUNTIME
 from . import aliasing, assign, compound
 
 # methods that may change the length of the list or dict they are called on
@@ -28,7 +28,7 @@ def s_For(nz, stmt: gast.For) -> None:
     before = compound.enter_compound(nz, stmt)
     if _unroll(nz, stmt):
         return
-    updated, nz.loop_updates = nz.loop_updates, _updated_in(stmt.body)
+    updated, nz.loop_updates = nz.loop_updates, effects.updated_roots(stmt.body)
     header, element, counted = _iteration(nz, stmt.iter)
     nz.loop_updates = updated
     guard = _resize_guard(nz, stmt, counted)
@@ -238,29 +238,6 @@ def _materialize(nz, seq):
     t = nz.namer.temp("seq")
     nz.emit(astutil.assign(t, astutil.call(astutil.builtin("list"), [seq])))
     return astutil.name(t)
-
-
-def _updated_in(body: list) -> set:
-    """The names `body` may update in place: augmented (`t *= h`, in place
-    for an array), assigned into (`t[0] = v`), or passed to a mutating
-    method or `out=`."""
-    out = set()
-    for node in traversal.walk(body):
-        if isinstance(node, gast.AugAssign):
-            out.add(_root(node.target))
-        elif isinstance(node, gast.Assign):
-            out.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
-        elif isinstance(node, gast.Call):
-            out.update(_root(k.value) for k in node.keywords if k.arg == "out")
-            if isinstance(node.func, gast.Attribute) and node.func.attr in MUTATING_METHODS:
-                out.add(_root(node.func.value))
-    return out - {None}
-
-
-def _root(node):
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 def _check_loop_target(nz, target) -> None:
