@@ -1,12 +1,12 @@
 """The compiled-function cache.
 
 Keyed weakly on the primal function object, then on the options of the
-request.  An entry also remembers the primal's code object, the rule
-registry's version, and the entry's `stale()` check (guards.py) when the
-function resolved names at compile time: a function whose `__code__` was
-replaced, a rule registered since, or a name (closure cell, global, builtin,
-import, or one a callee's adjoint pair was compiled against) rebound since,
-forces a recompile.
+request.  An entry also remembers the primal's code object and defaults,
+the rule registry's version, and the entry's `stale()` check (guards.py)
+when the function resolved names at compile time: a function whose
+`__code__` or defaults were replaced, a rule registered since, or a name
+(closure cell, global, builtin, import, or one a callee's adjoint pair was
+compiled against) rebound or edited since, forces a recompile.
 
 Where the entries live: in the primal's own `__dict__` (with a weak
 reference to their owner, so a wrapper that copied the `__dict__` with
@@ -55,10 +55,22 @@ def lookup(func, key, version: int):
     if per_func is None:
         return None
     hit = per_func.get(key)
-    if hit is None or hit[0] is not func.__code__ or hit[1] != version or \
+    if hit is None or _edited(hit[0], func) or hit[1] != version or \
             hit[3] is not None and _stale(hit[3]):
         return None
     return hit[2]
+
+
+def _state(func) -> tuple:
+    """What a function computes with besides the names it reads: its code
+    and defaults (IPython's autoreload replaces them in place)."""
+    return func.__code__, func.__defaults__, func.__kwdefaults__
+
+
+def _edited(state: tuple, func) -> bool:
+    code, defaults, kwdefaults = state
+    return func.__code__ is not code or func.__defaults__ is not defaults or \
+        func.__kwdefaults__ is not kwdefaults
 
 
 def _stale(check) -> bool:
@@ -80,7 +92,7 @@ def get_or_build(func, key, version: int, build: Callable):
         derived, stale = build()
         table = _table(func, create=True)
         if table is not None:
-            table[key] = (func.__code__, version, derived, stale)
+            table[key] = (_state(func), version, derived, stale)
         return derived
 
 

@@ -62,8 +62,8 @@ class Context:
 
 
 def encode(obj, ctx: Context) -> dict:
-    if isinstance(obj, guards.Same):
-        return {"k": "same", "of": encode(obj.function(), ctx)}
+    if isinstance(obj, guards.Version):
+        return {"k": "version", "of": encode(obj.function(), ctx)}
     if obj is ctx.func:
         return {"k": "self"}
     if _literal(obj):
@@ -91,8 +91,8 @@ def encode(obj, ctx: Context) -> dict:
 
 def decode(recipe: dict, ctx: Context):
     kind = recipe["k"]
-    if kind == "same":
-        return guards.Same(decode(recipe["of"], ctx))
+    if kind == "version":
+        return guards.Version(decode(recipe["of"], ctx))
     if kind == "self":
         return ctx.func
     if kind == "literal":

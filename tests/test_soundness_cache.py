@@ -315,6 +315,11 @@ CALLERS = """
 import numpy as np
 import s2s_helpers_mod
 from s2s_helpers_mod import helper
+from s2s_helpers_mod import act as power
+
+
+def via_power(x):
+    return np.sum(power(x))
 
 
 def via_module(x):
@@ -387,6 +392,62 @@ def test_from_import_keeps_the_old_helper_until_rebound(modules):
     np.testing.assert_allclose(derived(x), -3.0 * np.sin(3.0 * x), rtol=1e-12)
     value_checked(ad.grad, callers.via_name, x)
     check_grad(callers.via_name, (x,))
+
+
+def _autoreload(old_functions, module):
+    """What IPython's autoreload does to the functions of a module it
+    reloads: the old function objects get the new code and defaults, so
+    every name bound to one (`from m import helper`) now runs the new."""
+    for old in old_functions:
+        fresh = getattr(module, old.__name__)
+        old.__code__, old.__defaults__ = fresh.__code__, fresh.__defaults__
+
+
+def test_a_helper_edited_in_place_is_derived_again(modules):
+    path, helpers, callers = modules
+    x = np.array([0.3, 0.8])
+    held, old_power = ad.grad(callers.via_power), callers.power
+    np.testing.assert_allclose(held(x), 2.0 * x, rtol=1e-12)
+    _autoreload([old_power], _reload_v2(path, helpers))
+    assert callers.power is old_power           # the name still denotes it
+    np.testing.assert_allclose(held(x), 3.0 * x * x, rtol=1e-12)
+    np.testing.assert_allclose(ad.grad(callers.via_power)(x), 3.0 * x * x, rtol=1e-12)
+    value_checked(ad.grad, callers.via_power, x)
+    check_grad(callers.via_power, (x,))
+
+
+def scaled_sine(x, k=2.0):
+    return np.sum(np.sin(x)) * k
+
+
+def scaled_cosine(x, k=1.0):
+    return np.sum(np.cos(x)) * k
+
+
+def calls_scaled_sine(x):
+    return scaled_sine(x) + 0.5
+
+
+def test_code_or_defaults_replaced_in_place_are_derived_again():
+    x = np.array([0.2, -0.7])
+    code, defaults = scaled_sine.__code__, scaled_sine.__defaults__
+    held = ad.grad(calls_scaled_sine)
+    try:
+        np.testing.assert_allclose(held(x), 2.0 * np.cos(x), rtol=1e-12)
+        scaled_sine.__defaults__ = (3.0,)           # a helper's defaults
+        np.testing.assert_allclose(held(x), 3.0 * np.cos(x), rtol=1e-12)
+        scaled_sine.__code__ = scaled_cosine.__code__
+        np.testing.assert_allclose(held(x), -3.0 * np.sin(x), rtol=1e-12)
+        # the function's own defaults: `grad` again derives afresh (a
+        # derived function already handed out keeps the defaults it had)
+        own = ad.grad(scaled_sine)
+        scaled_sine.__defaults__ = (5.0,)
+        assert ad.grad(scaled_sine) is not own
+        np.testing.assert_allclose(ad.grad(scaled_sine)(x), -5.0 * np.sin(x), rtol=1e-12)
+        check_grad(calls_scaled_sine, (x,))
+        check_grad(scaled_sine, (x,))
+    finally:
+        scaled_sine.__code__, scaled_sine.__defaults__ = code, defaults
 
 
 def test_edited_source_file_is_refused(tmp_path, monkeypatch):
