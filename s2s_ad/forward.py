@@ -31,7 +31,7 @@ from .tangent_rules import zeros_of
 from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
 from .optimize_fold import squares
 from .param_copies import param_copies
-from .reverse_forward import inplace_statement
+from .reverse_forward import check_mutating_call, inplace_statement
 from .reverse_plan import Plan, imported, make_plan, name_reserved
 
 
@@ -164,7 +164,8 @@ def _statement(plan: Plan, stmt, origin) -> tuple[list, bool]:
     """(statements, whether they compute a tangent) for one ANF statement;
     a compound statement is its own, its bodies swept."""
     if isinstance(stmt, gast.Assign):
-        return _assign(plan, stmt)
+        code, has_tangent = _assign(plan, stmt)
+        return check_mutating_call(plan, stmt) + code, has_tangent
     if isinstance(stmt, gast.If):
         return [astutil.if_(astutil.clone(stmt.test), sweep(plan, stmt.body, origin) or
                             [astutil.pass_()], sweep(plan, stmt.orelse, origin))], False
@@ -176,7 +177,7 @@ def _statement(plan: Plan, stmt, origin) -> tuple[list, bool]:
         loop = astutil.while_(astutil.clone(stmt.test),
                               sweep(plan, stmt.body, origin) or [astutil.pass_()])
         return [gast.copy_location(loop, stmt)], False
-    return [astutil.clone(stmt)], False
+    return check_mutating_call(plan, stmt) + [astutil.clone(stmt)], False
 
 
 def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:

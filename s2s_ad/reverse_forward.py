@@ -24,7 +24,7 @@ def forward(plan: Plan, body: list) -> list:
     out = []
     for stmt in body:
         if isinstance(stmt, gast.Assign):
-            out.extend(_check_mutating_call(plan, stmt))
+            out.extend(check_mutating_call(plan, stmt))
             out.extend(_record(plan, stmt))
             out.extend(_forward_assign(plan, stmt))
         elif isinstance(stmt, gast.If):
@@ -37,16 +37,17 @@ def forward(plan: Plan, body: list) -> list:
         elif isinstance(stmt, (gast.For, gast.While)):
             out.extend(_forward_loop(plan, stmt))
         else:
-            out.extend(_check_mutating_call(plan, stmt))
+            out.extend(check_mutating_call(plan, stmt))
             out.append(astutil.clone(stmt))
     return out
 
 
-def _check_mutating_call(plan: Plan, stmt) -> list:
-    """A helper that updates an argument in place.  Its adjoint pair
-    works on a copy, so the caller must not see the argument (a fresh
-    temporary is fine); a call that is not differentiated must not
-    change a varied one.  Where it surely would, a located error; where
+def check_mutating_call(plan: Plan, stmt) -> list:
+    """A helper that updates an argument in place.  Its adjoint pair (or
+    tangent function, in forward mode) works on a copy, so the caller must
+    not see the argument (a fresh temporary is fine); a call that is not
+    differentiated must not change a varied one: its derivative would miss
+    the update.  Where it surely would, a located error; where
     it only augments the parameter (`p += v`, in place only for an
     array, list or dict), a check before the call that raises one then."""
     prim = plan.prims.get(stmt)

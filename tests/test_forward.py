@@ -227,3 +227,70 @@ def test_a_reversed_range_is_a_range_counting_down():
     for n, a in [(4, 0), (4, 2), (2, 3), (0, 0), (4, -2)]:
         check_grad(countdown, [X, n, a])
         check_jvp(countdown, [X, n, a])
+
+
+# A container or argument changed in place where no derivative follows it:
+# forward mode refuses, located, as reverse mode does (it once ran them and
+# returned a tangent missing the update, or crashed on a short tangent list).
+def _doubles(v):
+    v *= 2.0
+
+
+def _puts_first(v, a):
+    v[0] = a
+
+
+def _appends(items, v):
+    items.append(v)
+
+
+def helper_doubles_its_argument(x):
+    p = x * x
+    _doubles(p)
+    return float(np.sum(p))
+
+
+def helper_sets_an_item(x):
+    y = x * 1.0
+    _puts_first(y, x[2] ** 2)
+    return float(y[0] * 5.0 + y[1])
+
+
+def helper_appends(x):
+    items = [x[0]]
+    _appends(items, x[1] * 3.0)
+    return float(items[0] + items[1] ** 2)
+
+
+def list_extended(x):
+    out = [x[0]]
+    out.extend([x[1], x[2]])
+    return float(out[0] + out[1] * out[2])
+
+
+def list_reversed_in_place(x):
+    out = [x[0], x[1]]
+    out.reverse()
+    return float(out[0] * 5.0 + out[1])
+
+
+def dict_updated(x):
+    d = {}
+    d.update({"b": x[0]})
+    return float(d["b"] * 2.0)
+
+
+@pytest.mark.parametrize("f, line, what", [
+    (helper_doubles_its_argument, 2, "_doubles updates its parameter v in place"),
+    (helper_sets_an_item, 2, "_puts_first updates its parameter v in place"),
+    (helper_appends, 2, "_appends updates its parameter items in place"),
+    (list_extended, 2, "the method `extend` may update `out` in place"),
+    (list_reversed_in_place, 2, "the method `reverse` may update `out` in place"),
+    (dict_updated, 2, "`d.update` is a function value"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_an_update_no_derivative_follows_is_refused_in_both_modes(f, line, what):
+    x = np.array([0.4, -0.8, 1.1])
+    for transform in (ad.grad, ad.jvp):     # (at compile time, or at the call)
+        with pytest.raises(ad.UnsupportedSyntaxError, match=what) as info:
+            transform(f)(x) if transform is ad.grad else transform(f)(x, np.ones(3))
+        assert info.value.location.line == f.__code__.co_firstlineno + line

@@ -101,7 +101,8 @@ class Summary:
         lines = [f"{total} seeds in {self.seconds:.1f} s: "
                  + ", ".join(f"{o} {self.counts[o]}" for o in OUTCOMES)]
         for order in sorted({o for o, _ in self.order_counts}):
-            lines.append(f"  {order} (of the seeds ok above): " + ", ".join(
+            which = "ok above, and those refused" if order == "jvp" else "ok above"
+            lines.append(f"  {order} (of the seeds {which}): " + ", ".join(
                 f"{o} {self.order_counts[order, o]}" for o in OUTCOMES))
         if self.failures:
             lines += ["", "failures (count, example seed, signature):"]

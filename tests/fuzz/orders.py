@@ -4,7 +4,9 @@
           checked in; the value (and aux) must be the primal's, the
           arguments and tangents untouched, and the tangent's projection
           equal to <gradient, direction> (the gradient is already checked
-          against finite differences, so this is exact up to rounding)
+          against finite differences, so this is exact up to rounding).
+          Where reverse mode refused the program, forward mode is judged
+          too: its tangent against the finite differences themselves
     hvp   second order, forward over reverse (scalar programs, one `wrt`
           entry, no `stop_gradient`: it holds at every order, as JAX's does,
           which differences of gradients do not see): <u, H v> against
@@ -31,14 +33,16 @@ RTOL, ATOL = 1e-7, 1e-9             # forward against reverse: the same derivati
 _INTERNAL = getattr(errors, "InternalError", None)
 
 
-def judge(order: str, prog, f, out, grads, dirs, idx, signature) -> tuple:
+def judge(order: str, prog, f, out, grads, dirs, idx, signature, check=None) -> tuple:
     """(outcome, signature, detail) of `order` for a program whose gradient
-    `grads` was found right along `dirs` (arguments at positions `idx`)."""
+    `grads` was found right along `dirs` (arguments at positions `idx`).
+    `check(tangent's projection)`, None or a problem (outcome, signature,
+    detail), judges jvp's tangent; by default against <grads, dirs>."""
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if order == "jvp":
-                return _jvp(prog, f, out, grads, dirs, idx)
+                return _jvp(prog, f, out, dirs, check or _against(prog, grads, dirs))
             return _hvp(prog, f, out, dirs, idx)
     except errors.S2SADError as exc:
         internal = _INTERNAL is not None and isinstance(exc, _INTERNAL)
@@ -58,7 +62,19 @@ def _call(derived, args, tangents):
     return derived(*args, *tangents)
 
 
-def _jvp(prog, f, out, grads, dirs, idx) -> tuple:
+def _against(prog, grads, dirs):
+    """The check of a tangent's projection against <gradient, direction>."""
+    want = oracle.inner(list(grads) if prog.wrt_tuple else [grads], dirs)
+
+    def check(got):
+        if not oracle.agree(got, want, RTOL, ATOL * max(1.0, abs(want))):
+            return ("wrong", "jvp: wrong tangent",
+                    f"jvp {got!r}, <gradient, direction> {want!r}")
+        return None
+    return check
+
+
+def _jvp(prog, f, out, dirs, check) -> tuple:
     wrt = prog.wrt_value(list(inspect.signature(f).parameters))
     options = {"has_aux": prog.has_aux}
     if wrt is not None:
@@ -81,12 +97,7 @@ def _jvp(prog, f, out, grads, dirs, idx) -> tuple:
         got = oracle.inner(ct, tangent)
     else:
         got = float(tangent)
-    glist = list(grads) if prog.wrt_tuple else [grads]
-    want = oracle.inner(glist, dirs)
-    if not oracle.agree(got, want, RTOL, ATOL * max(1.0, abs(want))):
-        return ("wrong", "jvp: wrong tangent",
-                f"jvp {got!r}, <gradient, direction> {want!r}")
-    return ("ok", "", "")
+    return check(got) or ("ok", "", "")
 
 
 def _hvp(prog, f, out, dirs, idx) -> tuple:

@@ -14,6 +14,7 @@ crash) and a failure signature that groups failures of the same kind.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import os
 import re
@@ -90,8 +91,17 @@ def _judge(prog: Program, module, orders: tuple = ()) -> Result:
         out = _primal(prog, f)
     args = copy.deepcopy(list(prog.args))       # the program keeps its own, whatever happens
     before = copy.deepcopy(args)
-    with _time_limit(S2SAD_TIMEOUT, "s2s_ad", crash=True):
-        value, aux, grads = _derive(prog, f, out, args)
+    try:
+        with _time_limit(S2SAD_TIMEOUT, "s2s_ad", crash=True):
+            value, aux, grads = _derive(prog, f, out, args)
+    except _Stop as stop:
+        if stop.result.outcome != "refused" or "jvp" not in orders:
+            raise
+        # forward mode runs the program anew: where reverse mode refused,
+        # its tangent is judged against finite differences directly
+        with _time_limit(2 * PRIMAL_TIMEOUT + S2SAD_TIMEOUT, "jvp", crash=True):
+            jvp = ("jvp", *_jvp_alone(prog, f, out))
+        raise _Stop(dataclasses.replace(stop.result, orders=(jvp,))) from None
     try:
         _check_returned(prog, out, args, before, value, aux, grads)
     except _Stop:
@@ -198,27 +208,62 @@ def _grad_list(prog: Program, grads) -> list:
 
 def _check_gradient(prog: Program, f, out, grads):
     """<gradient, v> against central differences along a random v."""
+    dirs, idx, fds = _differences(prog, f, out)
+    exact = oracle.inner(_grad_list(prog, grads), dirs)
+    problem = _disagreement(prog, out, exact, fds)
+    if problem:
+        _wrong("wrong gradient", f"directional derivative: s2s_ad {problem}")
+    return dirs, idx
+
+
+def _differences(prog: Program, f, out):
+    """(directions, their argument positions, the central differences of
+    the output along them at steps H1 and H2); skipped where those do not
+    make a derivative."""
     rng = np.random.default_rng(prog.seed + 13)
     idx = [prog.params.index(name) for name, _ in prog.wrt]
     dirs = [oracle.direction(prog.args[i], rng) for i in idx]
-    exact = oracle.inner(_grad_list(prog, grads), dirs)
     project = _projection(prog, out)
     try:
-        fd1, fd2 = oracle.finite_difference(f, prog.args, idx, dirs, (oracle.H1, oracle.H2), project)
+        fds = oracle.finite_difference(f, prog.args, idx, dirs, (oracle.H1, oracle.H2), project)
     except oracle.NotSmooth:
         raise _Stop(Result("skipped", "not smooth at the point")) from None
     except Exception as exc:
         raise _Stop(Result("skipped", "primal raised near the point: " + signature(exc))) from None
-    if not (np.isfinite(fd1) and np.isfinite(fd2)) or not oracle.agree(fd1, fd2):
+    if not (np.isfinite(fds[0]) and np.isfinite(fds[1])) or not oracle.agree(*fds):
         raise _Stop(Result("skipped", "not smooth at the point"))
-    if not (oracle.agree(exact, fd1) or oracle.agree(exact, fd2)):
-        if abs(exact - fd1) <= oracle.rounding_noise(project(out), oracle.H1):
-            raise _Stop(Result("skipped", "finite differences lose the value's precision"))
-        if abs(float(project(out))) > oracle.TOO_LARGE:
-            raise _Stop(Result("skipped", "values too large for finite differences"))
-        _wrong("wrong gradient", f"directional derivative: s2s_ad {exact!r}, "
-                                 f"finite differences {fd1!r} (h={oracle.H1}), {fd2!r} (h={oracle.H2})")
-    return dirs, idx
+    return dirs, idx, fds
+
+
+def _disagreement(prog: Program, out, exact: float, fds) -> str:
+    """'' if the directional derivative `exact` agrees with the differences
+    `fds`, else what they say (skipped where they cannot tell)."""
+    fd1, fd2 = fds
+    if oracle.agree(exact, fd1) or oracle.agree(exact, fd2):
+        return ""
+    project = _projection(prog, out)
+    if abs(exact - fd1) <= oracle.rounding_noise(project(out), oracle.H1):
+        raise _Stop(Result("skipped", "finite differences lose the value's precision"))
+    if abs(float(project(out))) > oracle.TOO_LARGE:
+        raise _Stop(Result("skipped", "values too large for finite differences"))
+    return f"{exact!r}, finite differences {fd1!r} (h={oracle.H1}), {fd2!r} (h={oracle.H2})"
+
+
+def _jvp_alone(prog: Program, f, out) -> tuple:
+    """(outcome, signature, detail) of forward mode for a program reverse
+    mode refused: its tangent against the finite differences."""
+    try:
+        dirs, idx, fds = _differences(prog, f, out)
+    except _Stop as stop:
+        return stop.result.outcome, stop.result.signature, ""
+
+    def check(got):
+        try:
+            problem = _disagreement(prog, out, got, fds)
+        except _Stop as stop:
+            return stop.result.outcome, stop.result.signature, ""
+        return ("wrong", "jvp: wrong tangent", f"jvp {problem}") if problem else None
+    return other_orders.judge("jvp", prog, f, out, None, dirs, idx, signature, check)
 
 
 def _projection(prog: Program, out):
