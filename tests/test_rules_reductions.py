@@ -76,6 +76,11 @@ CASES = [
     (lambda x: wsum(np.prod(x, axis=1)), [MZ]),
     (lambda x: wsum(np.prod(x, axis=0, keepdims=True)), [MZ]),
     (lambda x: wsum(np.prod(x, axis=(0, 2))), [T]),
+    # ...of nothing: 1 (an empty selection, an empty axis)
+    (lambda x: np.prod(x[x > 100.0]) * wsum(x), [V]),
+    (lambda x: wsum(np.prod(x[:, :0], axis=1)) + wsum(x), [M]),
+    (lambda x: wsum(np.prod(x[:0], axis=0) * x[0]), [M]),
+    (lambda x: wsum(np.cumprod(x[:, :0], axis=1)) + wsum(x), [M]),
     # max, amax, min, amin (no ties in the data)
     (lambda x: wsum(np.max(x)), [M]),
     (lambda x: wsum(np.max(x, axis=1)), [M]),
