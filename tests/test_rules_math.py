@@ -198,6 +198,16 @@ def best_row(m):
     return np.sum(max(m, key=np.sum) ** 2)
 
 
+def smallest_pair(x):
+    pairs = [(x[0], 0), (x[1], 1), (x[2] * 0.5, 2)]
+    return min(pairs, key=lambda t: t[0])[0] * 3.0 + min(pairs)[0]
+
+
+def largest_with_its_index(x):
+    i, v = max(enumerate(x), key=lambda p: p[1])
+    return v * 2.0 + x[i]
+
+
 @pytest.mark.parametrize("f,args,wrt", [
     (largest_magnitude, ([1.0, -3.0, 2.0],), 0),
     (closest_candidate, (np.array([0.5, 1.0]),), 0),
@@ -205,6 +215,8 @@ def best_row(m):
     (by_key_of_arguments, (1.5, 0.5), (0, 1)),
     (with_defaults, (0.7,), 0),
     (best_row, (np.array([[0.3, -0.2], [1.1, 0.4], [-2.0, 0.5]]),), 0),
+    (smallest_pair, (np.array([0.3, 0.8, -0.4]),), 0),     # tuples: compared whole
+    (largest_with_its_index, (np.array([0.3, 0.8, -0.4]),), 0),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_max_and_min_with_key_or_default(f, args, wrt):
     check_grad(f, args, wrt)

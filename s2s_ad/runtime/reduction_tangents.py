@@ -81,9 +81,12 @@ def quantile_tangent(ta, a, q, axis, method, z):
 def share_sum(weights, tangents, like):
     """sum(w * t) over the items whose weight is not zero, from zeros like
     `like`: the tangent of a builtin max/min (the items it did not return
-    may have other shapes)."""
+    may have other shapes).  One item of weight 1 (no tie, or a key's pick)
+    gives its tangent as it is, whatever its structure (a tuple's)."""
+    shares = [(w, t) for w, t in zip(weights, tangents) if np.any(w)]
+    if len(shares) == 1 and np.all(shares[0][0] == 1):
+        return shares[0][1]
     out = zeros_like(like)
-    for w, tangent in zip(weights, tangents):
-        if np.any(w):
-            out = out + w * tangent
+    for w, tangent in shares:
+        out = out + w * tangent
     return out

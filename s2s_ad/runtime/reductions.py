@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray, numpy_only
-from .core import Seq, _as_float, _axes, _float_dtype, expand, unbroadcast, unreduce
+from .core import (Seq, _as_float, _axes, _float_dtype, expand, unbroadcast, unreduce,
+                   zeros_like)
 
 
 def reduced_mask(x, z, axis=None, keepdims=False):
@@ -94,17 +95,19 @@ def extremum_parts(g, z, first, rest, key=None):
     arguments `first, *rest`, or with no `rest`, of the items of the one
     sequence `first` (a list of them, an array for an array).  The items
     equal to `z` share `g` equally; a NaN result gives none any.  With a
-    `key`, the item Python returned gets all of `g`: the first whose key
-    equals the result's."""
+    `key`, or items that are tuples or lists (compared as wholes, and
+    their adjoints not scaled), the item Python returned gets all of `g`:
+    the first whose key equals the result's."""
     items = (first,) + tuple(rest) if rest else list(first)
-    if key is None:
+    if key is None and not isinstance(g, (list, tuple, dict)):
         ties = [item == z for item in items]
         count = sum(ties) or 1
         parts = [g * tie / count for tie in ties]
     else:
+        key = key or (lambda item: item)
         chosen = key(z)
         at = next((i for i, item in enumerate(items) if key(item) == chosen), None)
-        parts = [g if i == at else np.zeros_like(g) for i in range(len(items))]
+        parts = [g if i == at else zeros_like(g) for i in range(len(items))]
     if rest:
         return parts[0], parts[1:]
     if isinstance(first, np.ndarray):
