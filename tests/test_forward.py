@@ -262,6 +262,27 @@ def helper_appends(x):
     return float(items[0] + items[1] ** 2)
 
 
+def _scales(tape):
+    tape *= 2.0
+    return 1.0
+
+
+def inactive_call_scales_its_argument(x):     # fuzz seed 80695, minimized
+    step = x * 1.0
+    k = _scales(step)       # a constant result, yet `step` is updated
+    return float(np.sum(step) * k)
+
+
+def _grows(saved):
+    saved += saved * 0.5
+    return saved[0]
+
+
+def helper_grows_a_parameter(x):            # fuzz seed 81110, minimized
+    k = _grows(x)
+    return float(x @ x * k)
+
+
 def list_extended(x):
     out = [x[0]]
     out.extend([x[1], x[2]])
@@ -284,6 +305,8 @@ def dict_updated(x):
     (helper_doubles_its_argument, 2, "_doubles updates its parameter v in place"),
     (helper_sets_an_item, 2, "_puts_first updates its parameter v in place"),
     (helper_appends, 2, "_appends updates its parameter items in place"),
+    (inactive_call_scales_its_argument, 2, "_scales updates its parameter tape in place"),
+    (helper_grows_a_parameter, 1, "_grows updates its parameter saved in place"),
     (list_extended, 2, "the method `extend` may update `out` in place"),
     (list_reversed_in_place, 2, "the method `reverse` may update `out` in place"),
     (dict_updated, 2, "`d.update` is a function value"),
