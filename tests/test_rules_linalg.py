@@ -39,6 +39,7 @@ B = rng.standard_normal((2, 4, 5))
 P = rng.standard_normal((3, 2, 5))
 A = rng.standard_normal((4, 4)) + 4.0 * np.eye(4)
 A3 = rng.standard_normal((2, 3, 3)) + 3.0 * np.eye(3)
+SINGULAR = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 3.0, 1.0]])    # rank 2
 TALL = rng.standard_normal((5, 3))
 _H = rng.standard_normal((4, 4))
 HALF = (_H @ _H.T + 4.0 * np.eye(4)) / 2.0   # x + x.T is positive definite
@@ -176,6 +177,8 @@ CASES = [
     # det, slogdet, inv, solve, pinv, matrix_power
     (lambda x: wsum(np.linalg.det(x)), [A]),
     (lambda x: wsum(np.linalg.det(x)), [A3]),
+    (lambda x: wsum(np.linalg.det(x)), [SINGULAR]),     # the cofactors, from the SVD
+    (lambda x: wsum(np.linalg.det(x)), [np.stack([SINGULAR, A[:3, :3]])]),
     (lambda x: wsum(np.linalg.slogdet(x).logabsdet), [A3]),
     (lambda x: wsum(np.linalg.slogdet(x)[1]), [A]),
     (lambda x: wsum(np.linalg.slogdet(x)[0]), [A3]),
@@ -553,6 +556,18 @@ def test_lstsq_of_a_rank_deficient_matrix_is_refused_at_run_time():
     check_both_modes(lstsq_solution, [a, V5], (1,))
     assert ad.jvp(lstsq_solution, wrt=(0, 1))(a, V5, 0.0 * a, V5)[1] == \
         ad.jvp(lstsq_solution, wrt=1)(a, V5, V5)[1]       # a zero tangent of a: fine
+
+
+def log_volume(x):
+    return np.linalg.slogdet(x)[1]
+
+
+def test_slogdet_of_a_singular_matrix_is_refused_at_run_time():
+    for derive in (lambda: ad.grad(log_volume)(SINGULAR),
+                   lambda: ad.jvp(log_volume)(SINGULAR, np.ones((3, 3)))):
+        with pytest.raises(ad.UnsupportedValueError, match="invertible") as info:
+            derive()
+        assert info.value.location.line == log_volume.__code__.co_firstlineno
 
 
 def svd_complement(x):

@@ -9,7 +9,9 @@ Conventions (real operands throughout; complex inputs are not supported):
   one operand (`'ii->i'`, `'ii'`, `'iij->j'`), any number of operands,
   scalar operands.
 - Matrix functions accept stacks of matrices (`(..., n, n)`).
-- `det` and `slogdet` need an invertible matrix; `inv`, `solve` likewise.
+- `det` takes any square matrix (a singular one's gradient, the cofactors,
+  from its SVD); `slogdet` needs an invertible one (located error), `inv`
+  and `solve` likewise (NumPy raises).
 - `cholesky`, `eigh` and `eigvalsh` read one triangle of a symmetric
   matrix; their gradient is the symmetric one (right for symmetric
   perturbations, JAX's convention).  Eigenvector gradients need distinct
@@ -186,23 +188,24 @@ def norm_tangent(z, x, ord=None, axis=None, keepdims=False):
 
 @adjoint(np.linalg.det)
 def det(z, a):
-    d[a] += np.expand_dims(d[z] * z, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    d[a] += np.expand_dims(d[z], (-2, -1)) * rt.cofactors(a)
 
 
 @tangent(np.linalg.det)
 def det_tangent(z, a):
-    t[z] += z * np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a])
+    t[z] += np.einsum("...ij,...ij->...", rt.cofactors(a), t[a])
 
 
 @adjoint(np.linalg.slogdet)
 def slogdet(z, a):
     # z is (sign, logabsdet); only logabsdet has a gradient
-    d[a] += np.expand_dims(d[z][1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    d[a] += np.expand_dims(d[z][1], (-2, -1)) * rt.inverse_transposed(a, "slogdet")
 
 
 @tangent(np.linalg.slogdet)
 def slogdet_tangent(z, a):
-    t[z] += (0.0 * z[0], np.einsum("...ij,...ji->...", np.linalg.inv(a), t[a]))
+    t[z] += (0.0 * z[0], np.einsum("...ij,...ij->...", rt.inverse_transposed(a, "slogdet"),
+                                   t[a]))
 
 
 @adjoint(np.linalg.inv)

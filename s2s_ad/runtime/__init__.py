@@ -88,8 +88,8 @@ from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        tensordot_lhs, tensordot_rhs)
-from .linalg import (cholesky_adjoint, eig_adjoint, eigh_adjoint, eigvals_adjoint,
-                     eigvalsh_adjoint, field_adjoint, lstsq_adjoints,
+from .linalg import (cholesky_adjoint, cofactors, eig_adjoint, eigh_adjoint, eigvals_adjoint,
+                     eigvalsh_adjoint, field_adjoint, inverse_transposed, lstsq_adjoints,
                      matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,
                      svd_adjoint, svdvals_adjoint)
 from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigvals_tangent,

@@ -22,7 +22,7 @@ from ..errors import UnsupportedValueError
 from .core import _axes, _float_dtype, unindex, size
 from .origins import origin
 from .products import LazyParts
-from .reductions import _tie_share
+from .reductions import _tie_share, prod_others
 
 
 def _mT(x):
@@ -253,6 +253,33 @@ def lstsq_adjoints(gx, gres, gs, a, b, x, rank):
             da = da + u @ (asarray(gs)[:, None] * vh)    # as svdvals_adjoint
         return da
     return LazyParts(item, 2)
+
+
+def cofactors(a):
+    """The matrix of cofactors of (each matrix of) `a`, adj(a)ᵀ: the
+    gradient of det.  det(a) inv(a)ᵀ where `a` is invertible; where it is
+    not (det is 0 there, its gradient need not be), from the SVD
+    a = U diag(s) Vᵀ: det(U) det(V) U diag(∏_{j≠i} s_j) Vᵀ."""
+    a = asarray(a)
+    try:
+        return np.linalg.det(a)[..., None, None] * _mT(np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        u, s, vh = np.linalg.svd(a)
+        sign = np.linalg.det(u) * np.linalg.det(vh)
+        return sign[..., None, None] * ((u * prod_others(s, -1)[..., None, :]) @ vh)
+
+
+def inverse_transposed(a, what: str):
+    """inv(a)ᵀ for the derivative of log|det a| (`what`), located where `a`
+    is singular: log|det a| is -inf there, with no derivative."""
+    try:
+        return _mT(np.linalg.inv(asarray(a)))
+    except np.linalg.LinAlgError:
+        raise UnsupportedValueError(
+            f"the derivative of {what} needs an invertible matrix: at a "
+            "singular one its value is -inf and it has none", origin(),
+            hint="keep the matrix away from singular ones (e.g. add a small "
+                 "multiple of the identity)") from None
 
 
 def _rank_deficient(m, n, rank) -> UnsupportedValueError:
