@@ -17,7 +17,8 @@ it is left out only where all of them are static zeros, the others read
 as zeros.  Other assignments are template-local
 temporaries (renamed fresh at each use), and an `if` whose test is a
 compile-time constant after substitution is folded, as in an adjoint
-template.  A multi-output primitive's terms are tuple displays, one item
+template; any other `if` is kept, where its branches only compute
+temporaries.  A multi-output primitive's terms are tuple displays, one item
 per output.
 
 Invariant: a `TangentTemplate` is immutable after parsing; `instantiate`
@@ -115,11 +116,9 @@ class _Substituter:
             test = self.copy(stmt.test)
             try:
                 taken = bool(templates.static_value(test))
-            except ValueError:
-                raise RuleError(f"tangent rule {self.tpl.name!r}: `if "
-                                f"{astutil.unparse(stmt.test)}` is not a compile-time "
-                                "constant here", hint="compute the term without the `if` "
-                                "(np.where, or a runtime helper)") from None
+            except ValueError:      # decided when it runs: no term may depend on it
+                stmts.append(self._runtime_if(stmt, test))
+                return
             for inner in stmt.body if taken else stmt.orelse:
                 self.statement(inner, stmts, terms)
         elif isinstance(stmt, (gast.Assign, gast.Expr)):
@@ -127,6 +126,23 @@ class _Substituter:
         else:
             raise RuleError(f"tangent rule {self.tpl.name!r}: unsupported statement "
                             f"{type(stmt).__name__} in a template")
+
+    def _runtime_if(self, stmt, test) -> gast.If:
+        """`if test:` in the generated code, for an `if` whose branches only
+        compute temporaries (as in an adjoint template)."""
+        branches = []
+        for body in (stmt.body, stmt.orelse):
+            stmts, terms = [], []
+            for inner in body:
+                self.statement(inner, stmts, terms)
+            if terms:
+                raise RuleError(f"tangent rule {self.tpl.name!r}: its `if "
+                                f"{astutil.unparse(stmt.test)}` guards a `t[...] +=` but "
+                                "is not a compile-time constant here",
+                                hint="compute the term without the `if` (np.where, or a "
+                                     "runtime helper)")
+            branches.append(stmts)
+        return astutil.if_(test, branches[0] or [astutil.pass_()], branches[1])
 
     def _term(self, stmt, terms: list) -> None:
         if stmt.target.slice.id != self.tpl.result or not isinstance(stmt.op, gast.Add):
