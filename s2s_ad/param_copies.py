@@ -5,8 +5,10 @@ function may reach (the update itself, a helper that updates an argument,
 a call inside an undifferentiated expression that writes one) to the first
 statement that may reach it.  An update reaches a parameter directly,
 through plain copies of it (`a = x`), through its items (`xs[0]`, `d['k']`,
-what `zip`/`dict`/... hold) and through its views (`x.T`, `x[1:]`,
-`x.reshape(...)`).
+what `zip`/`dict`/... hold), through its views (`x.T`, `x[1:]`,
+`x.reshape(...)`), and through what a call may return: a helper's result
+may be its argument or an item of one, and so may any NumPy function's
+or array method's not known to make a new array (fresh.py).
 
 Why: the primal mutates the caller's array when it updates a parameter in
 place, but the derived function runs the primal's statements *and* must
@@ -34,9 +36,9 @@ import operator
 
 import gast
 
-from . import runtime, scopes
+from . import fresh, runtime, scopes
 from .errors import InternalError
-from .ir import CALL, COPY, member, names_of
+from .ir import CALL, COPY, DYNAMIC, UNKNOWN, member, names_of
 from .rules import registry
 
 
@@ -89,7 +91,7 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
             alias.setdefault((_ITEMS, target), set()).update(
                 *(alias.get(n, set()) | alias.get((_ITEMS, n), set()) for n in inserted))
         return
-    shared, held = _shared_and_held(prim, source, alias)
+    shared, held = _shared_and_held(prim, source, alias, stmt.value)
     for key, found in ((target, shared), ((_ITEMS, target), held)):
         if nested:
             alias.setdefault(key, set()).update(found)
@@ -99,24 +101,40 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
             alias.pop(key, None)    # a new object
 
 
-def _shared_and_held(prim, source, alias: dict) -> tuple[set, set]:
+def _shared_and_held(prim, source, alias: dict, value) -> tuple[set, set]:
     """(the parameters the value `prim` makes may be, those its items may
     be): a copy is its source and holds what it holds; a part (an item, a
     view) may be its source or one of its items; a display holds its
-    items (updating the list itself, `lr.append(v)`, changes none of them)."""
+    items (updating the list itself, `lr.append(v)`, changes none of them);
+    a list joined or repeated holds its operands' items.  A call of a
+    function of the user's, or of a NumPy function or array method not
+    known to make a new array (fresh.py), may return any argument, an
+    item of one or a view of one (`ident(x)`, `np.squeeze(x)`): unknown
+    means shared."""
     items = alias.get((_ITEMS, source), set())
     if prim.kind == COPY:
         return alias.get(source, set()), items
     if prim.key in _PARTS_OF:
         return alias.get(source, set()) | items, items
-    if prim.key is builtins.max or prim.key is builtins.min or \
-            prim.key is runtime.get_other:                      # one of its arguments,
-        return set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
-                             for o in prim.operands)), set()    # or of their items
-    if member(prim.key, _HOLDERS):
-        return set(), set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
-                                    for o in prim.operands))
+    every = set().union(*(alias.get(o, set()) | alias.get((_ITEMS, o), set())
+                          for o in prim.operands))
+    if prim.kind in (CALL, DYNAMIC, UNKNOWN) or _may_return_part(prim.key, value) or \
+            prim.key is builtins.max or prim.key is builtins.min or \
+            prim.key is runtime.get_other:      # one of its arguments, or an item of one
+        return every, every
+    if member(prim.key, _HOLDERS) or prim.key in (operator.add, operator.mul):
+        return set(), every
     return set(), set()
+
+
+def _may_return_part(key, value) -> bool:
+    """A NumPy function or array method whose result may share memory with
+    its arguments or receiver."""
+    if not isinstance(value, gast.Call):
+        return False
+    if isinstance(key, registry.Method):
+        return not fresh.method_makes_new_array(value)
+    return fresh.is_numpy(key) and not fresh.makes_new_array(key, value)
 
 
 def _copy(alias: dict) -> dict:

@@ -1496,3 +1496,23 @@ def test_a_helper_writing_by_put_along_axis_is_seen():
     counted as an update of its argument (a silently wrong gradient)."""
     with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter z"):
         ad.grad(reads_what_a_helper_put_along_an_axis_into)(V3)
+
+
+def _same(a):
+    return a
+
+
+def updates_an_item_a_helper_returned(v, h):
+    val = [_same(t) for t in v]         # val's items are v's arrays
+    val[0] *= 0.5
+    return np.mean(val) * h + np.sum(v[1]) * h
+
+
+def test_a_helpers_result_may_be_its_argument_so_the_parameter_is_copied():
+    """Fuzz seed 84135 (minimized; found in forward mode): the parameter
+    analysis took a helper's result for a new object, so the update of
+    `val[0]`, which is `v[0]`, reached the caller's array (in forward mode,
+    and in reverse mode where nothing restored it)."""
+    v = [V3.copy(), 2.0 * V3]
+    check_grad(updates_an_item_a_helper_returned, [v, 0.7], (0, 1))
+    check_jvp(updates_an_item_a_helper_returned, [v, 0.7], (0, 1))

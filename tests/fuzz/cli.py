@@ -151,25 +151,35 @@ def _save(directory: str, bad, features) -> None:
     print(f"\nsaved {len(bad)} failing programs to {directory}")
 
 
+def failure(res) -> tuple | None:
+    """(order or "", outcome, signature) of `res`'s failure, its own or
+    an order's (a program whose gradient is right, or that reverse mode
+    refused, may still fail in forward mode or at second order); None."""
+    if res.outcome in ("wrong", "crash"):
+        return "", res.outcome, res.signature
+    return next(((order, outcome, sig) for order, outcome, sig, _ in res.orders
+                 if outcome in ("wrong", "crash")), None)
+
+
 def minimize_seed(seed: int, features=FEATURES):
     """(seed, first result, minimized Program, its result); the Program is
-    None when the seed does not fail."""
+    None when the seed does not fail, in any order."""
     loader = shared_loader()
 
     def judge(prog):
-        res = run(prog, loader)
-        return res.outcome, res.signature
+        res = run(prog, loader, ORDERS)
+        return failure(res) or ("", res.outcome, res.signature)
     prog = generate(seed, features)
-    first = run(prog, loader)
-    if first.outcome not in ("wrong", "crash"):
+    first = run(prog, loader, ORDERS)
+    if failure(first) is None:
         return seed, first, None, first
     small = Minimizer(prog, judge).minimize()
-    return seed, first, small, run(small, loader)
+    return seed, first, small, run(small, loader, ORDERS)
 
 
 def _minimize(seed: int, features) -> int:
     seed, first, small, res = minimize_seed(seed, features)
-    print(f"# seed {seed}: {first.outcome}  {first.signature}")
+    print(f"# seed {seed}: {_said(first)}")
     if small is None:
         print("# nothing to minimize")
         return 0
@@ -177,11 +187,19 @@ def _minimize(seed: int, features) -> int:
     return 1
 
 
+def _said(res) -> str:
+    """`outcome  signature`, of the failing order where one failed."""
+    order, outcome, sig = failure(res) or ("", res.outcome, res.signature)
+    return f"{outcome}  {f'[{order}] ' if order else ''}{sig}"
+
+
 def _print_minimized(small: Program, res) -> None:
     print(describe(small))
-    print(f"# outcome: {res.outcome}  {res.signature}")
-    if res.detail and res.outcome == "wrong":
-        print(comment(res.detail))
+    print(f"# outcome: {_said(res)}")
+    detail = res.detail if res.outcome == "wrong" else next(
+        (d for _, outcome, _, d in res.orders if outcome == "wrong"), "")
+    if detail:
+        print(comment(detail))
 
 
 def _minimize_each(summary, k: int, features, jobs: int) -> None:
@@ -196,5 +214,5 @@ def _minimize_each(summary, k: int, features, jobs: int) -> None:
     else:
         done = [minimize_seed(*item) for item in items]
     for seed, first, small, res in done:
-        print(f"\n{'=' * 70}\n# minimized from seed {seed}: {first.outcome}  {first.signature}")
+        print(f"\n{'=' * 70}\n# minimized from seed {seed}: {_said(first)}")
         _print_minimized(small, res)
