@@ -1516,3 +1516,64 @@ def test_a_helpers_result_may_be_its_argument_so_the_parameter_is_copied():
     v = [V3.copy(), 2.0 * V3]
     check_grad(updates_an_item_a_helper_returned, [v, 0.7], (0, 1))
     check_jvp(updates_an_item_a_helper_returned, [v, 0.7], (0, 1))
+
+
+def alias_kept_past_a_while_loop(a, n):
+    a = a * 1.0
+    b = a
+    while n > 5.0:          # may run no times: then `b` is still `a`
+        a = np.ones(3)
+        n -= 1.0
+    a *= 2.0
+    return np.sum(b * b)
+
+
+def alias_kept_past_a_for_loop(a, n):
+    a = a * 1.0
+    b = a
+    for _ in range(int(n) - 1):
+        a = np.ones(3)
+    a *= 2.0
+    return np.sum(b * b * a)
+
+
+def view_kept_past_a_while_loop(a, n):
+    a = a * 1.0
+    b = a[1:]
+    while n > 5.0:
+        a = np.ones(3)
+        n -= 1.0
+    a *= 2.0
+    return np.sum(b * b)
+
+
+def updates_what_an_alias_holds_before_a_loop(a):
+    a -= a * (1.0 if False else a)
+    while False:
+        a = 0.5
+    return np.sum(a)
+
+
+@pytest.mark.parametrize("f, n", [(alias_kept_past_a_while_loop, 1.0),
+                                  (alias_kept_past_a_while_loop, 6.5),
+                                  (alias_kept_past_a_for_loop, 1.0),
+                                  (alias_kept_past_a_for_loop, 3.0),
+                                  (view_kept_past_a_while_loop, 6.5)])
+def test_relations_from_before_a_loop_hold_where_it_runs_no_times(f, n):
+    """Fuzz seed 82838 (minimized; found at second order): a loop's body
+    rebinding a name ended its relations, as if the loop always ran, so an
+    update after a loop that ran no times missed `b`, still the same
+    object (a silently wrong gradient, first order too)."""
+    check_grad(f, [V3.copy(), n])
+    check_jvp(f, [V3.copy(), n])
+
+
+def test_an_uncertain_view_past_a_loop_that_ran_no_times_is_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="cannot tell which part"):
+        ad.grad(view_kept_past_a_while_loop)(V3.copy(), 1.0)
+
+
+def test_second_order_through_a_restore_of_an_alias_before_a_loop():
+    v = np.array([1.0, 0.5, -1.0])
+    np.testing.assert_allclose(ad.hvp(updates_what_an_alias_holds_before_a_loop)(V3.copy(), v),
+                               -2.0 * v, rtol=1e-12)

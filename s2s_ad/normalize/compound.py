@@ -5,7 +5,8 @@ normalize/aliasing.py, which are tracked in one pass in program order:
 - an `if`: each branch starts from the relations before it, and what
   either relates holds after it, uncertainly (`branches`);
 - a loop: the relations of the names it rebinds are uncertain on entry
-  (the next iteration) and after it; an in-place update of a name the body
+  (the next iteration) and after it, where those from before it are joined
+  with the body's (it may run no times); an in-place update of a name the body
   rebinds later to a view or alias is refused (`_check_carried`), and the
   names the body copies into one another share their relations after it,
   an update of one checked at run time against them (`_carry_around`).
@@ -40,14 +41,22 @@ def branches(nz, body_fn, orelse_fn):
     after_body = _relations(nz)
     nz.aliases, nz.maybe_aliases, nz.parts = before
     orelse = orelse_fn()
-    aliases, maybe, parts = after_body
+    _join(nz, after_body)
+    return body, orelse
+
+
+def _join(nz, other: tuple) -> None:
+    """Join the relations `other` (of another path to this point, from
+    `_relations`) into the current ones: what either relates holds after,
+    an alias of one path only as a maybe-alias."""
+    aliases, maybe, parts = other
     for name, others in maybe.items():
         nz.maybe_aliases.setdefault(name, set()).update(others)
     for name, group in aliases.items():
         if nz.aliases.get(name) != group:
-            for other in group - {name}:
-                nz.maybe_aliases.setdefault(name, set()).add(other)
-                nz.maybe_aliases.setdefault(other, set()).add(name)
+            for other_name in group - {name}:
+                nz.maybe_aliases.setdefault(name, set()).add(other_name)
+                nz.maybe_aliases.setdefault(other_name, set()).add(name)
     for name, ps in parts.items():
         known = nz.parts.setdefault(name, [])
         keys = {p.key for p in known}
@@ -55,15 +64,14 @@ def branches(nz, body_fn, orelse_fn):
             if p.key not in keys:       # (a copy of a part from before the `if`)
                 keys.add(p.key)
                 known.append(p)
-    return body, orelse
 
 
-def enter_compound(nz, stmt) -> dict:
+def enter_compound(nz, stmt) -> tuple:
     """At the start of a compound statement: the relations of the names
-    it rebinds become uncertain (a loop's next iteration); returns them,
-    for `leave_compound`."""
+    it rebinds become uncertain (a loop's next iteration); returns all the
+    relations then, for `leave_compound`."""
     leave_compound(nz, stmt)
-    return {name: list(nz.parts.get(name, [])) for name in _rebound_names(stmt)}
+    return _relations(nz)
 
 
 def _check_carried(nz, loop, rebound: set) -> None:
@@ -88,18 +96,23 @@ def _check_carried(nz, loop, rebound: set) -> None:
                          "or update the value it is bound to directly")
 
 
-def leave_compound(nz, stmt, before: dict | None = None, emitted=None) -> None:
+def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     """Relations of names a compound statement rebinds (in the user's
     code, or in `emitted`, its A-normal form) are uncertain after it;
-    `before` (from `enter_compound`) holds those they had on entry,
-    which hold on the paths that did not rebind them."""
+    `before` (from `enter_compound`) holds the relations on entry, which
+    hold on the paths that did not rebind them: for a loop, all of them
+    (it may run no times); for an `if`, those of the names it rebinds
+    (`branches` joined its two paths)."""
     rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
     looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
     if looped:
         _check_carried(nz, stmt, rebound)  # (the body's relations, before the joins)
-    for name, parts in (before or {}).items():
-        known = nz.parts.setdefault(name, [])
-        known.extend(p for p in parts if p not in known)
+    if before is not None and looped:
+        _join(nz, before)
+    elif before is not None:
+        for name in rebound:
+            known = nz.parts.setdefault(name, [])
+            known.extend(p for p in before[2].get(name, []) if p not in known)
     for name in rebound:
         group = nz.aliases.pop(name, None)
         if group is not None:
