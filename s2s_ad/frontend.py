@@ -277,8 +277,11 @@ def _check_unchanged(src: Source) -> None:
 def _constants(code) -> set:
     """The code's constants, less nested code and the qualified names that
     Python 3.10 keeps among them (`f.<locals>.<lambda>`: they depend on
-    where the text was compiled)."""
-    return {(type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)
+    where the text was compiled); strings cleaned as docstrings are (a
+    method's docstring is indented deeper in its file than in its text,
+    which is dedented)."""
+    return {(type(c), inspect.cleandoc(c) if isinstance(c, str) else c)
+            for c in code.co_consts if not isinstance(c, types.CodeType)
             and not (isinstance(c, str) and "<" in c and c.endswith(">"))}
 
 

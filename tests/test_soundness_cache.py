@@ -450,6 +450,32 @@ def test_code_or_defaults_replaced_in_place_are_derived_again():
         scaled_sine.__code__, scaled_sine.__defaults__ = code, defaults
 
 
+class Documented:
+    scale = 2.0
+
+    def loss(self, x):
+        """The loss.
+
+        Its docstring is indented deeper in the file than in the method's
+        dedented text: the check for an edited file must not mind.
+        """
+        return np.sum(self.scale * np.sin(x))
+
+
+DOCUMENTED = Documented()
+
+
+def calls_a_documented_method(x):
+    return DOCUMENTED.loss(x) * 0.5
+
+
+def test_a_method_with_a_docstring_is_not_taken_for_an_edited_one():
+    x = np.array([0.3, -0.2])
+    np.testing.assert_allclose(ad.grad(calls_a_documented_method)(x), np.cos(x), rtol=1e-12)
+    check_grad(calls_a_documented_method, (x,))
+    value_checked(ad.grad, calls_a_documented_method, x)
+
+
 def test_edited_source_file_is_refused(tmp_path, monkeypatch):
     (tmp_path / "s2s_edited_mod.py").write_text("import numpy as np\n\n\n"
                                                 "def f(x):\n    return np.sin(x) * 2.0\n")
