@@ -576,6 +576,13 @@ def test_names_and_listing():
             "np.multiply.outer"} <= names
 
 
+def test_a_ufunc_of_another_library_is_named_by_its_module():
+    special = pytest.importorskip("scipy.special")
+    assert registry.display_name(special.erf) == "scipy.special.erf"    # (not np.erf)
+    with pytest.raises(ad.NoRuleError, match=r"erf \(scipy\.special\.erf\)"):
+        ad.grad(lambda x: special.erf(x) * 2.0)(0.3)
+
+
 def test_rule_for_a_method_takes_the_ufunc_first():
     with pytest.raises(RuleError, match="takes the ufunc") as info:
         @ad.adjoint(np.hypot.reduceat)

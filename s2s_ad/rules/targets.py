@@ -9,6 +9,7 @@ gradient.
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,8 @@ def display_name(target) -> str:
         return f"{target.name} display"
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__name__", repr(target))
+    if isinstance(target, np.ufunc) and getattr(np, name, None) is not target:
+        return _ufunc_home(target)      # a ufunc of another library's (scipy.special)
     if isinstance(target, np.ufunc) or module.startswith("numpy"):
         sub = module.replace("numpy.", "").replace("numpy", "")
         sub = "" if sub.startswith("_") or sub in ("", "core", "lib") else sub + "."
@@ -62,6 +65,18 @@ def display_name(target) -> str:
     if module == "_operator":
         return f"operator.{name}"
     return f"{module}.{name}" if module and module != "builtins" else name
+
+
+def _ufunc_home(ufunc) -> str:
+    """`scipy.special.erf` for a ufunc that is not NumPy's (ufuncs carry no
+    module): the imported module that holds it under its name, else its
+    name alone."""
+    for module_name in sorted(sys.modules):
+        module = sys.modules[module_name]
+        if getattr(module, ufunc.__name__, None) is ufunc and not module_name.startswith("_") \
+                and "._" not in module_name:
+            return f"{module_name}.{ufunc.__name__}"
+    return ufunc.__name__
 
 
 _METHOD_OPERANDS = {"reduce": 1, "accumulate": 1, "outer": 2, "reduceat": 2, "at": 2}
