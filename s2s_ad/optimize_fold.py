@@ -1,10 +1,12 @@
 """Folding: arithmetic on numeric literals, the identities `e * 1`, `1 * e`,
 `e / 1`, `e ** 1`, `--e`, `e * -1`, and `a + -b` -> `a - b`.
 
-An identity is not applied where it would make a right-hand side a bare
-parameter or an array updated in place, or bind a name updated in place to
-another (`prev = row * 1.0` stays: `prev *= 2` must not write into `row`),
-so neither an adjoint nor the primal gains an alias (`alias_unsafe`).
+An identity is not applied where it would make a right-hand side, or an
+argument of a call in it (which the call may return as it is:
+`rt.expand(g, z)`), a bare parameter or an array updated in place, or bind
+a name updated in place to another (`prev = row * 1.0` stays: `prev *= 2`
+must not write into `row`), so neither an adjoint nor the primal gains an
+alias (`alias_unsafe`).
 Invariants: the folded code computes the same values; a node a rule builds
 is folded again at once, so one pass leaves nothing to fold (the optimizer
 relies on each pass being idempotent).
@@ -132,12 +134,8 @@ class _Folder:
         self.unsafe = unsafe
 
     def top(self, expr, stmt):
-        # the value assigned, or what `rt.unbroadcast` may return as it is
         self.stmt = stmt
-        self.roots = {expr}
-        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) \
-                and expr.func.attr == "unbroadcast" and expr.args:
-            self.roots.add(expr.args[0])
+        self.roots = _results(expr)
         return traversal.transform(expr, self._fold)
 
     def _binds_unsafe(self) -> bool:
@@ -196,6 +194,21 @@ class _Folder:
             self.changed = True
             return self._unary(astutil.neg(left))
         return node
+
+
+def _results(expr) -> set:
+    """The nodes whose value `expr` may be itself: `expr`, and for a call,
+    its arguments (`rt.unbroadcast(g, x)`, `rt.expand(g, z)` return `g`
+    as it is where its shape is already right; a NumPy function or a
+    helper may return an argument), theirs, and so on."""
+    out, todo = set(), [expr]
+    while todo:
+        node = todo.pop()
+        out.add(node)
+        if type(node) is gast.Call:
+            todo.extend(node.args)
+            todo.extend(k.value for k in node.keywords)
+    return out
 
 
 def _is_one(node) -> bool:

@@ -316,3 +316,22 @@ def test_augmented_assignment_keeps_its_initial_value():
             s += x * i
         return s
     assert checked_grad(f)(2.0) == 3.0 and "s = 0.0" in ad.source(ad.grad(f))
+
+
+def swaps_in_a_loop_then_updates(a, n):
+    a = a * 1.0
+    c = a * 2.0
+    for _ in range(int(n)):
+        a, c = c, a
+    a *= 2.0
+    return np.sum(a * c)
+
+
+@pytest.mark.parametrize("n", [0.0, 1.0, 3.0])
+def test_an_adjoint_folded_to_a_value_restored_in_place_is_kept_fresh(n):
+    """`dc = rt.expand(1.0 * a, ...)` was folded to `rt.expand(a, ...)`,
+    which returns `a` itself, so the adjoint changed when the reverse sweep
+    restored `a` in place (a silently wrong gradient; found by probing)."""
+    x = np.array([0.5, -0.3, 1.2])
+    check_grad(swaps_in_a_loop_then_updates, [x, n])
+    assert "rt.expand(a," not in ad.source(ad.grad(swaps_in_a_loop_then_updates))
