@@ -73,7 +73,9 @@ def prod_others_where(a, axis=None, where=True):
 
 
 def _exclusive_prod(a, axis):
-    ones = np.ones(a.shape[:axis % a.ndim] + (1,) + a.shape[axis % a.ndim + 1:], a.dtype)
+    if a.shape[axis] == 0:          # (nothing to multiply: an empty result)
+        return np.ones_like(a)
+    ones = np.ones_like(np.take(a, [0], axis=axis))
     left = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)
     left = np.delete(left, -1, axis=axis)
     right = np.flip(np.cumprod(np.flip(np.concatenate([a, ones], axis=axis), axis),
