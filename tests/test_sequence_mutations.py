@@ -254,3 +254,39 @@ def reads_tolist(x):
 @pytest.mark.parametrize("f", [reads_keys, reads_tolist])
 def test_a_method_that_only_reads_its_differentiated_receiver(f):
     check_grad(f, [X])
+
+
+# -- a shallow copy holds the same items ----------------------------------------
+def copies_a_list_then_updates_an_item(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = xs.copy()              # ys[0] is xs[0]: the update changes both
+    ys[0] *= 3.0
+    return np.sum(xs[0] * ys[1])
+
+
+def copies_a_list_through_an_iterator_then_updates_an_item(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = list(reversed(xs))     # ys[1] is xs[0]
+    ys[1] *= 2.0
+    return np.sum(xs[0] ** 2)
+
+
+def copies_a_list_then_rebinds_an_item(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = list(xs)
+    ys[0] = ys[0] * 2.0         # a new array: xs[0] is left as it was
+    return np.sum(xs[0] ** 2) + np.sum(ys[1] * ys[0])
+
+
+@pytest.mark.parametrize("f", [copies_a_list_then_updates_an_item,
+                               copies_a_list_through_an_iterator_then_updates_an_item])
+def test_an_update_of_an_item_a_shallow_copy_shares_is_refused(f):
+    """`xs.copy()` and `list(reversed(xs))` were taken for new items: the
+    update went unseen in `xs` (a silently wrong gradient; found by probing)."""
+    for derived in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(3))):
+        with pytest.raises(ad.UnsupportedSyntaxError, match="update"):
+            derived()
+
+
+def test_an_item_of_a_shallow_copy_rebound_is_differentiated():
+    check_grad(copies_a_list_then_rebinds_an_item, [X])

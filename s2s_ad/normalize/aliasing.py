@@ -28,7 +28,7 @@ import types
 
 import gast
 
-from .. import astutil, effects, scopes
+from .. import astutil, effects, fresh, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
@@ -36,6 +36,7 @@ from . import masks, views, writebacks
 
 
 _COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
+_NUMBERS = (len, bool, int, float, str, repr, isinstance, id, hash, any, all, abs, round)
 
 
 # -- binding -------------------------------------------------------------
@@ -150,18 +151,21 @@ def _shares_items(nz, target: str, value) -> None:
     `tuple((x, y))`, `sorted(a)`, `dict(d)`) holds the items of what it
     copies, or the rows of an array.  `joined` keeps what the items are
     shared with, for the check an in-place update of an item makes
-    (inplace.py, writebacks.py)."""
+    (inplace.py, writebacks.py), and what those share them with: the
+    check reads lists, not what a list was copied from through an
+    iterator (`list(reversed(xs))`)."""
     operands = _join_operands(value)
     copied = _copied(nz, value)
     built = isinstance(value, (gast.List, gast.Tuple)) or copied is not None
     in_place = _updates_in_place(value, target)
     if copied:
         nz.sequences.add(target)
-        nz.joined[target] = copied - {target}
+        nz.joined[target] = _with_sources(nz, copied) - {target}
     elif operands and any(o in nz.sequences for o in operands):
         nz.sequences.add(target)
         kept = nz.joined.get(target, set()) if in_place else set()
-        nz.joined[target] = kept | {o for o in operands if o != target and is_local(nz, o)}
+        nz.joined[target] = kept | _with_sources(
+            nz, {o for o in operands if o != target and is_local(nz, o)}) - {target}
     elif built:
         nz.sequences.add(target)
         nz.joined.pop(target, None)
@@ -170,13 +174,31 @@ def _shares_items(nz, target: str, value) -> None:
         nz.joined.pop(target, None)
 
 
+def _with_sources(nz, names: set) -> set:
+    """`names` and what their items are shared with (`joined` is closed:
+    one step reaches all)."""
+    return set(names).union(*(nz.joined.get(n, ()) for n in names))
+
+
 def _copied(nz, value) -> set | None:
     """For `list(a)`, `tuple(a)`, `sorted(a)`, `dict(a)` (or of a display
-    `(x, y)`): the local names whose items (or rows) it holds; None for
-    any other value."""
-    if not (isinstance(value, gast.Call) and any(
-            nz.src.resolve(value.func, nz.locals) is f for f in _COPIES)):
+    `(x, y)`): the local names whose items (or rows) it holds; for any
+    other call given a list or tuple built here (`xs.copy()`,
+    `copy.copy(xs)`, `reversed(xs)`, a helper's result), those it may
+    hold the items of (unknown means shared; NumPy's calls copy the
+    items into an array, and `len(xs)` and the like make a number); None
+    for any other value."""
+    if not isinstance(value, gast.Call):
         return None
+    callee = nz.src.resolve(value.func, nz.locals)
+    if not any(callee is f for f in _COPIES):
+        if fresh.is_numpy(callee) or any(callee is f for f in _NUMBERS) or \
+                (astutil.dotted_name(value.func) or "").partition(".")[0] in (RUNTIME, OPERATORS):
+            return None         # (s2s_ad's own calls: their relations are followed)
+        receiver = [value.func.value] if isinstance(value.func, gast.Attribute) else []
+        held = {a.id for a in receiver + value.args + [k.value for k in value.keywords]
+                if isinstance(a, gast.Name) and a.id in nz.sequences}
+        return held or None
     if len(value.args) != 1:
         return set()
     names, todo = [], [value.args[0]]
