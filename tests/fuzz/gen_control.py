@@ -115,7 +115,8 @@ def _range(g: Gen, sc: Scope):
     n = g.n
     if not sc.can("range"):
         return f"{i.name} in np.arange({g.rng.randint(1, n)})", [i], None
-    forms = [f"range({g.rng.randint(1, n)})", f"range(1, {n})", f"range({n} - 1, -1, -1)"]
+    forms = [f"range({g.rng.randint(1, n)})", f"range(1, {n})", f"range({n} - 1, -1, -1)",
+             f"range(1, {g.rng.randint(1, 2)})"]            # (may run no times)
     forms += [f"range({p.name})" for p in sc.of("I") if p.info == "param"]
     if sc.can("len") and sc.names_of("V"):
         forms.append(f"range(len({g.pick(sc.names_of('V')).name}))")

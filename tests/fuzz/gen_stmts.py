@@ -314,9 +314,19 @@ def lists(g: Gen, sc: Scope):
 
 
 def _joined(g: Gen, sc: Scope, var: Var):
-    """`a = xs + [e]`, `a = xs * 2`, or `xs += [e]` (joins in place)."""
+    """`a = xs + [e]`, `a = xs * 2`, `xs += [e]` (joins in place), or a
+    shallow copy holding the same items (`xs.copy()`, `list(reversed(xs))`,
+    `xs[::-1]`, `list(xs)`)."""
     elem, length, exact = var.info.elem, var.info.length, var.info.exact
-    form = g.rng.randrange(3)
+    form = g.rng.randrange(4)
+    if form == 3:
+        name = g.fresh(sc)
+        copies = [f"{var.name}.copy()", f"{var.name}[::-1]"]
+        copies += [f"list({var.name})"] * sc.can("list")
+        copies += [f"list(reversed({var.name}))"] * (sc.can("list") and sc.can("reversed"))
+        g.w.line(f"{name} = {g.pick(copies)}")
+        sc.add(Var(name, "L", ListInfo(elem, length, exact)))
+        return
     if form == 2:
         g.w.line(f"{var.name} += [{strip(expr(g, sc, elem))}]")
         var.info = ListInfo(elem, length + 1, exact and sc.depth == 0)
