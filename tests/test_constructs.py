@@ -111,3 +111,49 @@ def logged(x):
 def test_text_made_from_values_with_a_gradient_is_inactive():
     # string methods return text, never a number that depends on their arguments
     check_grad(logged, (np.array([0.3, -1.2, 0.5]),))
+
+
+# -- raise: as written, in the primal code ---------------------------------------
+def validated(x, w):
+    if x.ndim != 1:
+        raise ValueError(f"expected a vector, got shape {x.shape}")
+    if w <= 0:
+        raise ValueError("w must be positive")
+    return np.sum(np.sin(x) * w)
+
+
+def _finite(v):
+    if not np.all(np.isfinite(v)):
+        raise FloatingPointError("not finite")
+    return v
+
+
+def checks_in_a_helper_and_a_loop(x):
+    s = np.sum(_finite(np.tanh(x)) ** 2)
+    for i in range(len(x)):
+        if x[i] > 100.0:
+            raise RuntimeError("too large at %d" % i)
+        s = s + x[i] ** 2
+    return s
+
+
+def test_a_raise_that_does_not_run_leaves_the_derivatives_as_they_are():
+    from fdcheck import check_jvp
+    x = np.array([0.5, -0.3, 1.2])
+    check_grad(validated, [x, 0.7], (0, 1))
+    check_jvp(validated, [x, 0.7], (0, 1))
+    check_grad(checks_in_a_helper_and_a_loop, [x])
+    check_jvp(checks_in_a_helper_and_a_loop, [x])
+    np.testing.assert_allclose(ad.hvp(checks_in_a_helper_and_a_loop)(x, np.ones(3)),
+                               2.0 * np.ones(3) + ad.hvp(
+                                   lambda x: np.sum(np.tanh(x) ** 2))(x, np.ones(3)),
+                               rtol=1e-10)
+
+
+def test_a_raise_that_runs_raises_what_the_function_raises():
+    with pytest.raises(ValueError, match=r"got shape \(2, 2\)"):
+        ad.grad(validated)(np.ones((2, 2)), 0.7)
+    with pytest.raises(ValueError, match="positive"):
+        ad.value_and_grad(validated, wrt=1)(np.ones(2), -1.0)
+    with pytest.raises(RuntimeError, match="too large at 1"):
+        ad.jvp(checks_in_a_helper_and_a_loop)(np.array([1.0, 200.0]), np.ones(2))

@@ -223,6 +223,12 @@ class Normalizer:
     def s_Assert(self, stmt: gast.Assert) -> None:
         self.emit(astutil.assert_(astutil.clone(stmt.test), astutil.clone(stmt.msg)))
 
+    def s_Raise(self, stmt: gast.Raise) -> None:
+        """`raise E` as written, in the primal code, as an `assert` is: where
+        it runs, the derived function raises what the function raises (no
+        derivative is computed past it)."""
+        self.emit(astutil.clone(stmt))
+
     # -- expressions ------------------------------------------------------
     def atom(self, expr) -> gast.expr:
         """An atom with the value of `expr` (emitting temporaries as needed)."""
@@ -330,7 +336,8 @@ N = Normalizer
 _STATEMENTS = {
     gast.Assign: assign.s_Assign, gast.AnnAssign: assign.s_AnnAssign, gast.AugAssign: inplace.s_AugAssign,
     gast.Return: N.s_Return, gast.Expr: N.s_Expr, gast.Pass: N.s_Pass, gast.Delete: N.s_Delete,
-    gast.If: N.s_If, gast.Assert: N.s_Assert, gast.For: iteration.s_For,
+    gast.If: N.s_If, gast.Assert: N.s_Assert, gast.Raise: N.s_Raise,
+    gast.For: iteration.s_For,
     gast.While: iteration.s_While, gast.Break: iteration.s_Break,
     gast.Continue: iteration.s_Continue, gast.With: blocks.s_With, gast.Try: blocks.s_Try,
     gast.FunctionDef: scope.s_FunctionDef, gast.Import: scope.s_Import,
