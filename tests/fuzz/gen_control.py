@@ -1,6 +1,7 @@
 """Control-flow statements: if/elif/else (also on a string parameter), a
-walrus in an if test, for loops over every iterable kind, bounded while
-loops with data-dependent trip counts, and break / continue / early return.
+walrus in an if test, input checks that raise, for loops over every
+iterable kind, bounded while loops with data-dependent trip counts, and
+break / continue / early return.
 
 Loops always run at least once (so loop variables are bound afterwards),
 and while loops carry a counter that is incremented first in the body, so
@@ -34,6 +35,21 @@ def _test(g: Gen, sc: Scope) -> str:
         var = g.pick(strings)
         return f"{var.name} == {g.pick(var.info)!r}"
     return cond(g, sc)
+
+
+@statement("if", 0.5)
+def check_stmt(g: Gen, sc: Scope):
+    """An input check that raises where it fails (data of the generated
+    sizes and values passes it, or the primal raises and is skipped)."""
+    found = sc.of("V") + sc.of("M") + sc.of("S")
+    if not found:
+        return False
+    var = g.pick(found)
+    test, error = g.pick([(f"not np.all(np.isfinite({var.name}))", "FloatingPointError"),
+                          (f"np.any(np.abs({var.name}) > 1e12)", "OverflowError"),
+                          (f"np.ndim({var.name}) > 2", "ValueError")])
+    with g.w.block(f"if {test}:"):
+        g.w.line(f"raise {error}(f'bad {var.name}: {{{var.name}!r}}')")
 
 
 @statement("with", 1, compound=True)
