@@ -1293,3 +1293,47 @@ def lists_of_zip_and_enumerate(x, y):
     (lists_of_zip_and_enumerate, [np.array([0.3, 0.7, -0.2]), np.array([1.1, -0.4, 0.9])])])
 def test_dict_copies_and_constructions(f, args):
     check_grad(f, args, wrt=tuple(range(len(args))))
+
+
+# -- an object's attributes -----------------------------------------------------
+class _Params:
+    def __init__(self):
+        self.w = np.array([1.0, 2.0, 3.0])
+        self.scale = 0.5
+
+
+def updates_an_attribute_in_place(p, x):
+    w = p.w
+    w += x                      # p.w is updated too, and read again below
+    s = p.scale
+    s *= 2.0
+    return np.sum(w * x) * s + np.sum(p.w)
+
+
+def reads_attributes(p, x):
+    z = p.w * x
+    z += p.w                    # z is new: p.w is only read
+    s = p.scale
+    s *= 2.0                    # a float: rebound, nothing changes
+    return np.sum(z * z) * s
+
+
+def test_an_update_of_an_array_an_object_holds_is_refused():
+    """`w = p.w; w += x` updated `p.w`, which the gradient did not follow
+    (d/dx of `np.sum(p.w)` was missed: a silently wrong gradient)."""
+    p, x = _Params(), np.array([0.5, -0.3, 1.2])
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory with `p`") as info:
+        ad.grad(updates_an_attribute_in_place, wrt=1)(p, x)
+    assert info.value.location.line == updates_an_attribute_in_place.__code__.co_firstlineno + 2
+    np.testing.assert_array_equal(p.w, [1.0, 2.0, 3.0])    # (refused before the update)
+
+
+def test_attributes_only_read_are_differentiated_through():
+    p, x = _Params(), np.array([0.5, -0.3, 1.2])
+    g = ad.grad(reads_attributes, wrt=1)(p, x)
+    np.testing.assert_array_equal(p.w, [1.0, 2.0, 3.0])
+    assert p.scale == 0.5
+    z = p.w * x + p.w
+    np.testing.assert_allclose(g, 2.0 * z * p.w * 2.0 * p.scale, rtol=1e-12)
+    check_jvp = __import__("fdcheck").check_jvp
+    check_jvp(lambda v: reads_attributes(p, v), [x])

@@ -50,13 +50,22 @@ def view_of(nz, value) -> Part | None:
     return None
 
 
+# attributes of an array that are numbers, tuples or dtypes, never views
+_NOT_VIEWS = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+
 def may_view(nz, value) -> list[str]:
     """The names whose memory the result of `value` may share in a way no
-    relation of `view_of` follows: a NumPy function's arguments and a
-    method's receiver, unless it always makes a new array (`np.swapaxes(x,
-    ...)` is the function: the callee is resolved first).  A `copy=` or
+    relation of `view_of` follows: an object's whose attribute it is (`p.w`,
+    `x.real`), a NumPy function's arguments and a method's receiver, unless
+    it always makes a new array (`np.swapaxes(x, ...)` is the function: the
+    callee is resolved first).  A `copy=` or
     `out=` keyword makes no call new.  Which names are locals is the
     caller's to check."""
+    if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+        # an attribute of an object (`p.w`) may be an array the object holds;
+        # of an array, `x.real`, `x.mT`, `x.flat` are views
+        return [] if value.attr in _NOT_VIEWS else [value.value.id]
     if not isinstance(value, gast.Call):
         return []
     callee = nz.src.resolve(value.func, nz.locals)

@@ -10,6 +10,11 @@ the adjoint helpers of inplace.py recognise by exact type.
 """
 from __future__ import annotations
 
+import os
+import sys
+import sysconfig
+import types
+
 import numpy as np
 
 from ..errors import Location, UnsupportedSyntaxError
@@ -66,12 +71,18 @@ def _same_view(a, b) -> bool:
         a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
 
 
+# values an update rebinds rather than changes (`s *= 2` of a float)
+_IMMUTABLE = (int, float, complex, str, bytes, np.generic, type(None))
+
+
 def refuse_shared(view, base, where):
     """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
     file, line, column, source line) if `view` shares memory with `base`
-    (an in-place update through a relation s2s_ad could not follow)."""
+    (an in-place update through a relation s2s_ad could not follow): with
+    `base`, one of its items or attributes, or theirs."""
     views = view if isinstance(view, (list, tuple)) and view is not base else [view]
-    shared = any(_in(v, base) for v in views)   # (a list: any of its items)
+    shared = any(_in(v, base) for v in views    # (a list: any of its items)
+                 if not isinstance(v, _IMMUTABLE))
     if shared:
         message, hint, *location = where
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
@@ -79,21 +90,50 @@ def refuse_shared(view, base, where):
 
 def _in(view, base, depth: int = 0) -> bool:
     """Whether `view` is `base`, shares memory with it, or is (or shares
-    memory with) one of its items, or theirs (`dict([("w", w)])` holds `w`
-    through a pair; nesting deeper than 8, or a list holding itself, is
-    not followed)."""
+    memory with) one of its items or attributes, or theirs
+    (`dict([("w", w)])` holds `w` through a pair, `p.w` an object's;
+    nesting deeper than 8, or a list holding itself, is not followed)."""
     if isinstance(base, np.ndarray):
         return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
-    if not isinstance(base, (list, tuple, dict)):
-        return False
     if view is base:
         return True
-    items = base.values() if isinstance(base, dict) else base
+    if isinstance(base, (list, tuple, dict)):
+        items = base.values() if isinstance(base, dict) else base
+    elif users_object(base) or depth == 0 and _plain_object(base):
+        items = vars(base).values()
+    else:
+        return False
     return any(item is view
-               or isinstance(item, (list, tuple, dict)) and depth < 8
-               and _in(view, item, depth + 1)
+               or (isinstance(item, (list, tuple, dict)) or users_object(item))
+               and depth < 8 and _in(view, item, depth + 1)
                or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
                and np.may_share_memory(item, view) for item in items)
+
+
+def _plain_object(x) -> bool:
+    """An instance with a `__dict__` of attributes (not a class, module or
+    function)."""
+    return not isinstance(x, (type, types.ModuleType, types.FunctionType,
+                              types.MethodType)) and \
+        isinstance(getattr(x, "__dict__", None), dict)
+
+
+def users_object(x) -> bool:
+    """`_plain_object`, of a class defined in the user's code (not Python's
+    or an installed package's, whose objects' attributes are looked into
+    only at the top: they may hold much)."""
+    if not _plain_object(x):
+        return False
+    name = type(x).__module__
+    module = sys.modules.get(name)
+    if module is None or name == "builtins":
+        return False
+    path = getattr(module, "__file__", None)     # (None: a notebook's or REPL's)
+    return path is None or not os.path.abspath(path).startswith(_LIBRARIES)
+
+
+_LIBRARIES = tuple({os.path.abspath(sysconfig.get_paths()[k])
+                    for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def sync_index(x, index, value):
