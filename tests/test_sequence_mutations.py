@@ -290,3 +290,48 @@ def test_an_update_of_an_item_a_shallow_copy_shares_is_refused(f):
 
 def test_an_item_of_a_shallow_copy_rebound_is_differentiated():
     check_grad(copies_a_list_then_rebinds_an_item, [X])
+
+
+# -- each item of a list updated in place by a loop -------------------------------
+def scales_each_item_in_place(x):
+    params = [x * 1.0, x * 2.0]
+    for p in params:
+        p *= 0.5                # each item, through the loop variable
+    return np.sum(params[0] ** 2) + np.sum(params[1] * x)
+
+
+def scales_each_value_of_a_dict_in_place(x):
+    d = {"w": x * 1.0, "b": x + 1.0}
+    layers = [d["w"], d["b"]]
+    for L in layers:
+        L *= 0.5
+    return np.sum(d["w"] ** 2) + np.sum(d["b"])
+
+
+def updates_a_view_of_the_previous_row(Q):
+    Q = Q * 1.0
+    prev = np.zeros(3)
+    for row in Q:
+        cur = prev[0:3]         # from the second iteration: the previous row of Q
+        cur *= 2.0
+        prev = row
+    return np.sum(Q ** 2) + np.sum(prev)
+
+
+@pytest.mark.parametrize("f", [scales_each_item_in_place, scales_each_value_of_a_dict_in_place])
+def test_a_loop_updating_each_item_in_place_is_differentiated(f):
+    """Refused before: the loop variable's write-back copied it into a name
+    read across iterations, which made every update look carried."""
+    from fdcheck import check_jvp
+    check_grad(f, [X])
+    check_jvp(f, [X])
+
+
+def test_an_update_of_a_view_of_what_a_loop_rebinds_later_is_refused():
+    """`cur = prev[0:3]; cur *= 2; prev = row`: from the second iteration on
+    the update doubles the previous row of Q, which the single pass did not
+    follow (a silently wrong gradient; found by probing)."""
+    Q = np.array([[0.5, -0.3, 1.2], [0.2, 0.4, -0.6], [1.1, -0.9, 0.3]])
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may be a view of `prev`") as info:
+        ad.grad(updates_a_view_of_the_previous_row)(Q)
+    assert info.value.location.line == updates_a_view_of_the_previous_row.__code__.co_firstlineno + 5

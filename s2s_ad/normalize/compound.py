@@ -19,7 +19,7 @@ import gast
 
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from . import aliasing, writebacks
+from . import aliasing, views, writebacks
 
 
 def _relations(nz) -> tuple:
@@ -77,23 +77,45 @@ def enter_compound(nz, stmt) -> tuple:
 def _check_carried(nz, loop, rebound: set) -> None:
     """Refuse an in-place update, in a loop body, of a name the body
     rebinds later to a view or alias of another value (`prev *= 2;
-    prev = row`): from the second iteration on the update writes what
-    the previous one bound, which the single pass of this analysis does
-    not follow.  Called after the body, before its relations are joined."""
+    prev = row`), or of a view of one bound in the body (`cur = prev[:2];
+    cur *= 2; prev = row`): from the second iteration on the update writes
+    what the previous one bound, which the single pass of this analysis
+    does not follow.  Called after the body, before its relations are
+    joined."""
     carried = _carried_names(loop)
+    through: dict = {}      # name -> the carried names it may view (bound in the body)
     for stmt in scopes.statements(loop.body):
         updated = _augmented(stmt) | _written_through(stmt)
-        for name in sorted(updated & carried):
-            others = set(nz.aliases.get(name, ())) | nz.maybe_aliases.get(name, set())
-            if nz.parts.get(name) or others - rebound - {name}:   # (names the loop
-                # rebinds too are copied into one another: see `_carry_around`)
-                raise UnsupportedSyntaxError(
-                    f"`{name}` is updated in place in this loop and rebound later in "
-                    "it to a view or alias of another value, so from the second "
-                    "iteration on the update writes that value; s2s_ad does not "
-                    "follow a relation around a loop", nz.src.locate(stmt),
-                    hint=f"copy where `{name}` is rebound (`{name} = ....copy()`), "
-                         "or update the value it is bound to directly")
+        for name in sorted(updated):
+            for held in sorted(({name} & carried) | through.get(name, set())):
+                others = set(nz.aliases.get(held, ())) | nz.maybe_aliases.get(held, set())
+                if nz.parts.get(held) or others - rebound - {held}:   # (names the loop
+                    # rebinds too are copied into one another: see `_carry_around`)
+                    raise _carried_update(nz, stmt, name, held)
+        if isinstance(stmt, gast.Assign):
+            viewed = set().union(*({r} & carried | through.get(r, set())
+                                   for r in scopes.load_names(stmt.value))) \
+                if _may_be_view(nz, stmt.value) else set()
+            for target in scopes.stored_names(stmt):
+                through[target] = viewed
+
+
+def _may_be_view(nz, value) -> bool:
+    """Whether `value` may share memory with a name it reads (a name, a
+    subscript, an attribute, a call not known to make a new value)."""
+    return isinstance(value, gast.Name) or views.view_of(nz, value) is not None or \
+        bool(views.may_view(nz, value))
+
+
+def _carried_update(nz, stmt, name: str, held: str) -> UnsupportedSyntaxError:
+    what = f"`{name}`" if name == held else f"`{name}`, which may be a view of `{held}`,"
+    return UnsupportedSyntaxError(
+        f"{what} is updated in place in this loop, and `{held}` is rebound later in "
+        "it to a view or alias of another value, so from the second iteration on the "
+        "update writes that value; s2s_ad does not follow a relation around a loop",
+        nz.src.locate(stmt),
+        hint=f"copy where `{held}` is rebound (`{held} = ....copy()`), or update the "
+             "value it is bound to directly")
 
 
 def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
@@ -147,7 +169,7 @@ def _carry_around(nz, loop, rebound: set) -> None:
         outside = {p.base for p in shared} | {
             a for name in members for a in nz.aliases.get(name, ())} - members
         if members & carried:       # a value held around the loop
-            writebacks.refuse_carried_updates(nz, loop, members, sorted(outside))
+            writebacks.refuse_carried_updates(nz, loop, members, sorted(outside), carried)
         for name in members:
             known = nz.parts.setdefault(name, [])
             known.extend(p for p in shared if p not in known)

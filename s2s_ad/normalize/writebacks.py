@@ -292,17 +292,26 @@ def _refuse_masked(nz, name: str, other: str) -> None:
     _refusal(nz, name, other, message, hint)
 
 
-def refuse_carried_updates(nz, loop, members: set, outside: list) -> None:
+def refuse_carried_updates(nz, loop, members: set, outside: list, carried: set) -> None:
     """Before each in-place update in `loop` of one of `members` - names
     the body copies into one another, so that from the second iteration
     on each may hold what another held in the one before - check at run
     time that it shares no memory with `outside`, the objects they were
     related to by the end of the body: the single pass of this analysis
-    saw the update before those relations."""
-    updates = [s for s in scopes.statements(loop.body)
-               if s in nz.shares and s.targets[0].id in members]
+    saw the update before those relations.  Not where the name holds a
+    value of this iteration made from no member: it is not `carried` (the
+    body binds it before any read), and no binding of it before the update
+    reads a member (`for p in params: p -= g`, whose write-back copies `p`
+    into a member afterwards)."""
+    order = list(scopes.statements(loop.body))
+    updates = [s for s in order if s in nz.shares and s.targets[0].id in members]
     for update in updates:
         name = update.targets[0].id
+        if name not in carried and not any(
+                isinstance(s, gast.Assign) and name in scopes.stored_names(s) and
+                set(scopes.load_names(s.value)) & members
+                for s in order[:order.index(update)]):
+            continue
         what = f"`{name}`" if name in nz.locals else "a value"
         saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
         checks = nz.capture(lambda: [_refusal(nz, 
