@@ -1577,3 +1577,33 @@ def test_second_order_through_a_restore_of_an_alias_before_a_loop():
     v = np.array([1.0, 0.5, -1.0])
     np.testing.assert_allclose(ad.hvp(updates_what_an_alias_holds_before_a_loop)(V3.copy(), v),
                                -2.0 * v, rtol=1e-12)
+
+
+def updates_what_a_display_holds_through_a_branch(w):
+    r = np.ones(4)
+    e = [r if w[0] > 0 else r * 2.0]    # e[0] is r on one path only
+    r[1] *= np.sum(w)
+    return np.sum(e[0] * r)
+
+
+def updates_a_maybe_alias_a_display_holds(w):
+    r = np.ones(4)
+    g = r if w[0] > 0 else r * 2.0
+    e = [g]
+    r[1] *= np.sum(w)
+    g *= 3.0                    # (e[0] is g: written back into e)
+    return np.sum(e[0] * r)
+
+
+@pytest.mark.parametrize("f", [updates_what_a_display_holds_through_a_branch,
+                               updates_a_maybe_alias_a_display_holds])
+def test_an_update_of_what_a_display_may_hold_through_a_branch(f):
+    """Fuzz seed 91612 (minimized): `e = {'gain': r if c else ...}` holds r
+    on one path; the update of r was not followed into e (a silently wrong
+    gradient). Where e holds r it is refused at run time; else it is
+    differentiated."""
+    w = np.array([0.3, -0.2, 0.5])
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory with `e`"):
+        ad.grad(f)(w)
+    check_grad(f, [-w])
+    check_jvp(f, [-w])

@@ -86,8 +86,9 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
 def _write_back_parts(nz, name: str, group: set, seen: set, source,
                       written: dict) -> set:
     """Write the new values of `name` into every base its object is a
-    part of (refusing an uncertain or masked relation), then follow
-    the bases' own relations; returns the names reached."""
+    part of (refusing an uncertain or masked relation, and a base of a
+    maybe-alias: `e = [r if c else s]`), then follow the bases' own
+    relations; returns the names reached."""
     reached = set()
     for member in sorted(group):
         for part in list(nz.parts.get(member, [])):
@@ -110,6 +111,10 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
             if part.base not in seen:
                 seen.add(part.base)
                 reached |= _propagate(nz, part.base, True, seen, written=written)
+    for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
+        for part in nz.parts.get(member, []):        # it is checked, not written
+            if part.base not in group | seen:
+                refuse_shared(nz, name, part, "is written through")
     return reached
 
 
@@ -232,7 +237,10 @@ def maybe_one(nz, group: set) -> set:
 
 
 def _if_same(nz, others: list, name: str, how: str = "same") -> None:
-    """`if others[0] is name: others... = name` (masked as `how` says)."""
+    """`if others[0] is name: others... = name` (masked as `how` says).
+    Either way each of `others` still holds the object it held, so it
+    keeps its parts (`g` an item of `e = [g]`)."""
+    kept = {o: list(nz.parts.get(o, [])) for o in others}
     same = nz.namer.temp("same")
     nz.emit(astutil.assign(same, astutil.compare(
         astutil.name(others[0]), gast.Is, astutil.name(name))))
@@ -241,6 +249,9 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     guard = astutil.if_(astutil.name(same), body)
     nz.emit(guard)
     compound.leave_compound(nz, guard)     # still only maybe aliases
+    for o, parts in kept.items():
+        known = nz.parts.setdefault(o, [])
+        known.extend(p for p in parts if p not in known)
 
 
 def _guarded(nz, view: str, part: Part, stmt, helper: str = "shares") -> None:
