@@ -3,8 +3,8 @@ walrus in an if test, input checks that raise, for loops over every
 iterable kind, bounded while loops with data-dependent trip counts, and
 break / continue / early return.
 
-Loops always run at least once (so loop variables are bound afterwards),
-and while loops carry a counter that is incremented first in the body, so
+Loops run at least once (so loop variables are bound afterwards), but for
+one `range` form that may run no times, and while loops carry a counter that is incremented first in the body, so
 a `continue` cannot make them run forever.
 """
 from __future__ import annotations
