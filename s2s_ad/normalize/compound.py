@@ -108,11 +108,13 @@ def _may_be_view(nz, value) -> bool:
 
 
 def _carried_update(nz, stmt, name: str, held: str) -> UnsupportedSyntaxError:
-    what = f"`{name}`" if name == held else f"`{name}`, which may be a view of `{held}`,"
+    what = f"`{name}` is updated in place in this loop and" if name == held else \
+        f"`{name}`, which may be a view of `{held}`, is updated in place in this " \
+        f"loop, and `{held}` is"
     return UnsupportedSyntaxError(
-        f"{what} is updated in place in this loop, and `{held}` is rebound later in "
-        "it to a view or alias of another value, so from the second iteration on the "
-        "update writes that value; s2s_ad does not follow a relation around a loop",
+        f"{what} rebound later in it to a view or alias of another value, so from "
+        "the second iteration on the update writes that value; s2s_ad does not "
+        "follow a relation around a loop",
         nz.src.locate(stmt),
         hint=f"copy where `{held}` is rebound (`{held} = ....copy()`), or update the "
              "value it is bound to directly")
