@@ -51,13 +51,14 @@ def bind(nz, stmt: gast.Assign) -> None:
             nz.loose.add(target)  # ...and `r *= c` a float: still one object?
         _shares_items(nz, target, value)
         return                      # the object, and its relations, stay
+    old = _holders_of_old(nz, target)         # (`v = v[1:]` views the old object)
     _keep_old(nz, target, stmt)
     _rebind(nz, target, stmt)
     _shares_items(nz, target, value)
     masks.note_mask(nz, target, stmt.value)
     nz.loose.discard(target)
     _bind_alias(nz, target, value)
-    _bind_parts(nz, target, value, stmt.value)
+    _bind_parts(nz, target, value, stmt.value, old)
     _bind_chosen(nz, target, value)
 
 
@@ -117,11 +118,29 @@ def _bind_chosen(nz, target: str, value) -> None:
         nz.maybe_aliases.setdefault(name, set()).add(target)
 
 
-def _bind_parts(nz, target: str, value, bound) -> None:
+def _holders_of_old(nz, name: str) -> tuple:
+    """(the other names bound to `name`'s object, the names it is a part
+    of or may be), before `name` is rebound."""
+    return (sorted(nz.aliases.get(name, {name}) - {name}),
+            sorted({p.base for p in nz.parts.get(name, [])} |
+                   writebacks.maybe_one(nz, {name})))
+
+
+def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
     """Relate `target` to the memory it may share as a part (a view or a
     slot read from a local, masked if `bound` is `stop_gradient(value)`,
-    or a helper's result), and a display's items to `target`."""
+    or a helper's result), and a display's items to `target`.  A view of
+    `target`'s own old object (`v = v[1:]`) is a view of `old`'s first
+    other name for it, and an uncertain part of what the object was a
+    part of or may be (`old`, from `_holders_of_old`)."""
     view = views.view_of(nz, value)
+    if view is not None and view.base == target:
+        others, bases = old
+        if others and is_local(nz, others[0]):
+            view.rebase(others[0])
+        for base in [b for b in bases if b != target and is_local(nz, b)]:
+            nz.parts.setdefault(target, []).append(
+                Part(base, "index", astutil.clone(value), certain=False))
     if view is not None and view.base != target and is_local(nz, view.base):
         # a temporary read by subscript is used once, before any update
         view.reread = target in nz.locals or not isinstance(value, gast.Subscript)

@@ -55,6 +55,11 @@ def setitem(nz, base: str, index, value) -> None:
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
     writebacks.after_update(nz, stmt, base, always=True)
+    if isinstance(value, gast.Name) and value.id != base and aliasing.is_local(nz, value.id):
+        # in a list or dict the object itself is the item now, as in a display
+        # (an array copies the values: the write-backs' run-time tests see that)
+        nz.parts.setdefault(value.id, []).append(Part(base, "index", astutil.subscript(
+            astutil.name(base), astutil.clone(index)), item=True))
 
 
 def mutation(nz, call: gast.Call) -> bool:
@@ -256,6 +261,12 @@ def pop(nz, call: gast.Call):
     value = nz.namer.temp("pop")
     nz.emit(astutil.assign(value, astutil.subscript(
         astutil.name(items), astutil.clone(index))))
+    # the value leaves its slot, the one relation it had to the names that
+    # hold it too (`a` of `xs = [a]`): they stay maybe one object
+    for held, part in aliasing.views_of(nz, {items}):
+        if part.item and held != value:
+            nz.maybe_aliases.setdefault(value, set()).add(held)
+            nz.maybe_aliases.setdefault(held, set()).add(value)
     stmt = astutil.assign(items, astutil.call(
         f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
     nz.emit(stmt)
