@@ -69,6 +69,13 @@ def pops_by_key(x):
     return np.sum(a * x)
 
 
+def updates_a_comprehension_item(x):
+    a = x * 1.0
+    rs = [v for v in [a]]   # rs[0] is a
+    rs[0] *= 2.0
+    return np.sum(a * x)
+
+
 FOLLOWED = [views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key]
 
@@ -79,7 +86,8 @@ def test_the_update_is_followed(f):
     check_jvp(f, [X])
 
 
-@pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5)], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5), (updates_a_comprehension_item, 3)],
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_the_update_is_refused_where_it_cannot_be_followed(f, line):
     for derive in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(4))):
         with pytest.raises(ad.UnsupportedSyntaxError) as info:

@@ -148,7 +148,8 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
         nz.parts.setdefault(target, []).append(view)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         index = astutil.index_value(value.slice)
-        for held, part in views_of(nz, {value.value.id}):   # `v = xs[i]` may be
+        container = nz.aliases.get(value.value.id, {value.value.id})
+        for held, part in views_of(nz, container):        # `v = xs[i]` may be
             if part.item and held != target and may_be_slot(index, part.index):
                 nz.maybe_aliases.setdefault(target, set()).add(held)
                 nz.maybe_aliases.setdefault(held, set()).add(target)
