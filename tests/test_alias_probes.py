@@ -76,7 +76,34 @@ def updates_a_comprehension_item(x):
     return np.sum(a * x)
 
 
-FOLLOWED = [views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
+def keeps_views_of_what_it_updates(x):
+    a = x * 1.0
+    hist = []
+    for _ in range(2):
+        hist.append(a[1:])  # a view: the next iteration's update changes it
+        a *= a
+    return np.sum(hist[0])
+
+
+def keeps_copies_of_what_it_updates(x):
+    a = x * 1.0
+    hist = []
+    for _ in range(3):
+        hist.append(a.copy())
+        a *= 1.5
+    return np.sum(hist[0] * hist[2])
+
+
+def keeps_the_values_it_rebinds(x):
+    h = x * 1.0
+    hist = []
+    for _ in range(3):
+        h = np.tanh(h)
+        hist.append(h)
+    return np.sum(hist[1] * hist[2])
+
+
+FOLLOWED = [keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key]
 
 
@@ -86,7 +113,8 @@ def test_the_update_is_followed(f):
     check_jvp(f, [X])
 
 
-@pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5), (updates_a_comprehension_item, 3)],
+@pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5), (updates_a_comprehension_item, 3),
+                                     (keeps_views_of_what_it_updates, 5)],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_update_is_refused_where_it_cannot_be_followed(f, line):
     for derive in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(4))):

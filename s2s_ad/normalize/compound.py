@@ -84,6 +84,7 @@ def _check_carried(nz, loop, rebound: set) -> None:
     joined."""
     carried = _carried_names(loop)
     through: dict = {}      # name -> the carried names it may view (bound in the body)
+    _check_kept_views(nz, loop)
     for stmt in scopes.statements(loop.body):
         updated = _augmented(stmt) | _written_through(stmt)
         for name in sorted(updated):
@@ -98,6 +99,39 @@ def _check_carried(nz, loop, rebound: set) -> None:
                 if _may_be_view(nz, stmt.value) else set()
             for target in scopes.stored_names(stmt):
                 through[target] = viewed
+
+
+def _check_kept_views(nz, loop) -> None:
+    """Refuse a loop whose body appends a view of a value (`hist.append(
+    a[1:])`) that it updates in place (`a *= 2`): from the second
+    iteration on the update changes the views kept before, which the
+    single pass of this analysis relates to `a` through names the body
+    has rebound since."""
+    viewing: dict = {}      # name -> names whose memory it may view (bound in the body)
+    kept: dict = {}         # a name viewed by an appended value -> the append
+    for stmt in scopes.statements(loop.body):
+        if isinstance(stmt, gast.Assign) and _may_be_view(nz, stmt.value):
+            bases = {n for n in scopes.load_names(stmt.value) if aliasing.is_local(nz, n)}
+            for target in scopes.stored_names(stmt):
+                viewing[target] = bases | set().union(*(viewing.get(b, set()) for b in bases))
+        for call in (n for n in traversal.walk(stmt) if isinstance(n, gast.Call)):
+            func = call.func
+            if isinstance(func, gast.Attribute) and func.attr == "append" and call.args:
+                arg = call.args[0]
+                if isinstance(arg, gast.Name):
+                    bases = viewing.get(arg.id, set())
+                elif _may_be_view(nz, arg):
+                    bases = {n for n in scopes.load_names(arg) if aliasing.is_local(nz, n)}
+                else:
+                    bases = set()
+                for base in bases:
+                    kept.setdefault(base, stmt)
+        for name in sorted((_augmented(stmt) | _written_through(stmt)) & set(kept)):
+            raise UnsupportedSyntaxError(
+                f"`{name}` is updated in place in this loop, which also keeps views of "
+                "it in a list: from the second iteration on the update changes the "
+                "views kept before, which s2s_ad does not follow around a loop",
+                nz.src.locate(stmt), hint=f"append a copy (`.copy()`) of the view of `{name}`")
 
 
 def _may_be_view(nz, value) -> bool:
