@@ -85,6 +85,21 @@ def keeps_views_of_what_it_updates(x):
     return np.sum(hist[0])
 
 
+def updates_then_keeps_a_view(x):
+    hist = []
+    for _ in range(2):
+        x *= x              # (the parameter itself) changes the view kept before
+        hist.append(x.T)
+    return np.sum(hist[0])
+
+
+def nests_containers(x):
+    a = x * 1.0
+    xs = [[a]]
+    xs[0][0] *= 2.0         # a itself
+    return np.sum(a * x)
+
+
 def keeps_copies_of_what_it_updates(x):
     a = x * 1.0
     hist = []
@@ -103,7 +118,7 @@ def keeps_the_values_it_rebinds(x):
     return np.sum(hist[1] * hist[2])
 
 
-FOLLOWED = [keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
+FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key]
 
 
@@ -114,7 +129,8 @@ def test_the_update_is_followed(f):
 
 
 @pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5), (updates_a_comprehension_item, 3),
-                                     (keeps_views_of_what_it_updates, 5)],
+                                     (keeps_views_of_what_it_updates, 5),
+                                     (updates_then_keeps_a_view, 3)],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_update_is_refused_where_it_cannot_be_followed(f, line):
     for derive in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(4))):

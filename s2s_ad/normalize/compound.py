@@ -108,7 +108,7 @@ def _check_kept_views(nz, loop) -> None:
     single pass of this analysis relates to `a` through names the body
     has rebound since."""
     viewing: dict = {}      # name -> names whose memory it may view (bound in the body)
-    kept: dict = {}         # a name viewed by an appended value -> the append
+    kept: set = set()       # the names an appended value may view
     for stmt in scopes.statements(loop.body):
         if isinstance(stmt, gast.Assign) and _may_be_view(nz, stmt.value):
             bases = {n for n in scopes.load_names(stmt.value) if aliasing.is_local(nz, n)}
@@ -124,9 +124,9 @@ def _check_kept_views(nz, loop) -> None:
                     bases = {n for n in scopes.load_names(arg) if aliasing.is_local(nz, n)}
                 else:
                     bases = set()
-                for base in bases:
-                    kept.setdefault(base, stmt)
-        for name in sorted((_augmented(stmt) | _written_through(stmt)) & set(kept)):
+                kept |= bases
+    for stmt in scopes.statements(loop.body):       # (before or after the append)
+        for name in sorted((_augmented(stmt) | _written_through(stmt)) & kept):
             raise UnsupportedSyntaxError(
                 f"`{name}` is updated in place in this loop, which also keeps views of "
                 "it in a list: from the second iteration on the update changes the "

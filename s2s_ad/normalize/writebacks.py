@@ -70,6 +70,10 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     `name` changed no item (an `append`), whose names are not re-read."""
     written = {} if written is None else written
     group = nz.aliases.get(name, {name})
+    if source is not None and not any(w.base in group for w in written.values()):
+        # re-read from a base: its object changed through another name
+        # for it (`_t2 = xs[0]` of `_t1 = xs[0]`), at slots not known here
+        written[("any", name)] = Part(name, "whole", astutil.name(name))
     seen |= group                   # one object: nothing to write back between them
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, written, items_kept)} - seen
@@ -396,7 +400,7 @@ def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) 
     if not part.item:
         return False
     return all(w.kind == "index" and distinct_slots(w.index, part.index)
-               for w in written.values() if w.base in group)
+               for w in written.values() if w.base in group)     # ("whole": any slot)
 
 
 def _is_refusal(stmt) -> bool:
