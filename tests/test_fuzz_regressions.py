@@ -1607,3 +1607,24 @@ def test_an_update_of_what_a_display_may_hold_through_a_branch(f):
         ad.grad(f)(w)
     check_grad(f, [-w])
     check_jvp(f, [-w])
+
+
+def _same_row(x):
+    return x
+
+
+def reads_a_helpers_result_of_a_loop_row(r):
+    a = np.outer(1.0, r)
+    for _, row in enumerate(a):
+        pass
+    row = _same_row(row)        # still the last row of a
+    a -= a * 0.5
+    return np.mean(row)
+
+
+def test_a_name_rebound_to_a_helpers_result_of_itself_keeps_its_relations():
+    """Fuzz seed 92855 (minimized): `row = helper(row)` took the helper's
+    result for a part of nothing, so the update of `a` went unseen in it
+    (a silently wrong gradient); now refused at run time where they share."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="`row` may share memory"):
+        ad.grad(reads_a_helpers_result_of_a_loop_row)(V3 + 1.0)

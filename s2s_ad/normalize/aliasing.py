@@ -154,9 +154,12 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
                 nz.maybe_aliases.setdefault(target, set()).add(held)
                 nz.maybe_aliases.setdefault(held, set()).add(target)
     for arg in [] if view is not None else _viewed_arguments(nz, value):
-        # (a helper or NumPy function may return a view of its argument)
-        nz.parts.setdefault(target, []).append(
-            Part(arg, "index", astutil.clone(value), certain=False))
+        # (a helper or NumPy function may return a view of its argument:
+        # of `target`'s old object, which `old`'s names hold or view)
+        for base in [arg] if arg != target else [*old[0], *old[1]]:
+            if base != target and is_local(nz, base):
+                nz.parts.setdefault(target, []).append(
+                    Part(base, "index", astutil.clone(value), certain=False))
     for key, elt in items_of(value):
         if isinstance(elt, gast.Name) and elt.id != target and is_local(nz, elt.id):
             item = astutil.subscript(astutil.name(target), key)
