@@ -266,3 +266,13 @@ def test_second_order_through_a_function_value_says_why_it_is_refused():
     with pytest.raises(ad.NoRuleError, match="function passed as a value") as info:
         ad.hvp(through_a_function_value)(np.array([0.3, 0.8]), np.ones(2))
     assert "changed since" not in str(info.value)
+
+
+def contracts_with_einsum(x, y):
+    return np.sum(np.einsum("ij,jk->ik", x, y) ** 2)
+
+
+def test_einsums_derivative_differentiated_again_is_refused_not_a_crash():
+    x, y = np.ones((3, 4)) * 0.5, np.ones((4, 2)) * 0.25
+    with pytest.raises(ad.UnsupportedValueError, match="np.einsum's derivative again"):
+        ad.hvp(contracts_with_einsum)(x, y, np.ones_like(x))

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray, is_duck, numpy_only
+from ..errors import UnsupportedValueError
 from .core import _as_float, _ndarray, unbroadcast
+from .origins import origin
 
 
 def _ndim(x) -> int:
@@ -183,6 +185,13 @@ def einsum_adjoints(g, operands):
     """
     if isinstance(operands[0], str):
         subscripts, arrays, at = operands[0], operands[1:], range(1, len(operands))
+    elif not all(isinstance(operands[i], (list, tuple)) for i in range(1, len(operands), 2)):
+        # (the operands' tangents, in forward mode over this adjoint: no subscripts)
+        raise UnsupportedValueError(
+            "s2s_ad cannot differentiate np.einsum's derivative again (hvp, hessian, "
+            "jvp of grad)", origin(),
+            hint="write the contraction with @, np.dot or np.tensordot, whose "
+                 "derivatives are differentiated again")
     else:                               # array, sublist, ..., [output sublist]
         pairs = 2 * (len(operands) // 2)
         subscripts, arrays = _einsum_subscripts(operands), operands[0:pairs:2]
