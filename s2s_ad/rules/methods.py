@@ -9,8 +9,7 @@ conventions) with the method's own parameter order: `x.sum(0)` binds
 `axis=0`.  As there, a template lists only the parameters its gradient
 honours, so a call using another one is rejected at compile time.
 
-`x.astype(dtype)` and NumPy's scalar types called as conversions
-(`np.float32(x)`) send the gradient back in `x`'s float dtype (none for a
+`x.astype(dtype)` sends the gradient back in `x`'s float dtype (none for a
 cast to an integer or bool dtype), its tangent forward in the result's;
 `x.item()` takes no index.  `item`, `reshape`, `transpose` and `mT` are
 linear in the receiver (forward mode applies them to its tangent).
@@ -77,26 +76,6 @@ def astype(z, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
 def astype_tangent(z, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     # in the result's float dtype; zeros for a cast to an integer or bool dtype
     t[z] += rt.uncast(t[self], z, z)
-
-
-# NumPy's scalar types called as conversions (`np.float64(s)`; of an
-# array, the array converted), as `astype`: the integer and bool ones make
-# piecewise-constant values
-_FLOAT_TYPES = tuple(getattr(np, n) for n in ("float16", "float32", "float64", "longdouble"))
-
-
-@adjoint(*_FLOAT_TYPES)
-def to_float_type(z, value=0.0):
-    d[value] += rt.uncast(d[z], value, z)
-
-
-@tangent(*_FLOAT_TYPES)
-def to_float_type_tangent(z, value=0.0):
-    t[z] += rt.uncast(t[value], z, z)
-
-
-nondifferentiable(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                  np.uint64, np.intp, np.bool_)
 
 
 # -- products and elementwise ------------------------------------------------
