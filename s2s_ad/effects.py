@@ -200,7 +200,13 @@ def _bound_pairs(target, value, globals_: dict) -> list:
 def _may_be(value, globals_: dict) -> list:
     """The names whose object `value` may be or view: a name, what is
     subscripted or asked for an attribute, and for a call its receiver and
-    arguments, unless it surely makes a new array."""
+    arguments, unless it surely makes a new array (also read through a
+    subscript or attribute of the call: `np.split(p, 2)[0]`)."""
+    base = value
+    while isinstance(base, (gast.Subscript, gast.Attribute)):
+        base = base.value
+    if isinstance(base, gast.Call) and base is not value:
+        return _may_be(base, globals_)
     if not isinstance(value, gast.Call):
         root = _root(value)
         return [root] if root is not None else []

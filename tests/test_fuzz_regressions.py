@@ -1628,3 +1628,22 @@ def test_a_name_rebound_to_a_helpers_result_of_itself_keeps_its_relations():
     (a silently wrong gradient); now refused at run time where they share."""
     with pytest.raises(ad.UnsupportedSyntaxError, match="`row` may share memory"):
         ad.grad(reads_a_helpers_result_of_a_loop_row)(V3 + 1.0)
+
+
+def _doubles_a_piece(t):
+    piece = np.split(t, 1)[0]       # a view of t, through the call's result
+    piece += t
+
+
+def calls_a_helper_updating_a_piece_of_its_argument(z):
+    d = {"w": _doubles_a_piece(z)}
+    z[0] -= 1.0
+    return np.sum(z) + 0.0 * len(d)
+
+
+def test_a_helper_updating_a_view_read_through_a_calls_result_is_refused():
+    """Fuzz seed 94164 (minimized): the helper analysis did not follow
+    `np.split(t, 1)[0]` to `t`, so the helper was run on the caller's array
+    as if it changed nothing (a silently wrong gradient)."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter t in place"):
+        ad.grad(calls_a_helper_updating_a_piece_of_its_argument)(V3.copy())
