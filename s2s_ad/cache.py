@@ -55,8 +55,11 @@ def lookup(func, key, version: int):
     if per_func is None:
         return None
     hit = per_func.get(key)
-    if hit is None or _edited(hit[0], func) or hit[1] != version or \
-            hit[3] is not None and _stale(hit[3]):
+    if hit is None or hit[1] != version:
+        return None
+    code, defaults, kwdefaults = hit[0]     # (edited in place: compiled anew)
+    if func.__code__ is not code or func.__defaults__ is not defaults or \
+            func.__kwdefaults__ is not kwdefaults or hit[3] is not None and _stale(hit[3]):
         return None
     return hit[2]
 
@@ -65,12 +68,6 @@ def _state(func) -> tuple:
     """What a function computes with besides the names it reads: its code
     and defaults (IPython's autoreload replaces them in place)."""
     return func.__code__, func.__defaults__, func.__kwdefaults__
-
-
-def _edited(state: tuple, func) -> bool:
-    code, defaults, kwdefaults = state
-    return func.__code__ is not code or func.__defaults__ is not defaults or \
-        func.__kwdefaults__ is not kwdefaults
 
 
 def _stale(check) -> bool:
