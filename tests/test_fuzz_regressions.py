@@ -1647,3 +1647,21 @@ def test_a_helper_updating_a_view_read_through_a_calls_result_is_refused():
     as if it changed nothing (a silently wrong gradient)."""
     with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter t in place"):
         ad.grad(calls_a_helper_updating_a_piece_of_its_argument)(V3.copy())
+
+
+def copies_a_column_then_scales_its_view(x):
+    score = x * 1.0
+    res = score[:, 1]
+    score[:, 3] = res               # copies the values: res stays column 1's view
+    res *= 1.5
+    return np.sum(score * x)
+
+
+def test_an_array_written_from_a_view_does_not_hold_the_view():
+    """Fuzz seed 94306 (minimized): a store into an array was taken, as a
+    store into a list is, for the object itself being the item there, so
+    the update of the view was written back into the column stored to (a
+    silently wrong gradient, introduced and found in this session)."""
+    M = np.arange(16.0).reshape(4, 4) * 0.1 + 0.05
+    check_grad(copies_a_column_then_scales_its_view, [M])
+    check_jvp(copies_a_column_then_scales_its_view, [M])

@@ -118,7 +118,7 @@ class Normalizer:
         self.loop_updates: set = set()  # what the body of the loop being entered updates
         self.displays: dict = {}        # name bound once to a display -> its items
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
-        self.sequences: set = set()     # names that may hold a list or tuple built here
+        self.sequences: set = set()     # names that may hold a list, tuple or dict built here
         self.joined: dict = {}          # list made by + or * -> the names it shares items with
         self.masked: set = set()        # names bound to a value stop_gradient returned
         self.unmasked: set = set()      # names bound to another value

@@ -167,8 +167,8 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
 
 
 def _shares_items(nz, target: str, value) -> None:
-    """Track the names that may hold a list or tuple the function built
-    (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
+    """Track the names that may hold a list, tuple or dict the function
+    built (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
     repeats it: `z`'s items are its operands' (a repeated one's, each
     other's), which no relation follows; a shallow copy (`list(a)`,
     `tuple((x, y))`, `sorted(a)`, `dict(d)`) holds the items of what it
@@ -179,7 +179,7 @@ def _shares_items(nz, target: str, value) -> None:
     iterator (`list(reversed(xs))`)."""
     operands = _join_operands(value)
     copied = _copied(nz, value)
-    built = isinstance(value, (gast.List, gast.Tuple)) or copied is not None
+    built = isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or copied is not None
     in_place = _updates_in_place(value, target)
     if copied:
         nz.sequences.add(target)

@@ -55,9 +55,10 @@ def setitem(nz, base: str, index, value) -> None:
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
     writebacks.after_update(nz, stmt, base, always=True)
-    if isinstance(value, gast.Name) and value.id != base and aliasing.is_local(nz, value.id):
-        # in a list or dict the object itself is the item now, as in a display
-        # (an array copies the values: the write-backs' run-time tests see that)
+    if isinstance(value, gast.Name) and value.id != base and base in nz.sequences and \
+            aliasing.is_local(nz, value.id):
+        # in a list or dict built here the object itself is the item now, as
+        # in a display (not in an array, which copies the values)
         nz.parts.setdefault(value.id, []).append(Part(base, "index", astutil.subscript(
             astutil.name(base), astutil.clone(index)), item=True))
 
