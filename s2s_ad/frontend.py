@@ -27,7 +27,6 @@ import linecache
 import os
 import re
 import sys
-import sysconfig
 import textwrap
 import types
 import weakref
@@ -39,6 +38,7 @@ from . import astutil, deletions, traversal
 from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
                      caller_location)
 from .ir import Source
+from .runtime.origins import INSTALLED
 
 # Statement kinds that s2s_ad does not differentiate; the message names them.
 _FENCED = {
@@ -52,8 +52,6 @@ _FENCED_EXPR = {
 }
 
 
-INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep
-                  for k in ("stdlib", "purelib", "platlib"))   # path prefixes
 
 
 def is_callable_object(obj) -> bool:

@@ -83,22 +83,13 @@ def _check_carried(nz, loop, rebound: set) -> None:
     does not follow.  Called after the body, before its relations are
     joined."""
     carried = _carried_names(loop)
-    through: dict = {}      # name -> the carried names it may view (bound in the body)
-    _check_kept_views(nz, loop)
-    for stmt in scopes.statements(loop.body):
-        updated = _augmented(stmt) | _written_through(stmt)
-        for name in sorted(updated):
-            for held in sorted(({name} & carried) | through.get(name, set())):
+    for stmt, viewing in _body_views(nz, loop):
+        for name in sorted(_augmented(stmt) | _written_through(stmt)):
+            for held in sorted(({name} | viewing.get(name, set())) & carried):
                 others = set(nz.aliases.get(held, ())) | nz.maybe_aliases.get(held, set())
                 if nz.parts.get(held) or others - rebound - {held}:   # (names the loop
                     # rebinds too are copied into one another: see `_carry_around`)
                     raise _carried_update(nz, stmt, name, held)
-        if isinstance(stmt, gast.Assign):
-            viewed = set().union(*({r} & carried | through.get(r, set())
-                                   for r in scopes.load_names(stmt.value))) \
-                if _may_be_view(nz, stmt.value) else set()
-            for target in scopes.stored_names(stmt):
-                through[target] = viewed
 
 
 def _check_kept_views(nz, loop) -> None:
@@ -107,24 +98,14 @@ def _check_kept_views(nz, loop) -> None:
     iteration on the update changes the views kept before, which the
     single pass of this analysis relates to `a` through names the body
     has rebound since."""
-    viewing: dict = {}      # name -> names whose memory it may view (bound in the body)
     kept: set = set()       # the names an appended value may view
-    for stmt in scopes.statements(loop.body):
-        if isinstance(stmt, gast.Assign) and _may_be_view(nz, stmt.value):
-            bases = {n for n in scopes.load_names(stmt.value) if aliasing.is_local(nz, n)}
-            for target in scopes.stored_names(stmt):
-                viewing[target] = bases | set().union(*(viewing.get(b, set()) for b in bases))
+    for stmt, viewing in _body_views(nz, loop):
         for call in (n for n in traversal.walk(stmt) if isinstance(n, gast.Call)):
-            func = call.func
-            if isinstance(func, gast.Attribute) and func.attr == "append" and call.args:
-                arg = call.args[0]
-                if isinstance(arg, gast.Name):
-                    bases = viewing.get(arg.id, set())
-                elif _may_be_view(nz, arg):
-                    bases = {n for n in scopes.load_names(arg) if aliasing.is_local(nz, n)}
-                else:
-                    bases = set()
-                kept |= bases
+            if isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
+                    and call.args:
+                arg = call.args[0]      # (appending `a` itself keeps no view of it)
+                kept |= viewing.get(arg.id, set()) if isinstance(arg, gast.Name) \
+                    else _viewed_names(nz, arg)
     for stmt in scopes.statements(loop.body):       # (before or after the append)
         for name in sorted((_augmented(stmt) | _written_through(stmt)) & kept):
             raise UnsupportedSyntaxError(
@@ -132,6 +113,26 @@ def _check_kept_views(nz, loop) -> None:
                 "it in a list: from the second iteration on the update changes the "
                 "views kept before, which s2s_ad does not follow around a loop",
                 nz.src.locate(stmt), hint=f"append a copy (`.copy()`) of the view of `{name}`")
+
+
+def _body_views(nz, loop):
+    """Each statement of `loop`'s body, in order, with what the names bound
+    in the body before it may view: name -> locals (transitively, `v =
+    a[1:]; w = v[:1]`; a name rebound to a new value views nothing)."""
+    viewing: dict = {}
+    for stmt in scopes.statements(loop.body):
+        yield stmt, viewing
+        if isinstance(stmt, gast.Assign):
+            bases = _viewed_names(nz, stmt.value)
+            for target in scopes.stored_names(stmt):
+                viewing[target] = bases.union(*(viewing.get(b, set()) for b in bases))
+
+
+def _viewed_names(nz, value) -> set:
+    """The locals whose memory `value` may share (none for a new value)."""
+    if not _may_be_view(nz, value):
+        return set()
+    return {n for n in scopes.load_names(value) if aliasing.is_local(nz, n)}
 
 
 def _may_be_view(nz, value) -> bool:
@@ -165,6 +166,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
     if looped:
         _check_carried(nz, stmt, rebound)  # (the body's relations, before the joins)
+        _check_kept_views(nz, stmt)
     if before is not None and looped:
         _join(nz, before)
     elif before is not None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 import types
 
 import numpy as np
 
 from ..errors import Location, UnsupportedSyntaxError
+from .origins import INSTALLED
 
 
 def shares(view, base, index=None):
@@ -99,12 +99,12 @@ def _in(view, base, depth: int = 0) -> bool:
         return True
     if isinstance(base, (list, tuple, dict)):
         items = base.values() if isinstance(base, dict) else base
-    elif users_object(base) or depth == 0 and _plain_object(base):
+    elif _users_object(base) or depth == 0 and _plain_object(base):
         items = vars(base).values()
     else:
         return False
     return any(item is view
-               or (isinstance(item, (list, tuple, dict)) or users_object(item))
+               or (isinstance(item, (list, tuple, dict)) or _users_object(item))
                and depth < 8 and _in(view, item, depth + 1)
                or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
                and np.may_share_memory(item, view) for item in items)
@@ -118,7 +118,7 @@ def _plain_object(x) -> bool:
         isinstance(getattr(x, "__dict__", None), dict)
 
 
-def users_object(x) -> bool:
+def _users_object(x) -> bool:
     """`_plain_object`, of a class defined in the user's code (not Python's
     or an installed package's, whose objects' attributes are looked into
     only at the top: they may hold much)."""
@@ -129,11 +129,7 @@ def users_object(x) -> bool:
     if module is None or name == "builtins":
         return False
     path = getattr(module, "__file__", None)     # (None: a notebook's or REPL's)
-    return path is None or not os.path.abspath(path).startswith(_LIBRARIES)
-
-
-_LIBRARIES = tuple({os.path.abspath(sysconfig.get_paths()[k])
-                    for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+    return path is None or not os.path.abspath(path).startswith(INSTALLED)
 
 
 def sync_index(x, index, value):
