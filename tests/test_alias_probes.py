@@ -118,8 +118,73 @@ def keeps_the_values_it_rebinds(x):
     return np.sum(hist[1] * hist[2])
 
 
+W = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+def swaps_list_slots_then_updates_one(x):
+    a = x * 1.0
+    c = x * 2.0
+    xs = [a, c]
+    xs[0], xs[1] = xs[1], xs[0]     # xs[0] is c now
+    xs[0] *= x
+    return np.sum(a * W) + np.sum(c * W)
+
+
+def stores_an_item_read_from_another_slot(x):
+    a = x * 1.0
+    c = x * 2.0
+    xs = [a, c]
+    t = xs[1]
+    xs[0] = t                       # c, in both slots
+    xs[0] *= x
+    return np.sum(a * W) + np.sum(c * W) + np.sum(xs[1] * W)
+
+
+def moves_a_dict_value_then_updates_it(x):
+    a = x * 1.0
+    c = x * 2.0
+    d = {"p": a, "q": c}
+    d["p"] = d["q"]
+    d["p"] *= x
+    return np.sum(a * W) + np.sum(c * W)
+
+
+def replaces_a_slot_with_a_view_then_updates_it(x):
+    xs = [x]
+    xs[0] = x[1:]                   # the old item's adjoint keeps x's shape
+    xs[0] *= 3.0
+    return np.sum(x * x) + np.sum(xs[0] * W[1:])
+
+
+def updates_an_array_in_a_tuple_in_a_list(x):
+    a = x * 1.0
+    xs = [(a, 1)]
+    xs[0][0][1] = 0.0
+    return np.sum(a * a * W)
+
+
+def stores_an_item_chosen_in_a_branch(x):
+    a = x * 1.0
+    c = x * 2.0
+    xs = [a, c]
+    t = xs[0] if x[0] > 0 else xs[1]
+    xs[1] = t
+    xs[1] *= x
+    return np.sum(a * W) + np.sum(c * W)
+
+
+def updates_rows_listed_by_a_comprehension(x):
+    m = np.outer(x, x)
+    rows = [r for r in m]
+    for r in rows:
+        r *= 2.0
+    return np.sum(m * m)
+
+
 FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
-            stores_into_a_dict, pops_by_index, pops_by_key]
+            stores_into_a_dict, pops_by_index, pops_by_key, swaps_list_slots_then_updates_one,
+            stores_an_item_read_from_another_slot, moves_a_dict_value_then_updates_it,
+            replaces_a_slot_with_a_view_then_updates_it, updates_an_array_in_a_tuple_in_a_list]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=lambda f: f.__name__)
@@ -128,9 +193,21 @@ def test_the_update_is_followed(f):
     check_jvp(f, [X])
 
 
+def test_a_list_argument_whose_slot_is_replaced_by_another_shape_gets_its_shape_back():
+    def f(xs):
+        xs[0] = xs[1][:2] * 2.0
+        return np.sum(xs[0]) + np.sum(xs[1])
+    check_grad(f, [[np.array([0.3, -1.0, 2.0]), np.array([1.5, 0.2, -0.7])]])
+    g = ad.grad(f)([np.ones(3), np.ones(3)])
+    assert [np.shape(item) for item in g] == [(3,), (3,)]
+    np.testing.assert_array_equal(g[0], 0.0)
+
+
 @pytest.mark.parametrize("f, line", [(walks_a_view_in_a_loop, 5), (updates_a_comprehension_item, 3),
                                      (keeps_views_of_what_it_updates, 5),
-                                     (updates_then_keeps_a_view, 3)],
+                                     (updates_then_keeps_a_view, 3),
+                                     (stores_an_item_chosen_in_a_branch, 6),
+                                     (updates_rows_listed_by_a_comprehension, 4)],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_update_is_refused_where_it_cannot_be_followed(f, line):
     for derive in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(4))):

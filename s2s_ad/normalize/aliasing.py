@@ -15,7 +15,9 @@ program order while the function is normalized:
 A relation bound inside an `if` or a loop is *uncertain* after it (the
 index it was bound with is not known), and so is one whose index variable
 was rebound; names that only may be one object are *maybe-aliases*.  What
-an in-place update emits from these relations is normalize/writebacks.py.
+an in-place update emits from these relations is normalize/writebacks.py; which names hold
+a list, tuple or dict built here, and what its items are shared with, is
+normalize/sequences.py.
 `Normalized.heirs` maps each rebinding to the names that still share memory
 with the object it unbinds (recorded by reference, that old value changes
 with them), and `Normalized.passes` each call of a helper to what its
@@ -28,15 +30,11 @@ import types
 
 import gast
 
-from .. import astutil, effects, fresh, scopes
+from .. import astutil, effects, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
-from . import masks, views, writebacks
-
-
-_COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
-_NUMBERS = (len, bool, int, float, str, repr, isinstance, id, hash, any, all, abs, round)
+from . import masks, sequences, views, writebacks
 
 
 # -- binding -------------------------------------------------------------
@@ -49,12 +47,12 @@ def bind(nz, stmt: gast.Assign) -> None:
         _index_changed(nz, target)     # `j += 1` rebinds an int
         if astutil.dotted_name(value.func.value) == OPERATORS:
             nz.loose.add(target)  # ...and `r *= c` a float: still one object?
-        _shares_items(nz, target, value)
+        sequences.note_items(nz, target, value, in_place=True)
         return                      # the object, and its relations, stay
     old = _holders_of_old(nz, target)         # (`v = v[1:]` views the old object)
     _keep_old(nz, target, stmt)
     _rebind(nz, target, stmt)
-    _shares_items(nz, target, value)
+    sequences.note_items(nz, target, value, in_place=False)
     masks.note_mask(nz, target, stmt.value)
     nz.loose.discard(target)
     _bind_alias(nz, target, value)
@@ -118,6 +116,28 @@ def _bind_chosen(nz, target: str, value) -> None:
         nz.maybe_aliases.setdefault(name, set()).add(target)
 
 
+def one_object(nz, name: str) -> dict:
+    """{name: certain} for the names bound to `name`'s object: its
+    aliases, and the names read from the slot of a list, tuple or dict
+    built here that `name` was read from (`t = xs[1]` is the item `c` of
+    `xs = [a, c]`), surely (True) or only maybe (False: a maybe-alias, or
+    either relation uncertain)."""
+    group = nz.aliases.get(name, {name})
+    out = dict.fromkeys(group, True)
+    for part in [p for n in group for p in nz.parts.get(n, [])]:
+        if part.kind != "index" or not isinstance(part.view, gast.Subscript) or \
+                part.base not in nz.sequences:
+            continue
+        slot = gast.dump(part.view.slice)
+        for other, held in views_of(nz, nz.aliases.get(part.base, {part.base})):
+            if held.kind == "index" and isinstance(held.view, gast.Subscript) and \
+                    gast.dump(held.view.slice) == slot:
+                out[other] = out.get(other, False) or part.certain and held.certain
+    for other in writebacks.maybe_one(nz, group):
+        out.setdefault(other, False)
+    return out
+
+
 def _holders_of_old(nz, name: str) -> tuple:
     """(the other names bound to `name`'s object, the names it is a part
     of or may be), before `name` is rebound."""
@@ -164,74 +184,6 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
         if isinstance(elt, gast.Name) and elt.id != target and is_local(nz, elt.id):
             item = astutil.subscript(astutil.name(target), key)
             nz.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
-
-
-def _shares_items(nz, target: str, value) -> None:
-    """Track the names that may hold a list, tuple or dict the function
-    built (`sequences`); `z = a + b`, `a * n` (or `+=`, `*=`) on one joins or
-    repeats it: `z`'s items are its operands' (a repeated one's, each
-    other's), which no relation follows; a shallow copy (`list(a)`,
-    `tuple((x, y))`, `sorted(a)`, `dict(d)`) holds the items of what it
-    copies, or the rows of an array.  `joined` keeps what the items are
-    shared with, for the check an in-place update of an item makes
-    (inplace.py, writebacks.py), and what those share them with: the
-    check reads lists, not what a list was copied from through an
-    iterator (`list(reversed(xs))`)."""
-    operands = _join_operands(value)
-    copied = _copied(nz, value)
-    built = isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or copied is not None
-    in_place = _updates_in_place(value, target)
-    if copied:
-        nz.sequences.add(target)
-        nz.joined[target] = _with_sources(nz, copied) - {target}
-    elif operands and any(o in nz.sequences for o in operands):
-        nz.sequences.add(target)
-        kept = nz.joined.get(target, set()) if in_place else set()
-        nz.joined[target] = kept | _with_sources(
-            nz, {o for o in operands if o != target and is_local(nz, o)}) - {target}
-    elif built:
-        nz.sequences.add(target)
-        nz.joined.pop(target, None)
-    elif not in_place:
-        nz.sequences.discard(target)
-        nz.joined.pop(target, None)
-
-
-def _with_sources(nz, names: set) -> set:
-    """`names` and what their items are shared with (`joined` is closed:
-    one step reaches all)."""
-    return set(names).union(*(nz.joined.get(n, ()) for n in names))
-
-
-def _copied(nz, value) -> set | None:
-    """For `list(a)`, `tuple(a)`, `sorted(a)`, `dict(a)` (or of a display
-    `(x, y)`): the local names whose items (or rows) it holds; for any
-    other call given a list or tuple built here (`xs.copy()`,
-    `copy.copy(xs)`, `reversed(xs)`, a helper's result), those it may
-    hold the items of (unknown means shared; NumPy's calls copy the
-    items into an array, and `len(xs)` and the like make a number); None
-    for any other value."""
-    if not isinstance(value, gast.Call):
-        return None
-    callee = nz.src.resolve(value.func, nz.locals)
-    if not any(callee is f for f in _COPIES):
-        if fresh.is_numpy(callee) or any(callee is f for f in _NUMBERS) or \
-                (astutil.dotted_name(value.func) or "").partition(".")[0] in (RUNTIME, OPERATORS):
-            return None         # (s2s_ad's own calls: their relations are followed)
-        receiver = [value.func.value] if isinstance(value.func, gast.Attribute) else []
-        held = {a.id for a in receiver + value.args + [k.value for k in value.keywords]
-                if isinstance(a, gast.Name) and a.id in nz.sequences}
-        return held or None
-    if len(value.args) != 1:
-        return set()
-    names, todo = [], [value.args[0]]
-    while todo:             # (the items of displays in it: `dict(((k, v),))`)
-        arg = todo.pop()
-        if isinstance(arg, (gast.List, gast.Tuple)):
-            todo.extend(arg.elts)
-        else:
-            names.append(arg)
-    return {n.id for n in names if isinstance(n, gast.Name) and is_local(nz, n.id)}
 
 
 def _same_object(nz, value):
@@ -378,20 +330,6 @@ def view_base(nz, expr) -> gast.Name:
 def views_of(nz, names: set):
     return [(view, part) for view, parts in sorted(nz.parts.items())
             for part in parts if part.base in names]
-
-
-def _join_operands(value) -> list:
-    """The names `a + b`, `a * b`, `a += b` or `a *= b` reads (empty for
-    anything else)."""
-    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
-        args = [value.left, value.right]
-    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
-            astutil.dotted_name(value.func.value) == OPERATORS and \
-            value.func.attr in ("iadd", "imul"):
-        args = value.args
-    else:
-        return []
-    return [a.id for a in args if isinstance(a, gast.Name)]
 
 
 def _updates_in_place(value, target: str) -> bool:

@@ -18,7 +18,7 @@ import numpy
 from .. import astutil, effects, runtime, traversal
 from ..ir import MUTATING_METHODS, NUMPY, OPERATORS, RUNTIME
 from .alias_parts import Part
-from . import aliasing, calls, writebacks
+from . import aliasing, calls, sequences, writebacks
 
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
@@ -55,12 +55,7 @@ def setitem(nz, base: str, index, value) -> None:
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
     writebacks.after_update(nz, stmt, base, always=True)
-    if isinstance(value, gast.Name) and value.id != base and base in nz.sequences and \
-            aliasing.is_local(nz, value.id):
-        # in a list or dict built here the object itself is the item now, as
-        # in a display (not in an array, which copies the values)
-        nz.parts.setdefault(value.id, []).append(Part(base, "index", astutil.subscript(
-            astutil.name(base), astutil.clone(index)), item=True))
+    sequences.note_stored(nz, base, index, value)
 
 
 def mutation(nz, call: gast.Call) -> bool:

@@ -55,7 +55,7 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
 
 
 def _propagate(nz, name: str, always: bool, seen: set, source=None,
-               written=None, items_kept: bool = False) -> set:
+               written=None, items_kept: bool = False, origin: str | None = None) -> set:
     """Emit the write-backs and re-reads after `name` got new values
     (re-read through the part `source`); returns the names reached.  The
     views of a changed object are all claimed before any is followed, so
@@ -67,8 +67,10 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     that holds the object (`rt.slots`), so a view re-read from a base is
     never written back into it (its other relations to that base may be
     stale: `zs[-1]` after an `append`).  `items_kept`: the update of
-    `name` changed no item (an `append`), whose names are not re-read."""
+    `name` changed no item (an `append`), whose names are not re-read.
+    `origin`: the name the update wrote through (`name` itself at first)."""
     written = {} if written is None else written
+    origin = name if origin is None else origin
     group = nz.aliases.get(name, {name})
     if source is not None and not any(w.base in group for w in written.values()):
         # re-read from a base: its object changed through another name
@@ -80,15 +82,15 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     seen |= own                     # claimed: re-read below, from `name`
     _realias(nz, name, always)
     reached = set(group) | maybe_one(nz, group)
-    reached |= _write_back_parts(nz, name, group, seen, source, written)
+    reached |= _write_back_parts(nz, name, group, seen, source, written, origin)
     views = _views_to_reread(nz, group, seen, own, written, items_kept)
     seen.update(views)
-    reached |= _reread_views(nz, name, group, views, seen, written)
+    reached |= _reread_views(nz, name, group, views, seen, written, origin)
     return reached
 
 
 def _write_back_parts(nz, name: str, group: set, seen: set, source,
-                      written: dict) -> set:
+                      written: dict, origin: str) -> set:
     """Write the new values of `name` into every base its object is a
     part of (refusing an uncertain or masked relation, and a base of a
     maybe-alias: `e = [r if c else s]`), then follow the bases' own
@@ -114,7 +116,8 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                           "slots" if part.kind == "index" else "shares")
             if part.base not in seen:
                 seen.add(part.base)
-                reached |= _propagate(nz, part.base, True, seen, written=written)
+                reached |= _propagate(nz, part.base, True, seen, written=written,
+                                      origin=origin)
     for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
         for part in nz.parts.get(member, []):        # it is checked, not written
             if part.base not in group | seen:
@@ -140,10 +143,13 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
 
 
 def _reread_views(nz, name: str, group: set, views: dict, seen: set,
-                  written: dict) -> set:
+                  written: dict, origin: str) -> set:
     """Re-read each changed view from `name` (refusing an uncertain one
     that is read again, or a crossing of masks), then follow its own
-    relations; returns the names reached."""
+    relations; returns the names reached.  An uncertain one is not
+    followed: what holds it, or what that is a part of in turn (`r_1` of
+    `rows = [r for r in M]` is a row of `M`), must not share memory with
+    the object the update wrote (`origin`) if the program reads it again."""
     reached = set()
     for view, part in views.items():
         reached.add(view)           # its values change: record them if needed
@@ -154,7 +160,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
                 refuse_shared(nz, other, Part(part.base, part.kind, part.view),
                                     "is read again")
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
-                refuse_shared(nz, name, Part(holder, "reshape", astutil.name(holder)),
+                refuse_shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
                                     f"is updated while `{holder}` holds a view of it, "
                                     "read again")
             continue
@@ -167,7 +173,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
-        reached |= _propagate(nz, view, True, seen, part, written)
+        reached |= _propagate(nz, view, True, seen, part, written, origin=origin)
     return reached
 
 
@@ -356,7 +362,15 @@ def _holders(nz, view: str, group: set, part: Part) -> set:
     below = aliasing.related(nz, view, upward=False)
     holders = {p.base for v in below for p in nz.parts.get(v, [])}
     holders -= below | group | {part.base}
-    return {a for h in holders for a in nz.aliases.get(h, {h})}
+    out, todo = set(), sorted(holders)
+    while todo:                         # and what they are parts of, or may be
+        h = todo.pop()
+        if h not in out and h not in group:
+            out.add(h)
+            todo.extend(nz.aliases.get(h, ()))
+            todo.extend(nz.maybe_aliases.get(h, ()))
+            todo.extend(p.base for p in nz.parts.get(h, []))
+    return out
 
 
 def _read_later(nz, names: list) -> list:

@@ -95,11 +95,17 @@ def size(x) -> int:
 
 
 def _shape(x) -> tuple:
-    """`np.shape(x)`, fast for arrays and NumPy scalars."""
+    """`np.shape(x)`, fast for arrays and NumPy scalars; a list or tuple of
+    items of different shapes has its length as its shape."""
     if type(x) is float:
         return ()
     shape = getattr(x, "shape", None)
-    return shape if type(shape) is tuple else np.shape(x)
+    if type(shape) is tuple:
+        return shape
+    try:
+        return np.shape(x)
+    except ValueError:      # items of different shapes (`(a, 1)`): a sequence of them
+        return (len(x),)
 
 
 def expand(g, like):
