@@ -307,9 +307,10 @@ def _unpack_call(g: Gen, sc: Scope):
 
 @statement("lists", 2)
 def lists(g: Gen, sc: Scope):
-    """List displays, append, pop, element updates, `+` and `*`."""
+    """List displays, append, pop, element updates, items moved between
+    slots, `+` and `*`."""
     found = [v for v in sc.of("L") if not v.fixed]
-    forms = [_list_display] + ([_append, _set_item, _pop, _joined] if found else [])
+    forms = [_list_display] + ([_append, _set_item, _pop, _joined, _move_items] if found else [])
     g.pick(forms)(g, sc, g.pick(found) if found else None)
 
 
@@ -359,6 +360,18 @@ def _set_item(g: Gen, sc: Scope, var: Var):
     op = "=" if var.info.elem != "S" and not g.on("views") else g.pick(["=", "+=", "*="])
     k = g.rng.randrange(-var.info.length, var.info.length)
     g.w.line(f"{var.name}[{k}] {op} {strip(expr(g, sc, var.info.elem))}")
+
+
+def _move_items(g: Gen, sc: Scope, var: Var):
+    """`xs[i], xs[j] = xs[j], xs[i]` or `xs[i] = xs[j]`: a slot then holds
+    another slot's object, which a later update of either changes."""
+    if var.info.length < 2:
+        return _set_item(g, sc, var)
+    i, j = g.rng.sample(range(-var.info.length, var.info.length), 2)
+    if g.chance(0.5):
+        g.w.line(f"{var.name}[{i}], {var.name}[{j}] = {var.name}[{j}], {var.name}[{i}]")
+    else:
+        g.w.line(f"{var.name}[{i}] = {var.name}[{j}]")
 
 
 def _pop(g: Gen, sc: Scope, var: Var):
