@@ -181,10 +181,27 @@ def updates_rows_listed_by_a_comprehension(x):
     return np.sum(m * m)
 
 
+def steps_each_parameter_zipped_with_its_gradient(x):
+    params = [x * 1.0, x * 2.0]
+    grads = [x * x, np.sin(x)]
+    for q, dq in zip(params, grads):    # q is the list's item itself
+        q -= 0.1 * dq
+    return np.sum(params[0] * W) + np.sum(params[1] * W)
+
+
+def steps_each_enumerated_parameter(x):
+    params = [x * 1.0, x * 2.0]
+    grads = [x * x, np.sin(x)]
+    for k, q in enumerate(params):
+        q -= 0.1 * grads[k]
+    return np.sum(params[0] * W) + np.sum(params[1] * W)
+
+
 FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key, swaps_list_slots_then_updates_one,
             stores_an_item_read_from_another_slot, moves_a_dict_value_then_updates_it,
-            replaces_a_slot_with_a_view_then_updates_it, updates_an_array_in_a_tuple_in_a_list]
+            replaces_a_slot_with_a_view_then_updates_it, updates_an_array_in_a_tuple_in_a_list,
+            steps_each_parameter_zipped_with_its_gradient, steps_each_enumerated_parameter]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=lambda f: f.__name__)

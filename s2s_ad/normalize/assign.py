@@ -48,8 +48,10 @@ def _unpack(nz, target, value) -> None:
     if any(isinstance(e, gast.Starred) for e in elts):
         return _unpack_starred(nz, target, value)
     if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
-        # Evaluate every element before assigning any (swap semantics).
-        atoms = [_fresh_atom(nz, v, target) for v in value.elts]
+        if all(_plain_read(v, target) for v in value.elts):
+            atoms = value.elts      # (`q, dq = params[k], grads[k]`: q is that item)
+        else:       # evaluate every element before assigning any (swap semantics)
+            atoms = [_fresh_atom(nz, v, target) for v in value.elts]
     else:
         whole = nz.atom(value)
         atoms = []
@@ -88,6 +90,17 @@ def _unpack_starred(nz, target, value) -> None:
         parts.append(astutil.name(part))
     for elt, part in zip(elts, parts):
         assign_target(nz, elt.value if isinstance(elt, gast.Starred) else elt, part)
+
+
+def _plain_read(value, target) -> bool:
+    """Whether `value` is a name, a constant, or a name indexed by them,
+    reading no name `target` binds: assigning it after the targets before
+    it reads what Python's evaluation of the whole display first read."""
+    parts = [value.value, value.slice] if isinstance(value, gast.Subscript) else [value]
+    if not all(isinstance(p, (gast.Name, gast.Constant)) for p in parts):
+        return False
+    bound = {n.id for n in traversal.walk(target) if isinstance(n, gast.Name)}
+    return not any(isinstance(p, gast.Name) and p.id in bound for p in parts)
 
 
 def _fresh_atom(nz, value, target):
