@@ -85,13 +85,18 @@ def from_library(obj) -> bool:
 _SOURCE_LINES: dict = {}     # code object -> (file's mtime, lines, first line)
 _LINES_HELD: dict = {}       # synthetic file name -> live functions showing its lines
 _LINES_TEXT: dict = {}       # synthetic file name -> its text, while held
+_ORIGINS: dict = {}          # synthetic file name -> its `Source.origins`, while held
 _DEF_ENDS: dict = {}         # file name -> (its lines, {a def's first line: its last})
 
 
-def hold_lines(filename: str, text: str, owner) -> None:
+def hold_lines(filename: str, text: str, owner, origins: dict | None = None) -> None:
     """Keep generated `text` in `linecache` under `filename` (for tracebacks,
-    pdb and `inspect`) while the function `owner` lives, and no longer."""
+    pdb and `inspect`) while the function `owner` lives, and no longer;
+    `origins` maps positions in it to the user's code it was made from
+    (`Source.origins`: errors are located there)."""
     _LINES_TEXT[filename] = text
+    if origins:
+        _ORIGINS[filename] = origins
     reinstate_lines(filename)
     _LINES_HELD[filename] = _LINES_HELD.get(filename, 0) + 1
     weakref.finalize(owner, _release_lines, filename)
@@ -112,6 +117,7 @@ def _release_lines(filename: str) -> None:
     else:
         linecache.cache.pop(filename, None)
         _LINES_TEXT.pop(filename, None)
+        _ORIGINS.pop(filename, None)
 
 
 def source_lines(code: types.CodeType) -> tuple[list, int]:
@@ -237,7 +243,7 @@ def load(func) -> Source:
         except ValueError:      # an empty cell: not yet assigned
             pass
     src = Source(func, tree, filename, lines, first, indent,
-                 func.__globals__, closure, cells)
+                 func.__globals__, closure, cells, origins=_ORIGINS.get(filename, {}))
     fence(src, tree.body)       # a `yield` or `await` is located precisely here
     deletions.check(src)
     _fence_kind(src, func)

@@ -260,3 +260,22 @@ def test_an_object_wrt_is_a_located_input_type_error():
         ad.grad(halves)(fractions.Fraction(1, 2))
     assert info.value.location.filename == HERE
     assert halves(fractions.Fraction(1, 2)) == 1.0      # (the plain call works)
+
+
+def steps_with_a_captured_rate(x):
+    k = x[0]
+
+    def step(f, y):
+        return y + 0.1 * f(y)             # f captured k, which varies
+    return np.sum(step(lambda y: -k * y, x))
+
+
+def test_an_error_inside_a_nested_function_is_located_in_the_users_file():
+    """A nested function is compiled from generated text; its errors are
+    still located where the user wrote the code, with that line shown."""
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.grad(steps_with_a_captured_rate)(np.array([0.5, 1.0]))
+    where = info.value.location
+    assert where.filename == HERE
+    assert where.line == steps_with_a_captured_rate.__code__.co_firstlineno + 4
+    assert "return y + 0.1 * f(y)" in str(info.value)

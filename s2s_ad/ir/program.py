@@ -52,6 +52,9 @@ class Source:
     # (where, head, dotted path) -> the callable it denoted at compile time;
     # where is CLOSURE, GLOBAL (globals, then builtins) or IMPORTED
     resolved: dict = field(default_factory=dict)
+    # for generated text (a lifted function's): (line, column) in it -> the
+    # `Location` in the user's file of the code it was made from
+    origins: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -64,6 +67,8 @@ class Source:
     def locate(self, node: gast.AST | None) -> Location:
         lineno = getattr(node, "lineno", None) or 1
         col = getattr(node, "col_offset", 0) or 0
+        if (lineno, col) in self.origins:
+            return self.origins[lineno, col]
         text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
         return Location(self.filename, lineno + self.first_line - 1,
                         col + self.indent, text)

@@ -159,8 +159,21 @@ def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict,
     func.__kwdefaults__ = made.__kwdefaults__
     func.__module__ = src.func.__module__
     func.__qualname__ = f"{src.func.__qualname__}.<locals>.{user}"
-    hold_lines(filename, text, func)
+    hold_lines(filename, text, func, _origins(fdef, text, src))
     return func
+
+
+def _origins(fdef: gast.FunctionDef, text: str, src: Source) -> dict:
+    """(line, column) in the lifted `text` -> where the user wrote that
+    code (`Source.origins`), by walking the text's tree and `fdef`, whose
+    text it is, side by side (nodes s2s_ad made have no place: skipped)."""
+    out: dict = {}
+    for new, old in zip(traversal.walk(gast.parse(text).body[0]), traversal.walk(fdef)):
+        if type(new) is not type(old):
+            return {}               # (never: the text is `fdef`'s)
+        if getattr(old, "lineno", None) and hasattr(new, "lineno"):
+            out.setdefault((new.lineno, new.col_offset), src.locate(old))
+    return out
 
 
 def _strip_signature(args: gast.arguments) -> None:
