@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import s2s_ad as ad
-from fdcheck import check_grad
+from fdcheck import check_grad, check_jvp
 from s2s_ad.errors import NoRuleError, UnsupportedSyntaxError, UnsupportedValueError
 
 rng = np.random.default_rng(7)
@@ -263,3 +263,48 @@ def test_the_same_functions_on_arrays_are_differentiated():
     for f, args in [(join_parameters, [V3, V3 * 2]), (join_twice, [V3]),
                     (repeat_parameter, [V3])]:
         check_grad(f, [np.asarray(a) for a in args])
+
+
+# -- a dict's views given to a consumer: the values it yields -----------------
+def sums_a_dicts_values(x):
+    d = {f"k{i}": x[i] * i for i in range(len(x))}
+    return float(sum(d.values()))
+
+
+def walks_sorted_items(x):
+    params = {"b": x[1], "a": x[0], "c": x[2]}
+    out = 0.0
+    for name, val in sorted(params.items()):    # a, b, c: the order matters
+        out = out * 2.0 + val * val
+    return out
+
+
+def lists_array_values(x):
+    d = {"p": x * 1.0, "q": np.sin(x)}
+    vs = list(d.values())
+    return np.sum(vs[0] * vs[1])
+
+
+def takes_extremes_of_values(x):
+    d = {"p": x[0] * 2.0, "q": np.sin(x[1])}
+    return max(d.values()) + min(d.values())
+
+
+def weighs_by_keys(x):
+    d = {"p": x[0], "qq": x[1]}
+    return sum(len(k) * d[k] for k in d.keys())
+
+
+def indexes_a_tuple_of_items(x):
+    d = {"p": x * 1.0, "q": x * 2.0}
+    items = tuple(d.items())
+    return np.sum(items[1][1] * x)
+
+
+@pytest.mark.parametrize("f", [sums_a_dicts_values, walks_sorted_items, lists_array_values,
+                               takes_extremes_of_values, weighs_by_keys,
+                               indexes_a_tuple_of_items], ids=lambda f: f.__name__)
+def test_a_dicts_view_given_to_a_consumer_is_differentiated(f):
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    check_grad(f, [x])
+    check_jvp(f, [x])

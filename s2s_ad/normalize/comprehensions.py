@@ -87,6 +87,8 @@ def consumed_generators(nz, call: gast.Call, callee) -> list:
                 arg = _as_list(arg)
         elif member(callee, _CONSUMERS) and _pairing(nz, arg):
             arg = _spelled_out(nz, arg)
+        elif member(callee, _CONSUMERS) and iteration.dict_view(arg):
+            arg = _listed(nz, arg)
         out.append(arg)
     return out
 
@@ -110,6 +112,15 @@ def _spelled_out(nz, call: gast.Call) -> gast.ListComp:
         astutil.tuple_([astutil.name(i, store=True) for i in items], store=True), call)
     return gast.copy_location(
         astutil.list_comp(astutil.tuple_([astutil.name(i) for i in items]), [loop]), call)
+
+
+def _listed(nz, view: gast.Call) -> gast.ListComp:
+    """`sum(d.values())`, `sorted(d.items())`: a dict's view given to a
+    consumer is the list comprehension of what it yields (a loop over a
+    dict's view reads each value as `d[key]`, which is differentiated)."""
+    item = nz.namer.temp("item")
+    loop = astutil.comprehension(astutil.name(item, store=True), view)
+    return gast.copy_location(astutil.list_comp(astutil.name(item), [loop]), view)
 
 
 def _comprehension(nz, expr, empty, stem: str):

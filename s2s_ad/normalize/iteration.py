@@ -180,7 +180,7 @@ def _view(nz, iterable):
         length, element = _view(nz, iterable.args[0])
         last = nz.atom(astutil.binop(length, gast.Sub, astutil.const(1)))
         return length, lambda k: element(_reversed_index(nz, last, k))
-    if _dict_view(iterable):
+    if dict_view(iterable):
         return _dict_items(nz, iterable)
     seq = nz.atom(iterable)
     if isinstance(iterable, gast.Call) and callee is not range:
@@ -190,7 +190,8 @@ def _view(nz, iterable):
     return astutil.call(astutil.builtin("len"), [astutil.clone(seq)]), lambda k: _subscript(seq, k)
 
 
-def _dict_view(iterable) -> bool:
+def dict_view(iterable) -> bool:
+    """`d.items()`, `d.values()` or `d.keys()`."""
     return (isinstance(iterable, gast.Call) and not iterable.args
             and not iterable.keywords and isinstance(iterable.func, gast.Attribute)
             and iterable.func.attr in ("items", "values", "keys"))

@@ -383,6 +383,10 @@ def container_read(g: Gen, sc: Scope, kind: str):
             options.append(f"{var.name}[{g.pick(var.info.keys)!r}]")
             options.append(f"{var.name}.get({g.pick(var.info.keys)!r})")
             options.append(f"{var.name}.get('absent', {leaf(g, sc, kind)})")
+            if sc.can("sum"):           # a view given to a consumer
+                options.append(f"sum({var.name}.values())")
+            if sc.can("max") and sc.can("list") and kind == "S":
+                options.append(f"max(list({var.name}.values()))")
     for var in sc.of("T"):
         options += [f"{var.name}[{j}]" for j, k in enumerate(var.info) if k == kind]
     return g.pick(options) if options else None
