@@ -9,6 +9,9 @@ reads the variable late.  Where lowering would change what the program does
 (a generator kept or consumed in part, a lambda reading a comprehension's
 variable, `np.array` of a generator) the error is located.
 """
+import functools
+import operator
+
 import numpy as np
 import pytest
 
@@ -308,3 +311,50 @@ def test_a_dicts_view_given_to_a_consumer_is_differentiated(f):
     x = np.array([0.3, -0.7, 1.1, 0.4])
     check_grad(f, [x])
     check_jvp(f, [x])
+
+
+# -- functools.reduce: the loop it runs -----------------------------------------
+def folds_a_product(x):
+    return functools.reduce(lambda a, b: a * b, [x[0], x[1], x[2]])
+
+
+def composes_functions(x):
+    return np.sum(functools.reduce(lambda acc, f: f(acc), [np.sin, np.tanh, np.exp], x))
+
+
+def adds_from_a_start(x):
+    return np.sum(functools.reduce(operator.add, [x * 2.0, np.cos(x)], x))
+
+
+def chains_matrix_products(x):
+    a = np.outer(x, x) * 0.1
+    return np.sum(functools.reduce(np.matmul, [a, a + np.eye(4), a.T]))
+
+
+def _blend(a, b):
+    return a * 0.5 + np.sin(b)
+
+
+def folds_with_a_helper(x):
+    return np.sum(functools.reduce(_blend, list(x)))
+
+
+def folds_with_a_captured_weight(x):
+    k = x[0]
+    return functools.reduce(lambda a, b: a + k * b, [x[1], x[2], x[3]])
+
+
+@pytest.mark.parametrize("f", [folds_a_product, composes_functions, adds_from_a_start,
+                               chains_matrix_products, folds_with_a_helper,
+                               folds_with_a_captured_weight], ids=lambda f: f.__name__)
+def test_functools_reduce_is_the_loop_it_runs(f):
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    check_grad(f, [x])
+    check_jvp(f, [x])
+
+
+def test_reduce_of_nothing_without_a_start_raises_pythons_error():
+    def f(x):
+        return functools.reduce(lambda a, b: a * b, []) + x
+    with pytest.raises(TypeError, match="empty iterable with no initial value"):
+        ad.grad(f)(1.0)

@@ -35,6 +35,8 @@ def e_Call(nz, expr):
         return nz.rhs(gast.copy_location(astutil.dict_(
             [astutil.const(k.arg) for k in expr.keywords],
             [k.value for k in expr.keywords]), expr))
+    if comprehensions.is_reduce(nz, expr, callee):
+        return comprehensions.reduced(nz, expr)
     pairs = _dict_pairs(nz, expr) if callee is dict else None
     if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
         return nz.rhs(gast.copy_location(astutil.dict_(

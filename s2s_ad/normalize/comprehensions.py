@@ -22,17 +22,22 @@ at once (`sum`, `max`, `min`, `list`, ...), which gives the same values;
 so is `zip(...)` or `enumerate(...)` given to such a call (`dict(zip(k, v))`);
 anywhere else (kept, passed to `next`, iterated twice) lowering would
 change what the program does, so it is refused with a located error.
+
+`functools.reduce(f, items[, initial])` is the loop it runs, over the
+items listed first: `acc = items[0]` (or `initial`), then `acc = f(acc,
+item)` for each other item.
 """
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import gast
 import numpy
 
 from .. import astutil, scopes
-from ..ir import member
+from ..ir import RUNTIME, member
 from . import iteration
 
 # Calls that iterate a generator argument to its end before returning, and
@@ -212,3 +217,39 @@ def _rename_in(node, renames: dict) -> None:
             for item in child if isinstance(child, list) else [child]:
                 if isinstance(item, gast.AST):
                     _rename_in(item, renames)
+
+
+def is_reduce(nz, call: gast.Call, callee) -> bool:
+    """`functools.reduce(f, items)` or `(f, items, initial)`, positionally."""
+    return callee is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords \
+        and not any(isinstance(a, gast.Starred) for a in call.args)
+
+
+def reduced(nz, call: gast.Call) -> gast.Name:
+    """`functools.reduce(...)` as the loop it runs (see the module
+    docstring); the arguments are evaluated first, in order, as Python
+    does (a lambda, a name or a dotted name is called as written)."""
+    func, items, *initial = call.args
+    if not isinstance(func, (gast.Lambda, gast.Name, gast.Attribute)):
+        func = nz.atom(func)
+    listed, acc, k = nz.namer.temp("items"), nz.namer.temp("acc"), nz.namer.temp("k")
+    nz.locals.update({listed, acc, k})
+    nz.emit(astutil.assign(listed, astutil.call(astutil.builtin("list"), [nz.atom(items)])))
+    first = nz.atom(initial[0]) if initial else None
+    if first is None:       # Python's TypeError for no items and no initial value
+        nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.check_reduce", [astutil.name(listed)])))
+        first = astutil.subscript(astutil.name(listed), astutil.const(0))
+    nz.emit(astutil.assign(acc, first))
+    step = astutil.assign(astutil.name(acc, store=True), astutil.call(astutil.clone(func), [
+        astutil.name(acc), astutil.subscript(astutil.name(listed), astutil.name(k))]))
+    loop = gast.copy_location(astutil.for_(astutil.name(k, store=True), astutil.call(
+        astutil.builtin("range"), [astutil.const(0 if initial else 1), astutil.call(
+            astutil.builtin("len"), [astutil.name(listed)])]), [gast.copy_location(step, call)]),
+        call)
+    user, nz.user_stmt = nz.user_stmt, loop
+    for stmt in scopes.statements([loop]):
+        nz.stand_in[stmt] = nz.stand_in.get(user, user)
+    iteration.s_For(nz, loop)
+    nz.user_stmt = user
+    return astutil.name(acc)
+

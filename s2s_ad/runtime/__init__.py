@@ -143,6 +143,12 @@ def check_unpack(items: list, at_least: int) -> None:
                          f"got {len(items)})")
 
 
+def check_reduce(items: list) -> None:
+    """Python's check for `functools.reduce(f, items)`: an item to start from."""
+    if not items:
+        raise TypeError("reduce() of empty iterable with no initial value")
+
+
 def check_arity(items, count: int, fname: str) -> None:
     """Python's check for `f(..., *items)` where `f` takes `count` more
     positional arguments (generated code then passes `items[0]`, ...)."""

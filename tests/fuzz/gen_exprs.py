@@ -399,6 +399,9 @@ def _list_reductions(g: Gen, sc: Scope, var, kind: str) -> list:
         out += [f"np.sum({var.name})", f"np.mean({var.name})"]
     if kind == elem and sc.can("sum"):
         out.append(f"sum({var.name})")
+    if kind == elem and elem in FLOAT_KINDS:    # a fold, with and without a start
+        out += [f"functools.reduce(lambda a, b: a * 0.5 + b, {var.name})",
+                f"functools.reduce(lambda a, b: a + b * b, {var.name}, {leaf(g, sc, kind)})"]
     if exact_n and (elem, kind) in (("S", "V"), ("V", "M")):
         out += [f"np.array({var.name})", f"np.stack({var.name})"]
     return out

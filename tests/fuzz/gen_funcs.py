@@ -22,6 +22,7 @@ TRICKY_CONSTANTS = ("saved", "tape", "rt", "seed", "dx", "dh", "x_old", "trips",
 
 def module_preamble(g: Gen) -> None:
     """Imports, constants and helpers, in that order."""
+    g.w.line("import functools")
     g.w.line("import math")
     g.w.line("import numpy as np")
     g.w.line("import s2s_ad as ad")
