@@ -345,6 +345,15 @@ def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
     form = ""
     if registry.ufunc_of(key) is not None:
         form = " on a template def rule(z, ufunc, ...) that takes the ufunc first"
+    if isinstance(key, registry.Attr) and not hasattr(np.ndarray, key.name):
+        return NoRuleError(
+            f"no derivative through the attribute {what}: s2s_ad differentiates arrays, "
+            "numbers, and lists, tuples and dicts of them, not the fields of other "
+            "objects (named tuples, data classes, your classes)", src.locate(stmt),
+            hint="read a named tuple's fields by position (`w, b = p`, `p[0]`), pass "
+                 "the arrays themselves (or a tuple or dict of them) where a gradient "
+                 "flows, or wrap the read in s2s_ad.stop_gradient(...) if no gradient "
+                 "should flow through it")
     ways = ["wrap the call in s2s_ad.stop_gradient(...) if no gradient should flow "
             "through it"]
     if name is not None:        # (a method of a dict or list: no object to register)
