@@ -295,7 +295,11 @@ def _primitive(rhs, src: Source, locals_):
     if isinstance(rhs, gast.Subscript):
         return operator.getitem, [rhs.value, astutil.index_value(rhs.slice)], {}
     if isinstance(rhs, gast.Attribute):
-        return registry.Attr(rhs.attr), [rhs.value], {}
+        key = registry.Attr(rhs.attr)
+        if registry.lookup(key) is None and not registry.is_nondifferentiable(key) and \
+                not hasattr(np.ndarray, rhs.attr):      # a field read by name (`p.w`)
+            return runtime.field, [rhs.value, astutil.const(rhs.attr)], {}
+        return key, [rhs.value], {}
     if isinstance(rhs, (gast.Tuple, gast.List)):
         return registry.Literal(type(rhs).__name__.lower()), list(rhs.elts), {}
     if isinstance(rhs, gast.Dict):
@@ -307,12 +311,32 @@ def _primitive(rhs, src: Source, locals_):
         if is_resolved(callee) and registry.ufunc_of(callee) is not None:
             # np.add.reduce(a): the ufunc is the template's first operand
             return callee, [_ufunc_node(callee, rhs.func, src, locals_), *rhs.args], kwargs
+        fields = _named_tuple_fields(callee, rhs)
+        if fields is not None:          # `P(w, b=b)`: a tuple display, its fields in order
+            return registry.Literal("tuple"), fields, {}
         if is_resolved(callee):
             return callee, list(rhs.args), kwargs
         if isinstance(rhs.func, gast.Attribute):
             return registry.Method(rhs.func.attr), [rhs.func.value, *rhs.args], kwargs
         return None, list(rhs.args), kwargs
     return None, [], {}
+
+
+def _named_tuple_fields(callee, call: gast.Call) -> list | None:
+    """The values of each field, in order, of a call making a named tuple
+    (a `collections.namedtuple` or `typing.NamedTuple` class with no rule
+    of its own) that gives every field; else None."""
+    if not (isinstance(callee, type) and issubclass(callee, tuple) and
+            isinstance(getattr(callee, "_fields", None), tuple)) or \
+            registry.lookup(callee) is not None or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    names = callee._fields
+    given = dict(zip(names, call.args)) | {k.arg: k.value for k in call.keywords}
+    if len(call.args) > len(names) or set(given) != set(names):
+        return None
+    return [given[n] for n in names]
 
 
 def _ufunc_node(method, func, src: Source, locals_) -> gast.expr:
@@ -345,15 +369,6 @@ def _no_rule(key, rhs, stmt, src: Source) -> S2SADError:
     form = ""
     if registry.ufunc_of(key) is not None:
         form = " on a template def rule(z, ufunc, ...) that takes the ufunc first"
-    if isinstance(key, registry.Attr) and not hasattr(np.ndarray, key.name):
-        return NoRuleError(
-            f"no derivative through the attribute {what}: s2s_ad differentiates arrays, "
-            "numbers, and lists, tuples and dicts of them, not the fields of other "
-            "objects (named tuples, data classes, your classes)", src.locate(stmt),
-            hint="read a named tuple's fields by position (`w, b = p`, `p[0]`), pass "
-                 "the arrays themselves (or a tuple or dict of them) where a gradient "
-                 "flows, or wrap the read in s2s_ad.stop_gradient(...) if no gradient "
-                 "should flow through it")
     ways = ["wrap the call in s2s_ad.stop_gradient(...) if no gradient should flow "
             "through it"]
     if name is not None:        # (a method of a dict or list: no object to register)

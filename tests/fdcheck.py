@@ -29,7 +29,8 @@ def tree_map(fn, tree, *rest):
     if isinstance(tree, dict):
         return {k: tree_map(fn, tree[k], *(r[k] for r in rest)) for k in tree}
     if isinstance(tree, (list, tuple)):
-        return type(tree)(tree_map(fn, *parts) for parts in zip(tree, *rest))
+        items = [tree_map(fn, *parts) for parts in zip(tree, *rest)]
+        return type(tree)(*items) if hasattr(type(tree), "_fields") else type(tree)(items)
     return fn(tree, *rest)
 
 

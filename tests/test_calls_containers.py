@@ -6,10 +6,12 @@ for plain float/array arguments and for structured or
 mutated ones) or against exactly known values.  Sections follow the bullets
 of the issue, in order.
 """
+import collections
 import copy
 import inspect
 import math
 import re
+import typing
 
 import numpy as np
 import pytest
@@ -1337,3 +1339,49 @@ def test_attributes_only_read_are_differentiated_through():
     np.testing.assert_allclose(g, 2.0 * z * p.w * 2.0 * p.scale, rtol=1e-12)
     check_jvp = __import__("fdcheck").check_jvp
     check_jvp(lambda v: reads_attributes(p, v), [x])
+
+
+# -- named tuples: fields read by name, built in the function -----------------
+Affine = collections.namedtuple("Affine", "w b")
+
+
+class Gauss(typing.NamedTuple):
+    mu: np.ndarray
+    log_sigma: float
+
+
+def reads_fields_by_name(p, x):
+    return np.sum(p.w * x) + p.b
+
+
+def builds_one_by_keyword(mu, log_sigma, x):
+    g = Gauss(log_sigma=log_sigma * 2.0, mu=np.tanh(mu))
+    z = (x - g.mu) / np.exp(g.log_sigma)
+    return 0.5 * np.sum(z ** 2) + x.size * g.log_sigma
+
+
+def returns_a_field_of_a_built_one(w, b, x):
+    p = Affine(w * x, b)
+    return np.sum(p.w) + p[1] ** 2
+
+
+def reads_fields_of_numpys_results(a):
+    q = np.linalg.qr(a)
+    return np.sum(q.R ** 2) + np.sum(np.linalg.svd(a).S)
+
+
+def test_a_named_tuples_fields_are_differentiated_by_name():
+    w, x = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    check_grad(reads_fields_by_name, [Affine(w, 0.3), x])
+    g = ad.grad(reads_fields_by_name)(Affine(w, 0.3), x)
+    assert type(g) is Affine and np.allclose(g.w, x) and g.b == 1.0
+    check_grad(builds_one_by_keyword, [w, 0.3, x], (0, 1))
+    check_grad(returns_a_field_of_a_built_one, [w, 0.3, x], (0, 1))
+    check_grad(reads_fields_of_numpys_results, [np.array([[1.0, 0.2], [0.1, 2.0]])])
+
+
+def test_a_named_tuples_fields_have_tangents_by_name():
+    w, x = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    value, tangent = ad.jvp(reads_fields_by_name)(Affine(w, 0.3), x, Affine(x, 2.0))
+    assert value == reads_fields_by_name(Affine(w, 0.3), x)
+    assert np.isclose(tangent, np.sum(x * x) + 2.0)

@@ -279,17 +279,3 @@ def test_an_error_inside_a_nested_function_is_located_in_the_users_file():
     assert where.filename == HERE
     assert where.line == steps_with_a_captured_rate.__code__.co_firstlineno + 4
     assert "return y + 0.1 * f(y)" in str(info.value)
-
-
-Pair = __import__("collections").namedtuple("Pair", "w b")
-
-
-def reads_a_field_by_name(p, x):
-    return np.sum(p.w * x) + p.b
-
-
-def test_a_field_read_by_name_says_how_to_read_it_by_position():
-    with pytest.raises(ad.NoRuleError, match="attribute p.b") as info:
-        ad.grad(reads_a_field_by_name)(Pair(np.ones(2), 0.5), np.ones(2))
-    assert info.value.location.line == reads_a_field_by_name.__code__.co_firstlineno + 1
-    assert "by position" in info.value.hint and "call" not in info.value.hint

@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, Attr, Literal, adjoint, nondifferentiable, tangent
+from .registry import ELEMENTWISE, Attr, Literal, adjoint, linear, nondifferentiable, tangent
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
@@ -91,6 +91,20 @@ def matmul(z, a, b):
 @adjoint(operator.getitem, linear="a", inert="b")
 def getitem(z, a, b):
     d[a] += rt.unindex(d[z], a, b)
+
+
+@adjoint(rt.field, linear="obj", inert="name")     # `p.w` of a named tuple p
+def field(z, obj, name):
+    d[obj] += rt.unfield(d[z], obj, name)
+
+
+@tangent(rt.field, inert="name")
+def field_tangent(z, obj, name):
+    t[z] += rt.field_tangent(t[obj], obj, name)
+
+
+linear(rt.unfield, "g", inert=("obj", "name"))
+linear(rt.field_tangent, "t", inert=("obj", "name"))
 
 
 @adjoint(rt.setitem, rt.sync_index)

@@ -74,8 +74,8 @@ from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quan
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)
-from .core import (Seq, Tree, _ndarray, _rows, expand, shape_only, size, spread, unbroadcast,
-                   unindex, unreduce, zeros_like)
+from .core import (Seq, Tree, _ndarray, _rows, expand, field, field_tangent, shape_only, size,
+                   spread, unbroadcast, unfield, unindex, unreduce, zeros_like)
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, prod_others_where,
                          reduced_mask, reduced_mask_where, unlist, unsum, where_share)

@@ -201,6 +201,36 @@ def _as_float(g, *likes):
     return asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
 
 
+def field(obj, name: str):
+    """`obj.name`, a field read by name (the key of its rules: generated
+    code reads it as written)."""
+    return getattr(obj, name)
+
+
+def unfield(g, obj, name: str):
+    """The adjoint of `obj.name` for a named tuple `obj`: `g` at that
+    field, zeros shaped like the others."""
+    return unindex(g, obj, _field_index(obj, name))
+
+
+def field_tangent(t, obj, name: str):
+    """The tangent of `obj.name` from `obj`'s (a tuple of its fields')."""
+    return t[_field_index(obj, name)]
+
+
+def _field_index(obj, name: str) -> int:
+    fields = getattr(type(obj), "_fields", None)
+    if isinstance(obj, tuple) and isinstance(fields, tuple) and name in fields:
+        return fields.index(name)
+    raise UnsupportedValueError(
+        f"a gradient flows through the attribute `{name}` of a "
+        f"{type(obj).__name__}: s2s_ad differentiates the fields of named tuples, "
+        "not the attributes of other objects", origin(),
+        hint="pass the arrays themselves (or a named tuple, tuple or dict of them), "
+             "or wrap the read in s2s_ad.stop_gradient(...) if no gradient should "
+             "flow through it")
+
+
 def unindex(g, like, index):
     """The adjoint of `like[index]`: `g` scattered into zeros (repeats add).
 
