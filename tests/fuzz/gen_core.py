@@ -10,7 +10,8 @@ shape, so each expression it writes is valid by construction:
     I  an int in [0, n): loop indices, valid as an index into V and M
     L  a list        (info: ListInfo)
     D  a dict        (info: DictInfo, str keys, values of one kind)
-    T  a tuple       (info: tuple of element kinds)
+    T  a tuple       (info: tuple of element kinds; a `Fields` one is a
+                      named tuple `Pair(a, b)`, its fields also read by name)
     F  a callable    (info: Sig)
     X  anything that must not be read again (strings, counters, slices)
 
@@ -58,6 +59,13 @@ class Sig:
     kinds: tuple
     result: object          # a kind, or a tuple of kinds (a tuple-returning helper)
     required: int           # the leading parameters without a default
+
+
+class Fields(tuple):
+    """The kinds of a named tuple's fields, `PAIR_FIELDS` by name."""
+
+
+PAIR_FIELDS = ("a", "b")      # of the module's `Pair = collections.namedtuple(...)`
 
 
 @dataclass

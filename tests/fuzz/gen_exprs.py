@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from .gen_core import FLOAT_KINDS, Gen, Scope, is_alias
+from .gen_core import FLOAT_KINDS, PAIR_FIELDS, Fields, Gen, Scope, is_alias
 
 PAIRS = {"S": [("S", "S")],
          "V": [("V", "V"), ("S", "V"), ("V", "S")],
@@ -389,6 +389,8 @@ def container_read(g: Gen, sc: Scope, kind: str):
                 options.append(f"max(list({var.name}.values()))")
     for var in sc.of("T"):
         options += [f"{var.name}[{j}]" for j, k in enumerate(var.info) if k == kind]
+        if isinstance(var.info, Fields):
+            options += [f"{var.name}.{f}" for f, k in zip(PAIR_FIELDS, var.info) if k == kind]
     return g.pick(options) if options else None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 
-from .gen_core import FLOAT_KINDS, Gen, Scope, Sig, Var
+from .gen_core import FLOAT_KINDS, PAIR_FIELDS, Gen, Scope, Sig, Var
 from .gen_exprs import call_args, expr
 from .gen_stmts import MAX_DEPTH, block, new_kind, statement, strip
 
@@ -22,10 +22,13 @@ TRICKY_CONSTANTS = ("saved", "tape", "rt", "seed", "dx", "dh", "x_old", "trips",
 
 def module_preamble(g: Gen) -> None:
     """Imports, constants and helpers, in that order."""
+    g.w.line("import collections")
     g.w.line("import functools")
     g.w.line("import math")
     g.w.line("import numpy as np")
     g.w.line("import s2s_ad as ad")
+    g.w.line("")
+    g.w.line(f"Pair = collections.namedtuple('Pair', {' '.join(PAIR_FIELDS)!r})")
     if g.on("names") and g.on("linalg") and g.chance(0.3):
         g.w.line("from numpy import dot")
         g.module_names.add("dot")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .gen_core import FLOAT_KINDS, RANK, DictInfo, Gen, ListInfo, Scope, Var, is_alias, strip
+from .gen_core import (FLOAT_KINDS, PAIR_FIELDS, RANK, DictInfo, Fields, Gen, ListInfo, Scope, Var,
+                       is_alias, strip)
 from .gen_exprs import call_args, expr, index, positive
 
 MAX_DEPTH = 2
@@ -283,9 +284,17 @@ def _swap(g: Gen, sc: Scope):
 
 
 def _tuple_var(g: Gen, sc: Scope):
+    """A tuple display, or a named tuple `Pair(...)` (by position or keyword)."""
     kinds = tuple(new_kind(g) for _ in range(g.rng.randint(2, 3)))
     name = g.fresh(sc)
-    g.w.line(f"{name} = ({', '.join(strip(expr(g, sc, k)) for k in kinds)})")
+    texts = [strip(expr(g, sc, k)) for k in kinds]
+    if len(kinds) == 2 and g.chance(0.4):
+        args = [f"{f}={t}" for f, t in zip(PAIR_FIELDS, texts)][::-1] if g.chance(0.5) \
+            else texts
+        g.w.line(f"{name} = Pair({', '.join(args)})")
+        sc.add(Var(name, "T", Fields(kinds)))
+        return
+    g.w.line(f"{name} = ({', '.join(texts)})")
     sc.add(Var(name, "T", kinds))
 
 
