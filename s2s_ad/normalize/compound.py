@@ -207,7 +207,7 @@ def _carry_around(nz, loop, rebound: set) -> None:
         outside = {p.base for p in shared} | {
             a for name in members for a in nz.aliases.get(name, ())} - members
         if members & carried:       # a value held around the loop
-            writebacks.refuse_carried_updates(nz, loop, members, sorted(outside), carried)
+            _refuse_carried_updates(nz, loop, members, sorted(outside), carried)
         for name in members:
             known = nz.parts.setdefault(name, [])
             known.extend(p for p in shared if p not in known)
@@ -276,3 +276,48 @@ def _rebound_names(stmt) -> set:
         names |= {n.id for t in targets for n in traversal.walk(t)
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return names
+
+
+def _refuse_carried_updates(nz, loop, members: set, outside: list, carried: set) -> None:
+    """Before each in-place update in `loop` of one of `members` - names
+    the body copies into one another, so that from the second iteration
+    on each may hold what another held in the one before - check at run
+    time that it shares no memory with `outside`, the objects they were
+    related to by the end of the body: the single pass of this analysis
+    saw the update before those relations.  Not where the name holds a
+    value of this iteration made from no member: it is not `carried` (the
+    body binds it before any read), and no binding of it before the update
+    reads a member (`for p in params: p -= g`, whose write-back copies `p`
+    into a member afterwards)."""
+    order = list(scopes.statements(loop.body))
+    updates = [s for s in order if s in nz.shares and s.targets[0].id in members]
+    for update in updates:
+        name = update.targets[0].id
+        if name not in carried and not any(
+                isinstance(s, gast.Assign) and name in scopes.stored_names(s) and
+                set(scopes.load_names(s.value)) & members
+                for s in order[:order.index(update)]):
+            continue
+        what = f"`{name}`" if name in nz.locals else "a value"
+        saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
+        checks = nz.capture(lambda: [writebacks.refusal(nz,
+            name, base, f"{what} is updated in place in this loop, where the names "
+            "copied into one another (`a, b = b, a`) may hold, from the second "
+            f"iteration on, what the others held in the one before: here, memory "
+            f"shared with {f'`{base}`' if base in nz.locals else 'a value read before'}, "
+            "which s2s_ad does not follow around a loop",
+            f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
+        nz.user_stmt = saved
+        _insert_before(loop, update, checks)
+
+
+def _insert_before(node, stmt, new: list) -> None:
+    """Insert `new` before `stmt`, in whichever block under `node` holds it."""
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None) or []
+        if stmt in block:
+            at = block.index(stmt)
+            block[at:at] = new
+            return
+        for child in block:
+            _insert_before(child, stmt, new)

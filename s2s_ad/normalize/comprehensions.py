@@ -134,13 +134,19 @@ def _comprehension(nz, expr, empty, stem: str):
     acc = nz.namer.temp(stem)
     nz.locals.add(acc)
     nz.emit(astutil.assign(acc, empty))
-    loop = _comprehension_loop(nz, expr, acc)
+    _normalize_loop(nz, _comprehension_loop(nz, expr, acc))
+    return astutil.name(acc)
+
+
+def _normalize_loop(nz, loop: gast.For) -> None:
+    """Normalize the `for` loop a call or comprehension stands for, each
+    statement in it standing in for the user's statement that holds it
+    (`# grad of:` shows that one)."""
     user, nz.user_stmt = nz.user_stmt, loop
     for stmt in scopes.statements([loop]):
         nz.stand_in[stmt] = nz.stand_in.get(user, user)
     iteration.s_For(nz, loop)
     nz.user_stmt = user
-    return astutil.name(acc)
 
 
 def _comprehension_loop(nz, expr, acc: str) -> gast.For:
@@ -246,10 +252,6 @@ def reduced(nz, call: gast.Call) -> gast.Name:
         astutil.builtin("range"), [astutil.const(0 if initial else 1), astutil.call(
             astutil.builtin("len"), [astutil.name(listed)])]), [gast.copy_location(step, call)]),
         call)
-    user, nz.user_stmt = nz.user_stmt, loop
-    for stmt in scopes.statements([loop]):
-        nz.stand_in[stmt] = nz.stand_in.get(user, user)
-    iteration.s_For(nz, loop)
-    nz.user_stmt = user
+    _normalize_loop(nz, loop)
     return astutil.name(acc)
 

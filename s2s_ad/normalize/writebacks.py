@@ -297,7 +297,7 @@ def refuse_shared(nz, name: str, part: Part, how: str) -> None:
                f"is (it was bound in an `if` or a loop above, or returned by a "
                f"function, or what it was read with changed since)")
     hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
-    _refusal(nz, name, part.base, message, hint)
+    refusal(nz, name, part.base, message, hint)
 
 
 def _refuse_masked(nz, name: str, other: str) -> None:
@@ -310,43 +310,10 @@ def _refuse_masked(nz, name: str, other: str) -> None:
                "both, so s2s_ad cannot tell which of their values carry a gradient")
     hint = "copy the value stop_gradient masks (`stop_gradient(x.copy())`), " \
            "or update a copy"
-    _refusal(nz, name, other, message, hint)
+    refusal(nz, name, other, message, hint)
 
 
-def refuse_carried_updates(nz, loop, members: set, outside: list, carried: set) -> None:
-    """Before each in-place update in `loop` of one of `members` - names
-    the body copies into one another, so that from the second iteration
-    on each may hold what another held in the one before - check at run
-    time that it shares no memory with `outside`, the objects they were
-    related to by the end of the body: the single pass of this analysis
-    saw the update before those relations.  Not where the name holds a
-    value of this iteration made from no member: it is not `carried` (the
-    body binds it before any read), and no binding of it before the update
-    reads a member (`for p in params: p -= g`, whose write-back copies `p`
-    into a member afterwards)."""
-    order = list(scopes.statements(loop.body))
-    updates = [s for s in order if s in nz.shares and s.targets[0].id in members]
-    for update in updates:
-        name = update.targets[0].id
-        if name not in carried and not any(
-                isinstance(s, gast.Assign) and name in scopes.stored_names(s) and
-                set(scopes.load_names(s.value)) & members
-                for s in order[:order.index(update)]):
-            continue
-        what = f"`{name}`" if name in nz.locals else "a value"
-        saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
-        checks = nz.capture(lambda: [_refusal(nz, 
-            name, base, f"{what} is updated in place in this loop, where the names "
-            "copied into one another (`a, b = b, a`) may hold, from the second "
-            f"iteration on, what the others held in the one before: here, memory "
-            f"shared with {f'`{base}`' if base in nz.locals else 'a value read before'}, "
-            "which s2s_ad does not follow around a loop",
-            f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
-        nz.user_stmt = saved
-        _insert_before(loop, update, checks)
-
-
-def _refusal(nz, name: str, base: str, message: str, hint: str) -> None:
+def refusal(nz, name: str, base: str, message: str, hint: str) -> None:
     """`rt.refuse_shared(name, base, where)`."""
     loc = nz.src.locate(nz.user_stmt)
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
@@ -389,18 +356,6 @@ def _read_later(nz, names: list) -> list:
 def _slot(part: Part) -> tuple:
     """Where a part sits in its base: (base, how it is read from it)."""
     return part.base, part.kind, gast.dump(part.view)
-
-
-def _insert_before(node, stmt, new: list) -> None:
-    """Insert `new` before `stmt`, in whichever block under `node` holds it."""
-    for field in ("body", "orelse"):
-        block = getattr(node, field, None) or []
-        if stmt in block:
-            at = block.index(stmt)
-            block[at:at] = new
-            return
-        for child in block:
-            _insert_before(child, stmt, new)
 
 
 def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) -> bool:
