@@ -11,7 +11,7 @@ deep copy that needs no node's fields, is astcopy.py's (re-exported here).
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import gast
 
@@ -323,14 +323,20 @@ def split(value: gast.expr) -> Split:
     return Split(value=value)
 
 
-def flat(body: list) -> Iterator[tuple]:
+def flat(body: list) -> list:
     """(statement, the list holding it) for each statement of `body`, the
     statements of its blocks in their place (not those of ifs and loops)."""
+    out: list = []
+    _flat_into(body, out)
+    return out
+
+
+def _flat_into(body: list, out: list) -> None:
     for stmt in body:
         if isinstance(stmt, Block):
-            yield from flat(stmt.body)
+            _flat_into(stmt.body, out)
         else:
-            yield stmt, body
+            out.append((stmt, body))
 
 
 def index_value(index) -> gast.expr:

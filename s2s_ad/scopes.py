@@ -9,6 +9,8 @@ import gast
 
 from .traversal import names, walk
 
+_ASSIGN, _NAME = gast.Assign, gast.Name
+
 
 def load_names(node) -> list[str]:
     """Every name the expression or statement reads, in source order."""
@@ -78,8 +80,8 @@ def stored_names(node) -> set[str]:
 
 def is_simple_assign(stmt) -> bool:
     """`name = value`: one target, a plain name."""
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-        isinstance(stmt.targets[0], gast.Name)
+    return type(stmt) is _ASSIGN and len(stmt.targets) == 1 and \
+        type(stmt.targets[0]) is _NAME        # (no class derives from either)
 
 
 def bound_names(node) -> set[str]:

@@ -20,6 +20,7 @@ import gast
 
 _AST = gast.AST
 _NAME = gast.Name
+_CONSTANT = gast.Constant
 
 
 def _child_fields(cls) -> tuple:
@@ -34,20 +35,20 @@ class _PerClass(dict):
     binding `c_<field>` to each child field (by attribute, all at once; for
     a node built without an optional field, `getattr`, None).  In the body,
     `table` is this table: `table[type(n)](n, arg)` is the function for
-    another node."""
+    another node.  Fields named in `skip` are not read."""
 
-    def __init__(self, label: str, lines: Callable[[tuple], list]):
+    def __init__(self, label: str, lines: Callable[[tuple], list], skip: tuple = ()):
         super().__init__()
-        self.label, self.lines = label, lines
+        self.label, self.lines, self.skip = label, lines, skip
 
     def __missing__(self, cls):
-        fields = _child_fields(cls)
+        fields = tuple(f for f in _child_fields(cls) if f not in self.skip)
         reads = ["    try:", *(f"        c_{f} = node.{f}" for f in fields),
                  "    except AttributeError:",
                  *(f"        c_{f} = getattr(node, {f!r}, None)" for f in fields)]
         text = "\n".join(["def f(node, arg):", *(reads if fields else []),
                           *self.lines(fields), "    return None"])
-        namespace = {"AST": _AST, "Name": _NAME, "table": self}
+        namespace = {"AST": _AST, "Name": _NAME, "Constant": _CONSTANT, "table": self}
         exec(compile(text, f"<{self.label} {cls.__name__}>", "exec"), namespace)
         self[cls] = namespace["f"]
         return self[cls]
@@ -127,13 +128,21 @@ def names(node) -> list:
     return out
 
 
-# a Name is collected, and its annotation (a parameter's) walked
+# a Name is collected, and its annotation (a parameter's) walked; a constant
+# holds no name, nor does an operator field (`op`, `ops`), which is not read
 _NAMES = _PerClass("names", lambda fields: [
-    line for f in fields for line in _each_child(f, [
-        "if type(item) is Name:", "    arg.append(item)",
-        "    if getattr(item, 'annotation', None) is not None:",
-        "        table[type(item.annotation)](item.annotation, arg)",
-        "else:", "    table[type(item)](item, arg)"])])
+    line for f in fields for line in [
+        f"    child = c_{f}", "    if type(child) is list:", "        for item in child:",
+        *("        " + line for line in _NAME_OF_ITEM), "    else:", "        item = child",
+        *("    " + line for line in _NAME_OF_ITEM)]], skip=("op", "ops"))
+
+
+# (`names`' lines for one child `item`, of any type, at the indent of a loop body)
+_NAME_OF_ITEM = [
+    "    kind = type(item)", "    if kind is Name:", "        arg.append(item)",
+    "        if getattr(item, 'annotation', None) is not None:",
+    "            table[type(item.annotation)](item.annotation, arg)",
+    "    elif kind is not Constant and isinstance(item, AST):", "        table[kind](item, arg)"]
 
 
 def _names_of_name(node, out: list) -> None:
