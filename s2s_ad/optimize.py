@@ -110,9 +110,10 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     same block, before anything rebinds `a`: those reads read `a` instead
     (`d_t1 = da2; da0 = d_t1 * x` -> `da0 = da2 * x`, no adjoint left named
     after a temporary inlining removed)."""
+    read = {stmt: traversal.names(stmt) for stmt, _ in astutil.flat(fdef.body)}
     loads: dict = {}
     counts: dict = {}
-    for node in traversal.names(fdef):
+    for node in _chain(read.values(), traversal.names(_signature(fdef))):
         kind = type(node.ctx)
         if kind is gast.Load:
             loads[node.id] = loads.get(node.id, 0) + 1
@@ -122,11 +123,13 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     removed: set = set()    # copies removed here
     deferred = False        # a copy of a removed copy waits for the next round
     for body in _blocks(fdef.body):
-        pending: dict = {}      # b -> [its copy, a, reads seen, readers, open]
+        pending: dict = {}      # b -> [its copy, a, reads seen, readers' names, open]
         sources: dict = {}      # a -> the pending b copying it
         for stmt, owner in list(astutil.flat(body)):
             if pending:
-                _follow_copies(stmt, pending, sources)
+                names = read.get(stmt)      # (a nested block's: not read above)
+                _follow_copies(stmt, traversal.names(stmt) if names is None else names,
+                               pending, sources)
             if scopes.is_simple_assign(stmt) and type(stmt.value) is gast.Name and \
                     stmt.targets[0].id in disposable and counts.get(stmt.targets[0].id) == 1:
                 b, a = stmt.targets[0].id, stmt.value.id
@@ -136,7 +139,7 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
             if a in removed:
                 deferred = True
             elif seen and seen == loads.get(b) and b not in grown:
-                for node in (n for r in readers for n in traversal.names(r)):
+                for node in (n for names in readers for n in names):
                     if node.id == b and type(node.ctx) is gast.Load:
                         node.id = a
                 copy[1].remove(copy[0])
@@ -145,13 +148,28 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     return bool(removed), deferred
 
 
-def _follow_copies(stmt, pending: dict, sources: dict) -> None:
-    """Note `stmt`'s reads of the pending copies' names, and close a copy
-    whose source or name `stmt` rebinds (a later read of it makes it stay;
-    so does a read inside a compound statement that also rebinds it)."""
+def _signature(fdef: gast.FunctionDef) -> list:
+    """What `fdef` holds besides its body (its `names` with its body's are
+    the function's)."""
+    return [fdef.args, *fdef.decorator_list, fdef.returns,
+            *(getattr(fdef, "type_params", None) or ())]
+
+
+def _chain(lists, last: list):
+    """The items of each list of `lists`, then `last`'s."""
+    for names in lists:
+        yield from names
+    yield from last
+
+
+def _follow_copies(stmt, names: list, pending: dict, sources: dict) -> None:
+    """Note `stmt`'s reads of the pending copies' names (`names`: its `Name`
+    nodes), and close a copy whose source or name `stmt` rebinds (a later
+    read of it makes it stay; so does a read inside a compound statement
+    that also rebinds it)."""
     reads: dict = {}
     bound = set()
-    for node in traversal.names(stmt):
+    for node in names:
         if type(node.ctx) is gast.Load:
             if node.id in pending:
                 reads[node.id] = reads.get(node.id, 0) + 1
@@ -166,7 +184,7 @@ def _follow_copies(stmt, pending: dict, sources: dict) -> None:
             sources[entry[1]].discard(b)
             continue
         entry[2] += count
-        entry[3].append(stmt)
+        entry[3].append(names)
     for b in closed:
         if b in pending:
             pending[b][4] = False
@@ -271,9 +289,12 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 
 # -- propagation -------------------------------------------------------------
 def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
-    counts, operands = _store_counts_and_operands(fdef)
     stmts = list(astutil.flat(fdef.body))
     read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
+    counts = _store_counts(_chain(read, traversal.names(_signature(fdef))))
+    numbers = any(scopes.is_simple_assign(stmt) and astutil.is_number(stmt.value)
+                  for stmt, _ in stmts)
+    operands = _operands(fdef) if numbers else set()    # (asked only of a number's target)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     params |= _read_before_bound(read, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
@@ -297,28 +318,34 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     return bool(values)
 
 
-def _store_counts_and_operands(fdef) -> tuple[dict, set]:
-    """(name -> how many times it is stored, names read as what is indexed,
-    called, asked for an attribute or compared by identity), in one walk.
-    A number put where an operand is would print `1.0[0]` (code after a
-    run-time check that raises, e.g. the seed of a non-scalar output, still
-    compiles quietly) or `0.5 is None` (a SyntaxWarning)."""
+def _store_counts(names) -> dict:
+    """name -> how many times it is stored, of the `Name` nodes `names`."""
     counts: dict = {}
+    store = gast.Store
+    for node in names:
+        if type(node.ctx) is store:
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
+def _operands(fdef) -> set:
+    """The names read as what is indexed, called, asked for an attribute or
+    compared by identity.  A number put where an operand is would print
+    `1.0[0]` (code after a run-time check that raises, e.g. the seed of a
+    non-scalar output, still compiles quietly) or `0.5 is None` (a
+    SyntaxWarning)."""
     operands: set = set()
-    name, store = gast.Name, gast.Store
+    name = gast.Name
     for node in traversal.nodes(fdef):
         kind = type(node)
-        if kind is name:
-            if type(node.ctx) is store:
-                counts[node.id] = counts.get(node.id, 0) + 1
-        elif kind is gast.Call:
+        if kind is gast.Call:
             if type(node.func) is name:
                 operands.add(node.func.id)
         elif (kind is gast.Subscript or kind is gast.Attribute) and type(node.value) is name:
             operands.add(node.value.id)
         elif kind is gast.Compare and any(type(op) in (gast.Is, gast.IsNot) for op in node.ops):
             operands.update(n.id for n in [node.left, *node.comparators] if type(n) is name)
-    return counts, operands
+    return operands
 
 
 def _read_before_bound(read: list, counts: dict) -> set[str]:
