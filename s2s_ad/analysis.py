@@ -155,50 +155,59 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every) -> set:
     recorded: set = set()
     shapes_too = every is None
 
+    # (the live sets are mutable and updated in place: only membership in
+    # them decides what is recorded, and straight-line code copies none)
     def transfer(stmt, live):
         if isinstance(stmt, gast.Assign):
             return _record_assignment(stmt, live, prims, facts, shares, heirs, recorded,
                                       shapes_too, every)
         if isinstance(stmt, gast.If):
-            zeroed = _zeroed(stmt, prims, facts, useful) if shapes_too else set()
-            return live | set(scopes.load_names(stmt.test)) | zeroed
+            live.update(scopes.load_names(stmt.test))
+            if shapes_too:
+                live.update(_zeroed(stmt, prims, facts, useful))
         return live
 
     def loop_entry(loop, live):
         # The reversed loop re-evaluates a `for` header; a `while` loop is
         # reversed with its trip count and never reads its test.
         if isinstance(loop, gast.For):
-            live = live | set(scopes.load_names(loop.iter))
-        return live | _zeroed(loop, prims, facts, useful) if shapes_too else live
+            live.update(scopes.load_names(loop.iter))
+        if shapes_too:
+            live.update(_zeroed(loop, prims, facts, useful))
+        return live
 
     def loop_exit(loop, live):
-        return live | _zeroed(loop, prims, facts, useful, exit=True) if shapes_too else live
+        if shapes_too:
+            live.update(_zeroed(loop, prims, facts, useful, exit=True))
+        return live
 
     # The gradients are shaped like the parameters' values at entry.
-    Walk(transfer, State.union, loop_entry=loop_entry, loop_exit=loop_exit).run(
-        body, State(wrt))
+    Walk(transfer, set.union, loop_entry=loop_entry, loop_exit=loop_exit, fork=set.copy).run(
+        body, set(wrt))
     return recorded
 
 
 def _record_assignment(stmt, live, prims, facts, shares, heirs, recorded, shapes_too, every):
     """Record `stmt` if it overwrites a value still live for the adjoint
-    sweep, and return the names live after it (forward transfer)."""
+    sweep, and return the names live after it (forward transfer; `live` is
+    updated in place)."""
     target = stmt.targets[0].id
     prim = prims[stmt]
     reads, reads_result = _reverse_reads(stmt, prims, facts, shapes_too)
     overwritten = {target} | shares.get(stmt, frozenset())
-    if (live & overwritten or target in reads) and not prim.keeps_values or \
+    if (not live.isdisjoint(overwritten) or target in reads) and not prim.keeps_values or \
             every is not None and stmt in every and prim.inplace:
         recorded.add(stmt)
-    live = (live | reads) - {target}
+    live.update(reads)
+    live.discard(target)
     if stmt in recorded:
-        live = live | heirs.get(stmt, frozenset())
+        live.update(heirs.get(stmt, ()))
     if reads_result or stmt in recorded and prim.inplace:
-        live = live | {target}      # (an in-place restore writes into it)
+        live.add(target)            # (an in-place restore writes into it)
     if stmt in recorded and prim.inplace:     # ...at its index
         for slot in ("index", "position"):
             if slot in prim.binding:
-                live = live | set(scopes.load_names(prim.binding[slot]))
+                live.update(scopes.load_names(prim.binding[slot]))
     return live
 
 
