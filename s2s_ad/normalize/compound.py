@@ -193,7 +193,7 @@ def _carry_around(nz, loop, rebound: set) -> None:
     copies into one another (`a, b = b, a`) may each hold, after the
     loop, what any of them held in some iteration.  They become
     maybe-aliases of each other and share their (uncertain) parts."""
-    group = {name: {name} for name in rebound}
+    group = {name: {name} for name in sorted(rebound)}   # (sorted: the code is deterministic)
     carried = _carried_names(loop)
     for stmt in scopes.assignments(loop.body):
         target, value = stmt.targets[0], stmt.value
@@ -203,12 +203,12 @@ def _carry_around(nz, loop, rebound: set) -> None:
             for name in merged:
                 group[name] = merged
     for members in {id(g): g for g in group.values() if len(g) > 1}.values():
-        shared = [p for name in members for p in nz.parts.get(name, [])]
+        shared = [p for name in sorted(members) for p in nz.parts.get(name, [])]
         outside = {p.base for p in shared} | {
             a for name in members for a in nz.aliases.get(name, ())} - members
         if members & carried:       # a value held around the loop
             _refuse_carried_updates(nz, loop, members, sorted(outside), carried)
-        for name in members:
+        for name in sorted(members):
             known = nz.parts.setdefault(name, [])
             known.extend(p for p in shared if p not in known)
             nz.maybe_aliases.setdefault(name, set()).update(members - {name})

@@ -51,6 +51,8 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
                                                   items_kept=moves_items))
     checks = [s for s in nz.out[at + 1:] if _is_refusal(s)]
     if checks:
+        pairs = [tuple(a.id for a in s.value.args[:2]) for s in checks]
+        checks = [s for i, s in enumerate(checks) if pairs[i] not in pairs[:i]]   # (one each)
         nz.out[at:] = checks + [s for s in nz.out[at:] if not _is_refusal(s)]
 
 
