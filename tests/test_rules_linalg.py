@@ -129,6 +129,8 @@ CASES = [
     (lambda x, y: wsum(np.einsum(x, [30], y, [], [30])), [V, S]),
     (lambda x, y: wsum(np.einsum(x, [40, 27], y, [27, 51], [51, 40])), [M, N]),
     # kron, cross
+    (lambda x, y: wsum(np.linalg.multi_dot([x, y, x])), [M, Q]),
+    (lambda x, y: wsum(np.linalg.multi_dot([x[0], y, x, x[1]])), [M, Q]),
     (lambda x, y: wsum(np.kron(x, y)), [M, M2]),
     (lambda x, y: wsum(np.kron(x, y)), [V2, M]),
     (lambda x, y: wsum(np.kron(x, y)), [V, V2]),

@@ -134,6 +134,29 @@ def einsum(z, *operands, **kwargs):
     d[operands] += rt.einsum_adjoints(d[z], operands)
 
 
+@adjoint(np.linalg.multi_dot, multilinear="arrays")
+def multi_dot(z, arrays, *, out=None):
+    d[arrays] += rt.multi_dot_adjoints(d[z], arrays)
+
+
+@tangent(np.linalg.multi_dot)
+def multi_dot_tangent(z, arrays, *, out=None):
+    t[z] += rt.multi_dot_tangent(t[arrays], arrays)
+
+
+# second order: the adjoints and the tangent read every factor, each linearly
+@tangent(rt.multi_dot_adjoints)
+def multi_dot_adjoints_tangent(z, g, arrays):
+    t[z] += rt.multi_dot_adjoints(t[g], arrays)
+    t[z] += rt.multi_dot_adjoints_along(g, arrays, t[arrays])
+
+
+@tangent(rt.multi_dot_tangent)
+def multi_dot_tangent_tangent(z, ts, arrays):
+    t[z] += rt.multi_dot_tangent(t[ts], arrays)
+    t[z] += rt.multi_dot_tangent_along(ts, arrays, t[arrays])
+
+
 @adjoint(np.kron, multilinear=("a", "b"))
 def kron(z, a, b):
     d[a] += rt.kron_lhs(d[z], a, b)

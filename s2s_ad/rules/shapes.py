@@ -234,6 +234,11 @@ def diag(z, v, k=0):
     d[v] += rt.undiag(d[z], v, k)
 
 
+@adjoint(np.diagflat, linear="v", inert="k")
+def diagflat(z, v, k=0):
+    d[v] += np.reshape(rt.undiag(d[z], np.ravel(v), k), np.shape(v))
+
+
 @adjoint(np.diagonal, Method("diagonal"), linear="a")
 def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] += rt.undiagonal(d[z], a, offset, axis1, axis2)
@@ -268,6 +273,19 @@ def triu(z, m, k=0):
 @adjoint(np.take, Method("take"), linear="a", inert="indices")
 def take(z, a, indices, axis=None, *, mode="raise"):
     d[a] += rt.untake(d[z], a, indices, axis, mode)
+
+
+@adjoint(np.delete, linear="arr", inert="obj")
+def delete(z, arr, obj, axis=None):
+    d[arr] += rt.untake(d[z], arr, rt.kept_indices(arr, obj, axis), axis)
+
+
+nondifferentiable(rt.kept_indices)
+
+
+@adjoint(np.compress, linear="a", inert="condition")
+def compress(z, condition, a, axis=None):
+    d[a] += rt.untake(d[z], a, np.flatnonzero(condition), axis)
 
 
 @adjoint(np.take_along_axis, linear="arr", inert="indices")

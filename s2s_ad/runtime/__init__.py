@@ -79,7 +79,7 @@ from .core import (Seq, Tree, _ndarray, _rows, expand, field, field_tangent, sha
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, prod_others_where,
                          reduced_mask, reduced_mask_where, unlist, unsum, where_share)
-from .shapes import (choose_adjoints, reshape_as, select_adjoints, uncast,
+from .shapes import (choose_adjoints, kept_indices, reshape_as, select_adjoints, uncast,
                      uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
                      unpad, unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
                      unvstack)
@@ -87,7 +87,8 @@ from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
                      logspace_adjoints)
 from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
                        inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
-                       tensordot_lhs, tensordot_rhs)
+                       multi_dot_adjoints, multi_dot_adjoints_along, multi_dot_tangent,
+                       multi_dot_tangent_along, tensordot_lhs, tensordot_rhs)
 from .linalg import (cholesky_adjoint, cofactors, eig_adjoint, eigh_adjoint, eigvals_adjoint,
                      eigvalsh_adjoint, field_adjoint, inverse_transposed, lstsq_adjoints,
                      matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,

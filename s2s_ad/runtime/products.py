@@ -17,7 +17,7 @@ import numpy as np
 
 from .duck import asarray, is_duck, numpy_only
 from ..errors import UnsupportedValueError
-from .core import _as_float, _ndarray, unbroadcast
+from .core import Seq, _as_float, _ndarray, unbroadcast
 from .origins import origin
 
 
@@ -259,3 +259,61 @@ def _einsum_adjoint(g, inputs, output, arrays, k):
     out = np.zeros(shape, dtype=numpy_only(t, "np.einsum with a repeated index").dtype)
     np.einsum(labels + "->" + "".join(unique), out)[...] = t   # a writable view
     return out
+
+
+def multi_dot_adjoints(g, arrays):
+    """The adjoints of `np.linalg.multi_dot(arrays)`: of each factor, the
+    adjoint times the transposed products on either side of it (a 1-d
+    first factor is a row, a 1-d last one a column, as multi_dot reads
+    them)."""
+    mats = [np.reshape(a, (1, -1)) if i == 0 and np.ndim(a) == 1 else
+            np.reshape(a, (-1, 1)) if i == len(arrays) - 1 and np.ndim(a) == 1 else
+            np.asarray(a) for i, a in enumerate(arrays)]
+    g = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    left, right = [np.eye(mats[0].shape[0])], [np.eye(mats[-1].shape[1])]
+    for m in mats[:-1]:
+        left.append(left[-1] @ m)
+    for m in reversed(mats[1:]):
+        right.append(m @ right[-1])
+    right.reverse()
+    return Seq(np.reshape(left[i].T @ g @ right[i].T, np.shape(a))
+               for i, a in enumerate(arrays))
+
+
+def multi_dot_tangent(ts, arrays):
+    """The tangent of `np.linalg.multi_dot(arrays)` from its factors'
+    (a zero tangent, of a factor that does not vary, is left out)."""
+    return sum((np.linalg.multi_dot([*arrays[:i], t, *arrays[i + 1:]])
+                for i, t in enumerate(ts) if not _is_zero(t)),
+               np.zeros(np.shape(np.linalg.multi_dot(arrays))))
+
+
+def multi_dot_adjoints_along(g, arrays, us):
+    """The derivative of `multi_dot_adjoints(g, arrays)` along tangents
+    `us` of the factors: each factor's adjoint reads every other factor,
+    once (second order: hvp through multi_dot)."""
+    out = Seq(np.zeros(np.shape(a)) for a in arrays)
+    for j, u in enumerate(us):
+        if not _is_zero(u):
+            moved = multi_dot_adjoints(g, [*arrays[:j], u, *arrays[j + 1:]])
+            for i in range(len(arrays)):
+                if i != j:
+                    out[i] = out[i] + moved[i]
+    return out
+
+
+def multi_dot_tangent_along(ts, arrays, us):
+    """The derivative of `multi_dot_tangent(ts, arrays)` along tangents
+    `us` of the factors: each term with a second factor moved."""
+    terms = [np.linalg.multi_dot([*(us[k] if k == j else ts[k] if k == i else a
+                                    for k, a in enumerate(arrays))])
+             for i, t in enumerate(ts) for j, u in enumerate(us)
+             if i != j and not _is_zero(t) and not _is_zero(u)]
+    return sum(terms, np.zeros(np.shape(np.linalg.multi_dot(arrays))))
+
+
+def _is_zero(t) -> bool:
+    """A tangent that stands for zeros of any shape (of a value that does
+    not vary)."""
+    return t is None or np.ndim(t) == 0 and not np.any(t)
+

@@ -209,6 +209,13 @@ def untake(g, like, indices, axis=None, mode="raise"):
     return out.reshape(shape)
 
 
+def kept_indices(like, obj, axis=None):
+    """The indices `np.delete(like, obj, axis)` keeps along `axis` (of
+    the flattened array for None): it is `np.take` of them."""
+    n = size(like) if axis is None else np.shape(like)[axis]
+    return np.delete(np.arange(n), obj)
+
+
 def untake_along_axis(g, like, indices, axis=-1):
     """The adjoint of `np.take_along_axis(like, indices, axis)`."""
     shape = np.shape(like)
