@@ -33,6 +33,7 @@ from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableEr
                      WrtError, caller_location, location_of)
 from .pipeline import Compiled, Options      # noqa: F401 (the CLI and tests use them)
 from .rules import registry
+from .runtime.origins import origins as generated_origins
 
 
 #: what `wrt` accepts: a parameter's index or name, or a tuple of them
@@ -267,7 +268,8 @@ def _compile_all(func, options: Options, observe) -> Compiled:
             if _compiling(stack, callee, variant):      # helpers calling each other
                 late.add((callee, variant))
             else:
-                stack.append(_callee_front(callee, _pair(variant, options), location))
+                stack.append(_callee_front(callee, _pair(variant, options), location,
+                                           stack))
             continue
         stack.pop()
         if task is not root:
@@ -354,9 +356,41 @@ def _pair_ref(task: pipeline.Front, done: dict, callee, variant: tuple,
     return reverse.PairRef(fwd.__name__, bwd.__name__, (fwd, bwd))
 
 
-def _callee_front(callee, options: Options, location) -> pipeline.Front:
+_RUNTIME = "s2s_ad.runtime"     # the helpers generated code calls (`rt`)
+
+
+def _unruled_helper(callee, location, stack: list) -> NoRuleError:
+    """The refusal of a call of runtime helper `callee` in derived code (it
+    has no rule and its source is not differentiable), told as that of the
+    outermost helper being compiled from source on `stack` (the one the
+    derived code calls), located at the user's function the code was
+    derived from where codegen noted one, the generated line quoted."""
+    for below, task in zip(stack, stack[1:]):
+        if _is_runtime(task.func):
+            callee = task.func
+            location = next(loc for c, _, loc in below.needs if c is callee)
+            break
+    caller = next((t.func for t in reversed(stack) if not _is_runtime(t.func)), None)
+    user = generated_origins.get(getattr(caller, "__code__", None))
+    line = location.source_line.strip() if location is not None else ""
+    return NoRuleError(
+        f"s2s_ad cannot differentiate this derivative again: its code calls "
+        f"rt.{callee.__name__} (`{line}`), which has no derivative rule yet",
+        user or location,
+        hint="differentiate this part once only, or wrap what it computes in "
+             "stop_gradient(...)")
+
+
+def _is_runtime(func) -> bool:
+    return (getattr(func, "__module__", None) or "").startswith(_RUNTIME)
+
+
+def _callee_front(callee, options: Options, location, stack=()) -> pipeline.Front:
     """The first half of the stages for a helper, its errors told as the
-    caller's where the helper is a library's or has no source."""
+    caller's where the helper is a library's or has no source.  A helper of
+    s2s_ad's runtime whose source cannot be differentiated (it has no rule:
+    rules/adjoint_helpers.py) is refused at the user's function: its source
+    is no place to send the user."""
     name = callee.__name__
     if callee.__qualname__.startswith(dispatch.CallSite.__qualname__ + ".") and \
             callee.__module__ == dispatch.__name__:
@@ -378,6 +412,8 @@ def _callee_front(callee, options: Options, location) -> pipeline.Front:
             hint=f"register a rule with @s2s_ad.adjoint({name}), or wrap the call "
                  "in stop_gradient(...)") from None
     except S2SADError as exc:
+        if _is_runtime(callee):
+            raise _unruled_helper(callee, location, list(stack)) from None
         if not frontend.is_library(callee):
             raise           # the user's own helper: point into it
         what = registry.display_name(callee)        # np.kaiser, not numpy.kaiser
