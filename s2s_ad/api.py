@@ -273,10 +273,22 @@ def _compile_all(func, options: Options, observe) -> Compiled:
             continue
         stack.pop()
         if task is not root:
-            done[task.func, task.options] = cache.get_or_build(
-                task.func, task.options, registry.version(),
-                lambda t=task: _build(t.func, t.options, t, done))
+            done[task.func, task.options] = _built(task, done, stack)
     return pipeline.back(root, functools.partial(_pair_ref, root, done), observe)
+
+
+def _built(task: pipeline.Front, done: dict, stack: list):
+    """The compiled pair of helper `task` (its callees' are in `done`); a
+    runtime helper's that fails refused as `_unruled_helper` tells it."""
+    try:
+        return cache.get_or_build(task.func, task.options, registry.version(),
+                                  lambda: _build(task.func, task.options, task, done))
+    except InternalError:
+        raise
+    except S2SADError:
+        if not _is_runtime(task.func):
+            raise
+        raise _unruled_helper(task.func, None, stack + [task]) from None
 
 
 _PAUSE = threading.Lock()
@@ -365,12 +377,12 @@ def _unruled_helper(callee, location, stack: list) -> NoRuleError:
     outermost helper being compiled from source on `stack` (the one the
     derived code calls), located at the user's function the code was
     derived from where codegen noted one, the generated line quoted."""
+    caller = stack[-1].func if stack else None
     for below, task in zip(stack, stack[1:]):
         if _is_runtime(task.func):
-            callee = task.func
-            location = next(loc for c, _, loc in below.needs if c is callee)
+            callee, caller = task.func, below.func
+            location = next((loc for c, _, loc in below.needs if c is callee), location)
             break
-    caller = next((t.func for t in reversed(stack) if not _is_runtime(t.func)), None)
     user = generated_origins.get(getattr(caller, "__code__", None))
     line = location.source_line.strip() if location is not None else ""
     return NoRuleError(

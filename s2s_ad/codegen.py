@@ -106,7 +106,9 @@ def compile_functions(text: str, qualname: str, globals_: dict, imports: dict,
     make = types.FunctionType(factory_code, globals_, _FACTORY)
     free = factory_code.co_varnames[:factory_code.co_argcount]
     values = {**{n: _Missing for n in closure}, **imports}
-    fns, origin, lines = [], location_of(primal), text.splitlines(True)
+    # (a derivative of derived code is located at the user's function it came from)
+    origin = runtime.origins.get(getattr(primal, "__code__", None)) or location_of(primal)
+    fns, lines = [], text.splitlines(True)
     for fn, fdef in zip(make(*[values.get(n) for n in free]), tree.body):
         fn = _share_cells(fn, closure, globals_)
         setattr(fn, SOURCE, "".join(lines[fdef.lineno - 1:fdef.end_lineno]))

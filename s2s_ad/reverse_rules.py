@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, templates, traversal
+from . import astutil, runtime, templates, traversal
 from .errors import NoRuleError, RuleError
 from .ir import Prim, names_of
 from .reverse_plan import Plan, imported
@@ -57,6 +57,14 @@ def _check_covered(plan: Plan, stmt, prim: Prim) -> None:
 
 def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
     what = registry.display_name(prim.key)
+    if getattr(prim.key, "__module__", "").startswith(runtime.__name__):
+        return NoRuleError(
+            f"s2s_ad cannot differentiate this derivative again in reverse mode: its "
+            f"code calls rt.{prim.key.__name__} (`{plan.src.locate(stmt).source_line.strip()}`), "
+            "whose rule is forward mode's only",
+            runtime.origins.get(plan.src.func.__code__) or plan.src.locate(stmt),
+            hint="use s2s_ad.hvp (forward over reverse), or differentiate this part "
+                 "once only")
     return NoRuleError(f"{what} has no adjoint rule, which reverse mode needs (it has "
                        "forward mode's only)", plan.src.locate(stmt),
                        hint=f"register one with @s2s_ad.adjoint({what}), or use "
