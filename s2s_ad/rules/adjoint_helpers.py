@@ -226,5 +226,69 @@ def tensordot_rhs(z, g, a, b, axes=2):
 linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
+
+@adjoint(rt.unreduce, linear="g", inert=("like", "axis", "keepdims"))
+def unreduce(z, g, like, axis=None, keepdims=False):
+    d[g] += rt.unbroadcast(np.sum(d[z], axis=axis, keepdims=keepdims), g)
+
+
+@adjoint(rt.reconcatenate, linear="g", inert=("x", "arrays", "axis"))
+def reconcatenate(z, g, x, arrays, axis=0):
+    d[g] += rt.unlike_each(rt.unconcatenate(d[z], arrays, axis), g)
+
+
+@adjoint(rt.restack, linear="g", inert=("x", "axis"))
+def restack(z, g, x, axis=0):
+    d[g] += rt.unlike_each(rt.unstack(d[z], axis), g)
+
+
+@tangent(rt.inverse_transposed, inert="what")
+def inverse_transposed_tangent(z, a, what):
+    t[z] += -(z @ np.swapaxes(t[a], -1, -2) @ z)     # d inv(a)^T = -inv(a)^T da^T inv(a)^T
+
+
+# Adjoints of shape functions, indexing and selections: linear in `g`, reading
+# the other arguments for shapes, indices, or for which item is chosen (the
+# largest, the first true condition, the sorted order, the interpolation
+# weights of order statistics): piecewise constant, so no derivative flows
+# through them.  (Forward mode only: reverse mode over one refuses, located.)
+for _helper, _inert in [
+        (rt.unhstack, ("tup",)), (rt.unvstack, ("tup",)), (rt.undstack, ("tup",)),
+        (rt.uncolumn_stack, ("tup",)),
+        (rt.unsplit, ("ary", "indices_or_sections", "axis")),
+        (rt.untake, ("like", "indices", "axis", "mode")),
+        (rt.untake_along_axis, ("like", "indices", "axis")),
+        (rt.untile, ("like", "reps")), (rt.unrepeat, ("like", "repeats", "axis")),
+        (rt.unpad, ("like", "pad_width", "mode")),
+        (rt.unjoin, ("a", "b", "i")), (rt.unrepeat_items, ("a", "b", "i")),
+        (rt.uncast, ("like", "result")),
+        (rt.unsorted, ("items", "key", "reverse")),
+        (rt.unsort_like, ("x", "axis", "key", "reverse")),
+        (rt.choose_adjoints, ("a", "choices", "mode")),
+        (rt.select_adjoints, ("condlist", "choicelist", "default")),
+        (rt.meshgrid_adjoints, ("xi", "sparse", "indexing")),
+        (rt.unwindow, ("a", "v", "mode", "correlation")),
+        (rt.diff_adjoints, ("a", "n", "axis", "prepend", "append")),
+        (rt.ediff1d_adjoints, ("ary", "to_end", "to_begin")),
+        (rt.gradient_adjoint, ("f", "axis", "edge_order")),    # (the spacings are not)
+        (rt.polyval_coefficients, ("p",)),                      # (nor `x`)
+        (rt.linspace_adjoints, ("start", "stop", "num", "endpoint", "retstep", "dtype",
+                                "axis")),
+        (rt.arange_adjoints, ("z", "start_or_stop", "stop", "step")),
+        (rt.quantile_adjoint, ("a", "axis", "method")),         # (nor `q`)
+        (rt.uncov_variables, ("m", "y", "rowvar", "which")),
+        (rt.field_adjoint, ("result", "i")),
+        (rt.extremum_parts, ("z", "first", "rest", "key")),
+        (rt.default_part, ("first", "rest")),
+        (rt.initial_share, ("x", "z", "axis", "keepdims", "where")),
+        (rt.extremum_at_adjoints, ("z", "old", "index", "values"))]:
+    linear(_helper, "g", inert=_inert)
+linear(rt.cov_variables, "m", "y", inert=("rowvar",))
+linear(rt.average_weights, "weights", inert=("a", "axis"))
+
 nondifferentiable(rt.zeros_like, rt.shape_only, rt.size, rt.check_seed, rt.check_tangent,
                   rt.reduced_mask, rt.reduced_mask_where)
+# which elements a reduction selects, and with what weight: piecewise constant in
+# the values, or read from shapes, counts and masks only
+nondifferentiable(rt.median_weights, rt.where_share, rt.nan_reduced_mask, rt.extremum_share,
+                  rt.cov_divisor)

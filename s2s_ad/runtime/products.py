@@ -173,6 +173,12 @@ class LazyParts:
         return self._done[i]
 
 
+def _is_sublist(item) -> bool:
+    """An einsum sublist: labels (ints) and `...`, not the tangents of one."""
+    return isinstance(item, (list, tuple)) and all(
+        v is Ellipsis or isinstance(v, (int, np.integer)) for v in item)
+
+
 def einsum_adjoints(g, operands):
     """The adjoints of `np.einsum(*operands)`, one per item of `operands`
     (None for a subscripts string or sublist), each computed when read.
@@ -185,7 +191,7 @@ def einsum_adjoints(g, operands):
     """
     if isinstance(operands[0], str):
         subscripts, arrays, at = operands[0], operands[1:], range(1, len(operands))
-    elif not all(isinstance(operands[i], (list, tuple)) for i in range(1, len(operands), 2)):
+    elif not all(_is_sublist(operands[i]) for i in range(1, len(operands), 2)):
         # (the operands' tangents, in forward mode over this adjoint: no subscripts)
         raise UnsupportedValueError(
             "s2s_ad cannot differentiate np.einsum's derivative again (hvp, hessian, "
