@@ -11,9 +11,11 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, check_jvp
+from rulecheck import check_hvp
 
 rng = np.random.default_rng(7)
 X3 = rng.standard_normal(3)
+X5 = np.array([0.5, -0.7, 1.2, 0.9, -1.1])
 W = rng.standard_normal((3, 4))
 B = rng.standard_normal(4)
 
@@ -276,3 +278,46 @@ def test_einsums_derivative_differentiated_again_is_refused_not_a_crash():
     x, y = np.ones((3, 4)) * 0.5, np.ones((4, 2)) * 0.25
     with pytest.raises(ad.UnsupportedValueError, match="np.einsum's derivative again"):
         ad.hvp(contracts_with_einsum)(x, y, np.ones_like(x))
+
+
+def max_of_a_generator(x):
+    return max(0.1 * v * np.tanh(x[3]) for v in range(4)) * x[0]
+
+
+def min_of_a_list(x):
+    return min([x[0] * x[1], np.sin(x[2]), x[3] ** 2]) * x[1]
+
+
+def max_with_a_default(x):
+    return max((x[i] * x[0] for i in range(3) if x[i] > 0.0), default=0.0) ** 2
+
+
+def sorted_products(x):
+    return sum(w * v for w, v in zip([1.0, 2.0, 3.0], sorted([x[0] * x[1], x[2], x[3] ** 2])))
+
+
+def stacked_and_cut(x):
+    y = np.hstack([x[:2] ** 2, np.vstack([x, x ** 3]).ravel()])
+    return np.sum(np.split(y, 4)[1] * np.tile(x[:2], 2)[:3]) + np.sum(np.diff(x ** 3) ** 2)
+
+
+@pytest.mark.parametrize("f", [max_of_a_generator, min_of_a_list, max_with_a_default,
+                               sorted_products, stacked_and_cut])
+def test_hvp_through_selections_and_shape_adjoints(f):
+    """The adjoint helpers of builtin max/min (`rt.extremum_parts`,
+    `rt.default_part`), sorted (`rt.unsorted`), stacking, splitting, tiling
+    and np.diff are linear in the adjoint they propagate, the choices
+    piecewise constant: hvp against differences of gradients."""
+    check_hvp(f, (X5,), (0,))
+
+
+def test_reverse_over_reverse_through_a_forward_only_helper_is_refused_at_the_user():
+    with pytest.raises(ad.NoRuleError, match="rt.extremum_parts") as info:
+        ad.grad(lambda x: ad.grad(max_of_a_generator)(x)[0])(X5)
+    assert info.value.location.filename == __file__
+
+
+def test_a_helper_without_a_second_order_rule_is_refused_at_the_user():
+    with pytest.raises(ad.NoRuleError, match="rt.cumprod_adjoint") as info:
+        ad.hvp(lambda x: np.sum(np.cumprod(x) ** 2))(X5, np.ones(5))
+    assert info.value.location.filename == __file__

@@ -22,7 +22,7 @@ import pytest
 import s2s_ad as ad
 from s2s_ad import runtime as rt
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import check_modes_agree, floats, forward_tests, table_tests, wsum
+from rulecheck import check_modes_agree, floats, forward_tests, second_order_tests, table_tests, wsum
 
 rng = np.random.default_rng(2)
 S = 0.7
@@ -263,6 +263,7 @@ CASES = [
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+test_hvp_matches_differences_of_gradients = second_order_tests(CASES)
 
 
 def norm_of(x):

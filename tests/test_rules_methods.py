@@ -15,7 +15,7 @@ import s2s_ad as ad
 from s2s_ad.errors import RuleError
 from s2s_ad.rules import registry
 from fdcheck import checked_grad
-from rulecheck import forward_tests, table_tests, wsum
+from rulecheck import forward_tests, second_order_tests, table_tests, wsum
 
 d = None  # `d[x]` in the rejected templates below
 rng = np.random.default_rng(3)
@@ -100,6 +100,7 @@ CASES = [
 
 test_matches_finite_differences, test_float32 = table_tests(CASES)
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+test_hvp_matches_differences_of_gradients = second_order_tests(CASES)
 
 
 def to_int(x):

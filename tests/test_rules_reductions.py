@@ -15,7 +15,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import check_modes_agree, forward_tests, table_tests, wsum
+from rulecheck import check_modes_agree, forward_tests, second_order_tests, table_tests, wsum
 
 rng = np.random.default_rng(0)
 S = 0.7
@@ -141,6 +141,7 @@ CASES = [
 test_matches_finite_differences, test_float32 = table_tests(CASES)
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
     forward_tests(CASES)
+test_hvp_matches_differences_of_gradients = second_order_tests(CASES)
 
 
 # The product of nothing is 1: an empty selection, an empty axis.  (NumPy

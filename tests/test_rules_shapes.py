@@ -12,7 +12,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, check_jvp
-from rulecheck import check_modes_agree, forward_tests, table_tests, wsum
+from rulecheck import check_modes_agree, forward_tests, second_order_tests, table_tests, wsum
 
 rng = np.random.default_rng(1)
 S = 0.7
@@ -200,6 +200,7 @@ CASES = [
 test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
     table_tests(CASES, values=True)
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = forward_tests(CASES)
+test_hvp_matches_differences_of_gradients = second_order_tests(CASES)
 
 
 # -- sequence results --------------------------------------------------------

@@ -23,7 +23,7 @@ import s2s_ad as ad
 from s2s_ad import runtime as rt
 from s2s_ad.rules import registry
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import case_id, check_modes_agree, floats, forward_tests, table_tests, wsum
+from rulecheck import case_id, check_modes_agree, floats, forward_tests, second_order_tests, table_tests, wsum
 
 rng = np.random.default_rng(5)
 S = 0.7
@@ -179,6 +179,16 @@ test_matches_finite_differences, test_float32, test_value_is_the_plain_call = \
     table_tests(CASES, ids=row_id, values=True)
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
     forward_tests(CASES, ids=row_id)
+# hvp of `wsum_items`'s pair, whose tape is popped into a name the alias analysis
+# cannot place, is refused (located in the pair's generated code): known, not a rule's
+TAPE_ALIAS = pytest.mark.xfail(strict=True, raises=ad.UnsupportedSyntaxError,
+                               reason="hvp through wsum_items' tape: alias refusal")
+HVP_CASES = [pytest.param(c, marks=TAPE_ALIAS) if row_id(c) in (
+    'np.gradient(f, 0.5, 2.0, axis=(-1, 0)) [4x5]',
+    'np.meshgrid(x, y, z, indexing="ij", sparse=True) [4]',
+    'np.meshgrid(x, y, sparse=True) [7]', 'np.meshgrid(x, y, copy=False) [float]')
+    else c for c in CASES]
+test_hvp_matches_differences_of_gradients = second_order_tests(HVP_CASES, ids=row_id)
 
 
 # -- every length and mode of convolve and correlate -----------------------------

@@ -17,7 +17,7 @@ from s2s_ad.errors import NoRuleError, RuleError
 from s2s_ad.rules import registry
 from s2s_ad.rules import ufuncs as ufunc_rules
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import (check_float32, check_modes_agree, floats, forward_tests,
+from rulecheck import (check_float32, check_modes_agree, floats, forward_tests, second_order_tests,
                        skip_if_numpy_reduces_wrong, table_tests, wsum)
 
 d = None  # `d[x]` in the templates below
@@ -230,6 +230,7 @@ FORWARD = [pytest.param(case, marks=NEEDS_MAX) if "max" in case[0].__code__.co_n
            else case for case in CASES]
 test_forward_matches_finite_differences, test_forward_agrees_with_reverse = \
     forward_tests(FORWARD)
+test_hvp_matches_differences_of_gradients = second_order_tests(FORWARD)
 # -- conventions ------------------------------------------------------------------
 def running_max(x):
     return np.sum(np.maximum.accumulate(x) * np.arange(1.0, 1.0 + len(x)))
