@@ -321,3 +321,41 @@ def test_a_helper_without_a_second_order_rule_is_refused_at_the_user():
     with pytest.raises(ad.NoRuleError, match="rt.cumprod_adjoint") as info:
         ad.hvp(lambda x: np.sum(np.cumprod(x) ** 2))(X5, np.ones(5))
     assert info.value.location.filename == __file__
+
+
+def concatenated(x):
+    return np.sum(np.concatenate([np.sin(x), x ** 2], axis=1) ** 3)
+
+
+def stacked(x):
+    return np.sum(np.stack([np.sin(x), x ** 2]) ** 3)
+
+
+_d_concatenated, _d_stacked = ad.grad(concatenated), ad.grad(stacked)
+
+
+def _dd_concatenated(x):
+    return np.sum(_d_concatenated(x) * np.cos(x))
+
+
+def _dd_stacked(x):
+    return np.sum(_d_stacked(x) * np.cos(x))
+
+
+_d3_concatenated, _d3_stacked = ad.grad(_dd_concatenated), ad.grad(_dd_stacked)
+
+
+def third_concatenated(x):
+    return np.sum(_d3_concatenated(x) * np.sin(x))
+
+
+def third_stacked(x):
+    return np.sum(_d3_stacked(x) * np.sin(x))
+
+
+@pytest.mark.parametrize("f", [third_concatenated, third_stacked])
+def test_third_order_through_reconcatenate_and_restack(f):
+    """The second derivative's code calls `rt.reconcatenate` / `rt.restack`
+    (the transposes of unconcatenate / unstack); their adjoint templates
+    are those again: grad of it against central differences."""
+    check_grad(f, [W])

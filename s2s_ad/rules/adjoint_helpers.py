@@ -227,11 +227,6 @@ linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
 
-@adjoint(rt.unreduce, linear="g", inert=("like", "axis", "keepdims"))
-def unreduce(z, g, like, axis=None, keepdims=False):
-    d[g] += rt.unbroadcast(np.sum(d[z], axis=axis, keepdims=keepdims), g)
-
-
 @adjoint(rt.reconcatenate, linear="g", inert=("x", "arrays", "axis"))
 def reconcatenate(z, g, x, arrays, axis=0):
     d[g] += rt.unlike_each(rt.unconcatenate(d[z], arrays, axis), g)
@@ -253,6 +248,7 @@ def inverse_transposed_tangent(z, a, what):
 # weights of order statistics): piecewise constant, so no derivative flows
 # through them.  (Forward mode only: reverse mode over one refuses, located.)
 for _helper, _inert in [
+        (rt.unreduce, ("like", "axis", "keepdims")),
         (rt.unhstack, ("tup",)), (rt.unvstack, ("tup",)), (rt.undstack, ("tup",)),
         (rt.uncolumn_stack, ("tup",)),
         (rt.unsplit, ("ary", "indices_or_sections", "axis")),
