@@ -22,7 +22,8 @@ import pytest
 import s2s_ad as ad
 from s2s_ad import runtime as rt
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import check_modes_agree, floats, forward_tests, second_order_tests, table_tests, wsum
+from rulecheck import (check_modes_agree, floats, forward_tests, second_order_tests, table_tests,
+                       wsum)
 
 rng = np.random.default_rng(2)
 S = 0.7

@@ -23,7 +23,8 @@ import s2s_ad as ad
 from s2s_ad import runtime as rt
 from s2s_ad.rules import registry
 from fdcheck import check_grad, check_jvp, checked_grad
-from rulecheck import case_id, check_modes_agree, floats, forward_tests, second_order_tests, table_tests, wsum
+from rulecheck import (case_id, check_modes_agree, floats, forward_tests, second_order_tests,
+                       table_tests, wsum)
 
 rng = np.random.default_rng(5)
 S = 0.7
