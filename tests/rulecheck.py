@@ -177,7 +177,7 @@ REFUSED_AT_SECOND_ORDER = (
     "accumulate_adjoint", "cofactors", "cumprod_adjoint", "einsum_adjoints",
     "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
     "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs", "pinv_adjoint",
-    "prod_others", "reduce_adjoint", "trapezoid_adjoints")
+    "reduce_adjoint", "trapezoid_adjoints")
 
 
 def refused_at_second_order(f, wrt) -> str | None:

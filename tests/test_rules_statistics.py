@@ -267,3 +267,27 @@ def test_version_specific_parameters_are_rejected(f):
     # at compile time on either version (say `method=`)
     with pytest.raises(ad.RuleError, match="interpolation|weights"):
         ad.grad(f)(V)
+
+
+def quantile_at(q):
+    return np.quantile(np.array([0.3, 1.2, -0.5, 2.0, 0.9]), q)
+
+
+def percentile_at(q):
+    return np.percentile(np.array([0.3, 1.2, -0.5, 2.0]), q * 100.0)
+
+
+def norm_of_order(p):
+    return np.linalg.norm(np.array([0.3, 1.2, -0.5]), ord=p)
+
+
+@pytest.mark.parametrize("f, arg", [(quantile_at, 0.37), (percentile_at, 0.37),
+                                    (norm_of_order, 3.0)], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_derivative_into_a_parameter_the_rule_does_not_differentiate_is_refused(f, arg):
+    """Where only the quantile's `q` (the norm's `ord`) varies, the result
+    varies with it; no rule gives that derivative, so it is refused where
+    it flows, in both modes (it was a silent zero)."""
+    for derive in (lambda: ad.grad(f)(arg), lambda: ad.jvp(f)(arg, 1.0)):
+        with pytest.raises(ad.RuleError, match="gives no (gradient to|term for) its parameter") as info:
+            derive()
+        assert info.value.location.line == f.__code__.co_firstlineno + 1

@@ -189,7 +189,7 @@ def cross_tangent(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 # -- np.linalg ---------------------------------------------------------------
-@adjoint(np.linalg.norm, shape=REDUCTION)
+@adjoint(np.linalg.norm, shape=REDUCTION, refused="ord")
 def norm(z, x, ord=None, axis=None, keepdims=False):
     if axis is None or keepdims:
         g = d[z]

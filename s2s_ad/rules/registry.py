@@ -61,6 +61,7 @@ class Rule:
     pointwise: bool = False
     signature: inspect.Signature | None = None  # call sites' binding, without templates
     inert: tuple = ()       # parameters read for shapes, types or indices only
+    refused: tuple = ()     # parameters given no derivative, refused where one flows
 
     @functools.cached_property
     def template(self) -> templates.Template | None:
@@ -84,11 +85,12 @@ class Rule:
 
     @property
     def operand_params(self) -> frozenset:
-        """The parameters that may carry a derivative."""
+        """The parameters that may carry a derivative (or be refused one:
+        the statement must be active for the refusal to be made)."""
         if self.fn is not None:
-            return self.template.writes
+            return self.template.writes | frozenset(self.refused)
         if self.tangent_fn is not None:
-            return self.tangent_template.operands
+            return self.tangent_template.operands | frozenset(self.refused)
         return frozenset(self.linear + self.multilinear)
 
     @property
@@ -189,7 +191,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
             multilinear: tuple | str = (), pointwise: bool = False,
-            inert: tuple | str = ()) -> Callable[[F], F]:
+            inert: tuple | str = (), refused: tuple | str = ()) -> Callable[[F], F]:
     """Register the decorated template as the adjoint of each target.
 
     `shape="elementwise"` says the primitive broadcasts its operands (like a
@@ -197,7 +199,9 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
     `shape="scalar"` and `shape="reduction"`: see `Rule`.  `linear` and
     `multilinear` name parameters the primitive is linear in (see `Rule`),
     and `pointwise=True` says it is a scalar function of scalars: forward
-    mode then needs no tangent rule.
+    mode then needs no tangent rule.  `refused` names parameters a
+    derivative may flow into that the rule gives none (`np.quantile`'s
+    `q`): a varied one is refused where it is, never given a zero.
     """
     if shape not in (None, ELEMENTWISE, SCALAR, REDUCTION):
         raise RuleError(f"adjoint(shape={shape!r}): use 'elementwise', 'scalar', "
@@ -207,10 +211,11 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
     linear = (linear,) if isinstance(linear, str) else tuple(linear)
     multilinear = (multilinear,) if isinstance(multilinear, str) else tuple(multilinear)
     inert = (inert,) if isinstance(inert, str) else tuple(inert)
+    refused = (refused,) if isinstance(refused, str) else tuple(refused)
 
     def register(fn):
         header = templates.header(fn)
-        for param in linear + multilinear + inert:
+        for param in linear + multilinear + inert + refused:
             if param not in header.signature.parameters:
                 raise RuleError(f"adjoint({display_name(targets[0])}): {param!r} is "
                                 f"not a parameter of rule {fn.__name__!r}")
@@ -220,7 +225,7 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
             kept = old.tangent_fn if old is not None else None
             if kept not in made:
                 made[kept] = Rule(fn, shape, linear, multilinear, kept, pointwise,
-                                  inert=inert)
+                                  inert=inert, refused=refused)
             rule = made[kept]
             if _BUILTIN:                # the user's: a malformed template fails here
                 rule.template           # noqa: B018

@@ -94,7 +94,7 @@ def corrcoef_tangent(z, x, y=None, rowvar=True, *, dtype=None):
         rt.variables_tangent(t[y], x, y, rowvar, 1), u, s) @ u.T), np.shape(z))
 
 
-@adjoint(np.quantile)
+@adjoint(np.quantile, refused="q")
 def quantile(z, a, q, axis=None, *, method="linear", keepdims=False):
     d[a] += rt.quantile_adjoint(d[z], a, q, axis, method)
 
@@ -104,7 +104,7 @@ def quantile_tangent(z, a, q, axis=None, *, method="linear", keepdims=False):
     t[z] += rt.quantile_tangent(t[a], a, q, axis, method, z)
 
 
-@adjoint(np.percentile)
+@adjoint(np.percentile, refused="q")
 def percentile(z, a, q, axis=None, *, method="linear", keepdims=False):
     d[a] += rt.quantile_adjoint(d[z], a, np.true_divide(q, 100), axis, method)
 
