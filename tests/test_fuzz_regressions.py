@@ -1682,3 +1682,31 @@ def test_an_array_written_from_a_view_does_not_hold_the_view():
     M = np.arange(16.0).reshape(4, 4) * 0.1 + 0.05
     check_grad(copies_a_column_then_scales_its_view, [M])
     check_jvp(copies_a_column_then_scales_its_view, [M])
+
+
+def rebinds_a_name_of_a_list_item_then_updates_the_item(w):    # seed 99348 (minimized)
+    q = w
+    out = [q, 0.15, 1.0]
+    q = w                   # still the item: w is
+    out[0] += w
+    return np.sum(q)
+
+
+def rebinds_the_item_name_away_then_updates_the_item(w):
+    a = w * 1.0
+    b = a
+    xs = [a]
+    a = np.ones(3)          # b is still xs[0]
+    xs[0] *= w
+    return np.sum(b * w) + np.sum(a)
+
+
+@pytest.mark.parametrize("f", [rebinds_a_name_of_a_list_item_then_updates_the_item,
+                               rebinds_the_item_name_away_then_updates_the_item])
+def test_an_item_stays_related_under_its_other_names_when_one_is_rebound(f):
+    """Fuzz seed 99348 (minimized): the list display related only the name
+    written in it (`q`) to the item; rebinding that name dropped the
+    relation although `w` (or `b`) still held the object, so the update
+    of `out[0]` was not seen through it (a silently wrong gradient)."""
+    check_grad(f, [V3.copy()])
+    check_jvp(f, [V3.copy()])

@@ -296,11 +296,15 @@ def _rebind(nz, name: str, stmt) -> None:
     group = nz.aliases.pop(name, None)
     if group is not None:
         group.discard(name)
-    heirs = maybe | set(group or ()) | {p.base for p in nz.parts.pop(name, [])} | \
+    own = nz.parts.pop(name, [])
+    heirs = maybe | set(group or ()) | {p.base for p in own} | \
         {view for view, _ in views_of(nz, {name})}
     if heirs:
         nz.heirs[stmt] = frozenset(heirs)
     heir = min(group) if group else None
+    if heir is not None:        # what the object is a part of, it still is as `heir`
+        kept = nz.parts.setdefault(heir, [])
+        kept.extend(p for p in own if p not in kept)
     for view, part in views_of(nz, {name}):
         if heir is not None:
             part.rebase(heir)       # the old object lives on as `heir`
