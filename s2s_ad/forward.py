@@ -45,14 +45,15 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     body = norm.tree.body[:-1]
     copies = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
               for p in param_copies(body, prims, plan.params, norm.shares)]
-    rest = [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
     # a parameter not differentiated whose tangent a loop's next round may
     # read (`a, b = b, a`): zero at entry, as an inactive assignment's is
-    rest += [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
+    zeros = [_zeros(plan, p) for p in sorted(plan.params - set(req.wrt))
              if p in facts.carriers]
     body = sweep(plan, body)
-    # a name that may be unbound where it is read (None at entry) may have its
-    # tangent read there too (`follow` after a restore reads both): None too
+    # a name that may be unbound where it is read (None at entry; the sweep's
+    # checks read some too) may have its tangent read there too (`follow`
+    # after a restore reads both): None too
+    rest = [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)] + zeros
     rest += [astutil.assign(plan.adj[n], astutil.const(None))
              for n in sorted(plan.unbound) if n in plan.adj]
     tangent = _output_tangent(plan, output)

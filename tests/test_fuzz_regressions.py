@@ -1710,3 +1710,29 @@ def test_an_item_stays_related_under_its_other_names_when_one_is_rebound(f):
     of `out[0]` was not seen through it (a silently wrong gradient)."""
     check_grad(f, [V3.copy()])
     check_jvp(f, [V3.copy()])
+
+
+def _halves(seed):
+    seed /= 2.0
+    return 0.1
+
+
+def checks_a_name_bound_on_one_path_only(w):               # seed 100124 (minimized)
+    if w[0] > 5.0:
+        m = w               # (not bound here: `m` is unbound at the check)
+    h = [0.1, 0.2]
+    y = sum(_halves(w) for u in h)
+    return 1.0 + 0.0 * y
+
+
+def test_forward_modes_check_of_a_helper_update_reads_no_unbound_name():
+    """Fuzz seed 100124 (minimized; forward mode): the check before a call
+    of a helper that augments its argument read `m`, bound only where the
+    `if` runs, and forward mode bound such names to None before its sweep
+    had found them: an UnboundLocalError in generated code.  Now the
+    located refusal, as in reverse mode."""
+    w = np.array([0.1, 1.3])
+    for derive in (lambda: ad.grad(checks_a_name_bound_on_one_path_only)(w),
+                   lambda: ad.jvp(checks_a_name_bound_on_one_path_only)(w, np.ones(2))):
+        with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter seed"):
+            derive()
