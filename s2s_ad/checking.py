@@ -114,8 +114,8 @@ def check_grads(f: Callable[..., Any], args: Sequence[Any], wrt: Wrt = 0,
     return None if all agree.
 
     `args` is the tuple of `f`'s positional arguments; `wrt` selects the
-    differentiated ones as `grad` does.  Only `modes=("rev",)` and `order=1`
-    exist yet.  `eps` (the step), `rtol` and `atol` default by precision:
+    differentiated ones as `grad` does.  It checks reverse mode at first
+    order only (`modes=("rev",)`, `order=1`).  `eps` (the step), `rtol` and `atol` default by precision:
     float64 1e-5, 1e-5, 1e-6; float32 3e-3, 5e-2, 5e-3 (coarse: it catches
     errors of a few percent); float16 has no defaults.
     """
@@ -154,8 +154,8 @@ def _check_request(args, modes, order, directions) -> None:
     hint = 'check_grads checks reverse mode at order 1: pass modes=("rev",), order=1'
     if "fwd" in modes:
         raise S2SADError('check_grads: forward mode (modes containing "fwd") is not '
-                         "available yet; s2s_ad has reverse mode only",
-                         caller_location(), hint=hint)
+                         "available yet in check_grads (check s2s_ad.jvp against "
+                         "differences of your own)", caller_location(), hint=hint)
     if not modes or any(mode != "rev" for mode in modes):
         raise S2SADError(f"check_grads: modes={modes!r}: the one mode is \"rev\" "
                          '("fwd" is not available yet)', caller_location(), hint=hint)
