@@ -7,7 +7,8 @@ read (`xs[i]`) is the stored object itself, where an array's is a copy or
 a view.  `joined[z]` holds the names whose items `z` may hold too (a join,
 a repetition or a shallow copy), so an in-place update of an item checks
 them at run time (writebacks.py).  `joined` is closed: one step reaches
-every source.
+every source.  An object stored into a slot of such a container is that
+item under every name bound to it (`note_stored`).
 """
 from __future__ import annotations
 
