@@ -1736,3 +1736,36 @@ def test_forward_modes_check_of_a_helper_update_reads_no_unbound_name():
                    lambda: ad.jvp(checks_a_name_bound_on_one_path_only)(w, np.ones(2))):
         with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter seed"):
             derive()
+
+
+def replaces_a_nested_list_item_by_an_array(a):           # seed 101948 (minimized)
+    s = [[1.0], [a], np.ones(3)]
+    s[1] = np.ones(3)
+    h = s[2]
+    return h @ h + a
+
+
+def test_a_replaced_items_adjoint_keeps_the_structure_the_display_reads():
+    """Fuzz seed 101948 (minimized; this session's): the adjoint of a list
+    item a store replaced was made a shapeless zero, which the display's
+    adjoint then indexed (`[a]`'s item): an IndexError in generated code."""
+    check_grad(replaces_a_nested_list_item_by_an_array, [np.float64(-1.49)])
+
+
+Pair = __import__("collections").namedtuple("Pair", "a b")
+
+
+def returns_a_named_tuple_as_aux(adj, w):                  # seed 101739 (minimized)
+    diff = Pair(b=1.0, a=w)
+    adj[::2] += 2.0
+    return np.sum(adj) * w, (1.0, diff)
+
+
+def test_a_named_tuple_in_the_aux_is_kept_as_one():
+    """Fuzz seed 101739 (minimized): the copy of the value and aux taken
+    before the reverse sweep restores arrays built a named tuple from one
+    iterable: a TypeError in s2s_ad's runtime."""
+    value, grads = ad.value_and_grad(returns_a_named_tuple_as_aux, wrt=(0, 1), has_aux=True)(
+        np.ones(3), 0.3)
+    assert value[1][1] == Pair(a=0.3, b=1.0) and type(value[1][1]) is Pair
+    check_grad(returns_a_named_tuple_as_aux, [np.ones(3), 0.3], (0, 1), has_aux=True)

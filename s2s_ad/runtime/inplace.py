@@ -80,26 +80,17 @@ def zero_at(g, index):
         out = Seq(g)
         if isinstance(index, slice):
             for j in range(*index.indices(len(out))):
-                out[j] = _item_zero(out[j])
+                out[j] = zeros_like(out[j])
         else:
-            out[index] = _item_zero(out[index])
+            out[index] = zeros_like(out[index])
         return out
     if isinstance(g, dict):
         out = Tree(g)
-        out[index] = _item_zero(out[index])
+        out[index] = zeros_like(out[index])
         return out
     out = g.copy() if is_duck(g) else np.array(g)     # (a Dask array stays lazy)
     out[index] = 0
     return out
-
-
-def _item_zero(g):
-    """The adjoint of an item a store replaced: zero, of no shape when it
-    was an array's (the replaced item's shape may differ from the new
-    one's, `xs[0] = a[1:]`; a 0-d zero adds to, and fills, any)."""
-    if isinstance(g, np.ndarray):
-        return np.zeros((), dtype=g.dtype)
-    return zeros_like(g)
 
 
 def zero_into(g, index):
@@ -245,7 +236,8 @@ def keep(value):
     if isinstance(value, np.ndarray) or is_duck(value):
         return value.copy()
     if isinstance(value, (list, tuple)):
-        return type(value)(keep(v) for v in value)
+        items = [keep(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict):
         return {k: keep(v) for k, v in value.items()}
     return value
