@@ -326,8 +326,9 @@ def refusal(nz, name: str, base: str, message: str, hint: str) -> None:
 
 def _holders(nz, view: str, group: set, part: Part) -> set:
     """The names (a list, with its aliases) holding `view` or a view of
-    it (`c.append(e[1])`, `e` the uncertain view): what an update of
-    `group` may change through them."""
+    it (`c.append(e[1])`, `e` the uncertain view), and what those are
+    parts of or may be, transitively (`rows` of `[r for r in M]` is read
+    from `M`): what an update of `group` may change through them."""
     below = aliasing.related(nz, view, upward=False)
     holders = {p.base for v in below for p in nz.parts.get(v, [])}
     holders -= below | group | {part.base}
