@@ -44,7 +44,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
              temp_adjoints: set[str], interleaved: bool = False) -> gast.FunctionDef:
     unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
     disposable = temp_adjoints - protected
-    passes = (lambda: propagate(fdef, protected), lambda: fold(fdef, unsafe),
+    passes = (lambda: propagate(fdef, protected, unsafe), lambda: fold(fdef, unsafe),
               lambda: dead_code(fdef, is_pure_call), lambda: copies(fdef),
               lambda: forward_copies(fdef, disposable))
     settled = 0         # passes in a row with nothing left to do
@@ -58,8 +58,8 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "
                             f"in {_ROUNDS} rounds")
-    if inline(fdef, temps - protected, is_pure_call, interleaved):
-        fold(fdef, unsafe)      # a number inlined: `v * _ln_base1` -> `v * 1.0` -> `v`
+    inlined = inline(fdef, temps - protected, is_pure_call, interleaved)
+    fold(fdef, unsafe, inlined)     # a number inlined: `v * _ln_base1` -> `v * 1.0` -> `v`
     empty_blocks(fdef)
     return fdef
 
@@ -208,7 +208,7 @@ def _blocks(body: list):
 
 # -- inlining ----------------------------------------------------------------
 def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
-           interleaved: bool = False) -> bool:
+           interleaved: bool = False) -> list:
     """Put a generated temporary read once, by the next statement, back into
     that statement: `_t1 = X @ W; h = np.tanh(_t1 + b)` becomes
     `h = np.tanh(X @ W + b)`.  It reads like the user's line again, and NumPy
@@ -216,7 +216,8 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     of calls with effects, so evaluation order cannot matter.  In
     `interleaved` code (forward mode: each primal statement followed by its
     tangent's), the reader may come later, past pure assignments that
-    rebind nothing the temporary's value reads."""
+    rebind nothing the temporary's value reads.  Returns the statements
+    that took a temporary in (those still in the code)."""
     pure = Purity(is_pure_call)
     loads: dict[str, int] = {}
     stores: dict[str, int] = {}
@@ -226,10 +227,9 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
             loads[node.id] = loads.get(node.id, 0) + 1
         elif kind is gast.Store:
             stores[node.id] = stores.get(node.id, 0) + 1
-    changed = False
+    changed: dict = {}      # (ordered: a set of statements, in order)
 
     def block(body: list) -> None:
-        nonlocal changed
         i = 0
         while i < len(body) - 1:
             stmt = body[i]
@@ -241,7 +241,8 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
                 target = stmt.targets[0].id
                 _replace_loads(nxt, {target: stmt.value})
                 del body[i]
-                changed = True
+                changed.pop(stmt, None)
+                changed[nxt] = True
                 i = max(i - 1, 0)
                 continue
             i += 1
@@ -250,7 +251,7 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
                 if isinstance(getattr(body[-1], child, None), list):
                     block(getattr(body[-1], child))
     block(fdef.body)
-    return changed
+    return list(changed)
 
 
 def _reader(body: list, i: int, pure) -> gast.stmt:
@@ -288,7 +289,11 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 
 
 # -- propagation -------------------------------------------------------------
-def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
+def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> bool:
+    """Propagate names and numbers (module docstring).  A statement given a
+    number is folded at once, so what it comes to is propagated in the same
+    pass (`d = 1.0; e = d * 0.5; f = e * x` -> `f = 0.5 * x`; `unsafe`:
+    `fold`'s)."""
     stmts = list(astutil.flat(fdef.body))
     read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
     counts = _store_counts(_chain(read, traversal.names(_signature(fdef))))
@@ -299,8 +304,8 @@ def propagate(fdef: gast.FunctionDef, protected: set[str]) -> bool:
     params |= _read_before_bound(read, counts)  # (a pair's seed: its backward's parameter)
     values: dict = {}
     for (stmt, owner), names in zip(stmts, read):
-        if values:      # (a name is read only after its one top-level store)
-            _replace_loads(stmt, values, names)
+        if values and _replace_loads(stmt, values, names):     # (read after its store)
+            fold(fdef, unsafe, [stmt])
         if not scopes.is_simple_assign(stmt):
             continue
         target, value = stmt.targets[0].id, stmt.value
@@ -366,10 +371,11 @@ def _read_before_bound(read: list, counts: dict) -> set[str]:
     return out & set(counts)
 
 
-def _replace_loads(stmt, values: dict, names: list | None = None) -> None:
+def _replace_loads(stmt, values: dict, names: list | None = None) -> bool:
     """Each read of a name in `values` replaced, in the statement `stmt`, by
     a copy of its value: a name renamed in place, a number put in the
-    name's place (`names`: the statement's `Name` nodes, if known)."""
+    name's place (`names`: the statement's `Name` nodes, if known).  Says
+    whether a number was put in."""
     numbers: dict = {}
     for node in traversal.names(stmt) if names is None else names:
         value = values.get(node.id)
@@ -381,3 +387,4 @@ def _replace_loads(stmt, values: dict, names: list | None = None) -> None:
     if numbers:
         traversal.rewrite_children(
             stmt, lambda node: astutil.clone(numbers[node]) if node in numbers else node)
+    return bool(numbers)

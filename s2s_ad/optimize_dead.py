@@ -28,8 +28,21 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     """Remove pure assignments whose target is not live, then the ifs and
     loops left with no code and nothing to evaluate.  Liveness is a backward
     walk on the one walker (`dataflow.Walk`, loops to a fixpoint); a dead
-    assignment reads nothing, so a chain of them goes in one pass."""
+    assignment reads nothing, so a chain of them goes in one walk.  An if
+    or loop removed took the reads of its test or sequence with it, so the
+    walk runs again (the pass is idempotent, as the optimizer needs)."""
     pure = Purity(is_pure_call)
+    changed = False
+    while True:
+        removed, emptied = _dead_once(fdef, pure)
+        changed |= removed
+        if not emptied:
+            return changed
+
+
+def _dead_once(fdef: gast.FunctionDef, pure) -> tuple[bool, bool]:
+    """One liveness walk and its removals: (anything removed, an if or a
+    loop removed)."""
     dead: dict = {}                 # assignment -> dead (its last visit decides)
     heads: dict = {}                # for loop -> names live at its head
 
@@ -60,14 +73,15 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)
 
 
-def _remove(fdef, doomed: set, pure, heads: dict) -> bool:
+def _remove(fdef, doomed: set, pure, heads: dict) -> tuple[bool, bool]:
     """Remove the statements `doomed`, then ifs and for loops left empty
     whose test or sequence has no effect (a loop whose target is read after
-    it stays; a while loop always stays: it might not end)."""
-    removed = False
+    it stays; a while loop always stays: it might not end).  Says whether
+    anything went, and whether an if or a loop did."""
+    removed = emptied = False
 
     def block(body: list) -> list:
-        nonlocal removed
+        nonlocal removed, emptied
         out = []
         for stmt in body:
             if stmt in doomed:
@@ -77,12 +91,12 @@ def _remove(fdef, doomed: set, pure, heads: dict) -> bool:
                 if isinstance(getattr(stmt, child, None), list):
                     setattr(stmt, child, block(getattr(stmt, child)))
             if _empty_control(stmt, pure, heads):
-                removed = True
+                removed = emptied = True
                 continue
             out.append(stmt)
         return out
     fdef.body = block(fdef.body)
-    return removed
+    return removed, emptied
 
 
 def _empty_control(stmt, pure, heads: dict) -> bool:

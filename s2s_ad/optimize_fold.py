@@ -24,9 +24,12 @@ _FOLDABLE = {gast.Add: operator.add, gast.Sub: operator.sub,
              gast.Pow: operator.pow}
 
 
-def fold(fdef: gast.FunctionDef, unsafe: set[str]) -> bool:
+def fold(fdef: gast.FunctionDef, unsafe: set[str], stmts=None) -> bool:
+    """Fold every statement of `fdef`, or only `stmts` (folding is local to
+    a statement: one that did not change since the last pass has nothing
+    left to fold)."""
     folder = _Folder(unsafe)
-    for stmt in scopes.statements(fdef.body):
+    for stmt in scopes.statements(fdef.body) if stmts is None else stmts:
         for field in ("value", "test", "iter"):
             child = getattr(stmt, field, None)
             if isinstance(child, gast.expr):
