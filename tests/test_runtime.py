@@ -43,7 +43,7 @@ def test_zero_at_copies_and_zero_into_writes_in_place():
     assert rt.zero_into(g, 0) is g and np.array_equal(g, [0.0, 1.0, 1.0])
     seq = [np.ones(2), np.ones(2)]                      # a list adjoint: never in place
     out = rt.zero_into(seq, 1)
-    assert out is not seq and seq[1][0] == 1.0 and not np.any(out[1])
+    assert out is not seq and seq[1][0] == 1.0 and out[1] is rt.ZERO   # (the old item's zero)
 
 
 def test_written_returns_a_copy_not_a_view():

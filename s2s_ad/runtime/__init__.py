@@ -38,6 +38,8 @@ its submodules:
     sequences.py    `+` and `*` joining or repeating lists and tuples; sorting them
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
+    zero.py         ZERO, the adjoint of a list or dict item `x[i] = v` replaced
+                    (a zero of no shape), and ReplacedItemError
     duck.py         arrays of other libraries (Dask, CuPy): is_duck, duck_like,
                     numpy_only
     tangents.py     forward mode's boundary: check_tangent, tangent_like;
@@ -45,7 +47,7 @@ its submodules:
     transposes.py   the adjoints of the adjoint helpers (second order)
     reduction_tangents.py  the reductions' and statistics' tangent helpers
 
-Submodules import `.core` (and `linalg`, `statistics` and `ufuncs` import
+Submodules import `.core` (which imports `.zero`; and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
 `.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
 `.signal`, `ufunc_tangents` `.ufuncs` and `.masked_reduce`), never this
@@ -66,6 +68,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
+from .zero import ZERO, ReplacedItemError
 from .duck import duck_like, is_duck, is_real_scalar, numpy_only
 from .tangents import check_tangent, overlay, tangent_like, zero_tangent
 from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
@@ -254,7 +257,10 @@ def check_seed(seed, value, fname: str):
 
 def like(g, x, pname: str):
     """Give the gradient `g` the type, shape and dtype of the argument `x`
-    (item by item for a list, tuple or dict: the gradient is a pytree)."""
+    (item by item for a list, tuple or dict: the gradient is a pytree);
+    `ZERO`, a replaced list item's adjoint, is a zero of `x`'s shape."""
+    if g is ZERO:
+        g = zeros_like(x)
     if type(g) is float and type(x) is float:
         return g
     if type(g) is _ndarray and type(x) is _ndarray and g.dtype == x.dtype \

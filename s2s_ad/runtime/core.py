@@ -12,7 +12,7 @@ none mutates its arguments (`unbroadcast` may return `g` itself when no
 summing is needed: the compiler's ownership analysis, ownership.py, treats
 such a result as `g` itself, so it is updated in place only where `g` is an
 adjoint the generated code owns).
-This module imports NumPy, the errors, `origins` and `duck` only, never the
+This module imports NumPy, the errors, `origins`, `duck` and `zero` only, never the
 package or another sibling: it is the root of the runtime's import graph.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import UnsupportedValueError
 from .duck import asarray, is_duck, numpy_only
 from .origins import origin
+from .zero import ZERO
 
 _ndarray = np.ndarray
 _FLOATS = (float, np.float64)
@@ -47,6 +48,8 @@ def unbroadcast(g, like, full=None):
         if kind is np.float64 and type(g) in _FLOATS or \
                 kind is _ndarray and type(g) is _ndarray and g.shape == like.shape:
             return g                                        # (the common cases, fast)
+    if g is ZERO:                   # a replaced item's: a zero of `like`'s shape
+        return zeros_like(like)
     shape, gshape = _shape(like), _shape(g)
     if full is not None and gshape != _shape(full):
         if _shape(full) == shape:
@@ -110,6 +113,8 @@ def _shape(x) -> tuple:
 
 def expand(g, like):
     """A compact adjoint `g` spread to the shape of `like` (a fresh array)."""
+    if g is ZERO:
+        return zeros_like(like)
     if isinstance(like, (list, tuple)):         # the adjoint of a list: its items'
         if isinstance(g, (list, tuple)):
             return g
@@ -135,6 +140,8 @@ def spread(like, g):
     """`np.full_like(like, g)`: `g` (a reduction's adjoint) spread over an
     array shaped like `like`.  A duck array's own `full_like` may take only
     a scalar `g` (Dask's does), so for one it is zeros plus `g`."""
+    if g is ZERO:
+        return zeros_like(like)
     if type(like) is _ndarray and type(g) in _FLOATS or not (is_duck(like) or is_duck(g)):
         return np.full_like(like, g)        # (the common case first: a hot path)
     return _filled(np.shape(like), _float_dtype(like), g, like)
@@ -151,6 +158,8 @@ def split(g, ends, axis=0) -> list:
 
 def unreduce(g, like, axis=None, keepdims=False):
     """Spread the adjoint of a reduction over `axis` back to `like`'s shape."""
+    if g is ZERO:
+        return zeros_like(like)
     shape = np.shape(like)
     dtype = np.result_type(g, _float_dtype(like))    # a Python float stays weak
     g = asarray(g)
@@ -185,6 +194,8 @@ def _sequence_dtype(items):
 def _summed_to(g, like):
     """`g` summed back to the shape of `like` (un-broadcast), in `like`'s
     float dtype: a Python float for a Python float."""
+    if g is ZERO:
+        return zeros_like(like)
     g = unbroadcast(asarray(g), like)
     dtype, shape = np.dtype(_float_dtype(like)), np.shape(like)
     if not shape and is_duck(g):
@@ -235,8 +246,10 @@ def unindex(g, like, index):
     """The adjoint of `like[index]`: `g` scattered into zeros (repeats add).
 
     For a list, tuple or dict `like` it is a `Seq` or `Tree` of zeros
-    shaped like its items, with `g` at `index`.
+    shaped like its items, with `g` at `index`.  Of `ZERO`, zeros.
     """
+    if g is ZERO:
+        return zeros_like(like)
     if isinstance(like, (list, tuple)):
         out = Seq(zeros_like(item) for item in like)
         if isinstance(index, slice):
@@ -301,7 +314,7 @@ class Seq(list):
     __array_ufunc__ = None
 
     def __add__(self, other):
-        if isinstance(other, (int, float)) and other == 0:
+        if isinstance(other, (int, float)) and other == 0 or other is ZERO:
             return self
         if not isinstance(other, (list, tuple)):    # an array adjoint of the list
             other = _rows(other, len(self))
@@ -343,7 +356,7 @@ class Tree(dict):
     __array_ufunc__ = None
 
     def __add__(self, other):
-        if isinstance(other, (int, float)) and other == 0:
+        if isinstance(other, (int, float)) and other == 0 or other is ZERO:
             return self
         out = Tree(self)
         for k, v in other.items():

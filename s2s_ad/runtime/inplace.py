@@ -22,6 +22,7 @@ from .aliases import Slots, refuse_shared
 from .core import (_FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, size, unindex,
                    zeros_like)
 from .duck import is_duck, numpy_only
+from .zero import ZERO
 
 
 def setitem(x, index, value):
@@ -71,7 +72,11 @@ SCATTERS = {np.add: scatter_add, np.subtract: scatter_subtract,
 
 def zero_at(g, index):
     """A copy of the adjoint `g` with zeros at `index` (the slots that a
-    `x[index] = v` overwrote carry no gradient back to the old `x`)."""
+    `x[index] = v` overwrote carry no gradient back to the old `x`).  A
+    list's or dict's slot gets `ZERO`: the item there now is the new one,
+    and the old one, whose zero this is, may have had another shape."""
+    if g is ZERO:
+        return g
     if type(index) is Slots:
         for slot in index:
             g = zero_at(g, slot)
@@ -80,13 +85,13 @@ def zero_at(g, index):
         out = Seq(g)
         if isinstance(index, slice):
             for j in range(*index.indices(len(out))):
-                out[j] = zeros_like(out[j])
+                out[j] = ZERO
         else:
-            out[index] = zeros_like(out[index])
+            out[index] = ZERO
         return out
     if isinstance(g, dict):
         out = Tree(g)
-        out[index] = zeros_like(out[index])
+        out[index] = ZERO
         return out
     out = g.copy() if is_duck(g) else np.array(g)     # (a Dask array stays lazy)
     out[index] = 0
@@ -97,6 +102,8 @@ def zero_into(g, index):
     """`zero_at(g, index)`, writing the zeros into `g` itself when it is an
     array.  Generated code calls it only on an adjoint it owns: one no other
     value references (decided at compile time, ownership.py)."""
+    if g is ZERO:
+        return g
     if type(index) is Slots:
         for slot in index:
             g = zero_into(g, slot)
@@ -112,7 +119,13 @@ def add_into(acc, index, g, like):
     itself when `acc` is an array of `like`'s shape that can hold the sum.
     Generated code calls it only on an adjoint it owns (ownership.py).  The
     adjoint of a list, tuple or dict gets `g` in its slot, the others kept
-    (not a new container of zeros per read: reading `zs[-1]` in a loop)."""
+    (not a new container of zeros per read: reading `zs[-1]` in a loop).
+    `ZERO` (a replaced item's adjoint) adds nothing, and to it, `g` is added
+    into zeros."""
+    if acc is ZERO:
+        return unindex(g, like, index)
+    if g is ZERO:
+        return acc
     if type(acc) is np.ndarray and type(index) is int and type(like) is np.ndarray \
             and type(g) in _FLOATS and acc.dtype == _FLOAT64 and acc.shape == like.shape \
             and acc.flags.writeable:
@@ -261,6 +274,8 @@ def unpop(g, items, index):
     """The adjoint of a list or dict before `items.pop(index)`, from `g`,
     the adjoint after: zeros where the item was (its value's adjoint comes
     back through the read of `items[index]`)."""
+    if g is ZERO:
+        return zeros_like(items)
     if isinstance(items, dict):
         out = Tree(g) if isinstance(g, dict) else Tree()
         out[index] = zeros_like(items[index])
@@ -274,13 +289,15 @@ def item_or_zeros(g, position, item):
     """Item `position` of a list's adjoint `g`, or zeros if `g` ends before
     (a copy of an array's row: `g` may be updated in place after)."""
     if isinstance(g, (list, tuple)) or isinstance(g, np.ndarray) and g.ndim:
-        if position < len(g):       # (items of a list may differ in shape)
+        if position < len(g) and g[position] is not ZERO:   # (items may differ in shape)
             return np.copy(g[position]) if isinstance(g, np.ndarray) else g[position]
     return zeros_like(item)
 
 
 def head(g, position):
     """A list's adjoint before the append at `position`: its first items."""
+    if g is ZERO:
+        return g
     if isinstance(g, np.ndarray) and g.ndim:
         return Seq(g[:position])
     return Seq(g[:position]) if isinstance(g, (list, tuple)) else g
@@ -314,6 +331,8 @@ def written(g, index):
     """`g[index]`, where a slot that `x[index] = v` writes several times
     (repeated integer indices) keeps only its last write, as NumPy does:
     the other writes get no gradient.  `Slots` written together sum."""
+    if g is ZERO:
+        return g
     if type(index) is Slots:
         parts = [written(g, slot) for slot in index]
         return sum(parts[1:], parts[0])
