@@ -386,3 +386,30 @@ def indexable(seq):
 def unindexable(g, seq):
     """The adjoint of `indexable(seq)`: none for a dict's keys."""
     return zeros_like(seq) if isinstance(seq, dict) else g
+
+
+# Adjoint helpers linear in their first argument, the adjoint `g` (jointly
+# with primal operands only: rules/adjoint_helpers.py declares them so, and
+# tests/test_replaced_items.py checks this list against it): of `ZERO`, a
+# replaced list item's adjoint, they give `ZERO` (a zero of every part).
+_ZERO_PASSES = (
+    "arange_adjoints choose_adjoints default_part diff_adjoints dot_lhs dot_rhs "
+    "ediff1d_adjoints einsum_adjoints extremum_at_adjoints extremum_parts field_adjoint "
+    "initial_share inner_lhs inner_rhs kron_lhs kron_rhs linspace_adjoints matmul_lhs "
+    "matmul_rhs meshgrid_adjoints reconcatenate reshape_as restack select_adjoints "
+    "tensordot_lhs tensordot_rhs uncast uncolumn_stack unconcatenate undiag undiagonal "
+    "undstack unfield unhstack unindexable unjoin unlist unpad unrepeat unrepeat_items "
+    "unsort_like unsorted unsplit unstack unsum untake untake_along_axis untile unvstack "
+    "unwindow").split()
+
+
+def _passing_zero(helper):
+    """`helper`, giving `ZERO` back when its adjoint argument is `ZERO`."""
+    @functools.wraps(helper)
+    def passing(g, *args, **kwargs):
+        return g if g is ZERO else helper(g, *args, **kwargs)
+    return passing
+
+
+for _name in _ZERO_PASSES:
+    globals()[_name] = _passing_zero(globals()[_name])

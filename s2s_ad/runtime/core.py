@@ -85,6 +85,8 @@ def _longer(g, gshape: tuple, shape: tuple) -> bool:
 def _scalar_sum(g):
     """`g` summed to a Python float; a complex sum stays complex, for the
     gradient boundary to refuse rather than lose its imaginary part."""
+    if g is ZERO:
+        return 0.0
     total = np.sum(g)
     if is_duck(total):
         return total                    # (lazy: `like` keeps it so)

@@ -55,6 +55,7 @@ _LINEAR = frozenset(getattr(np, name) for name in (
     "ravel", "flip", "fliplr", "flipud", "rot90", "roll", "conj", "conjugate", "real",
     "imag", "broadcast_to", "cumsum", "dot", "vdot", "tensordot", "inner", "outer",
     "kron", "einsum", "trace", "diagonal", "diag", "tril", "triu", "take", "repeat",
+    "take_along_axis",
     "tile", "copy", "negative", "atleast_1d", "atleast_2d", "zeros_like")
     if hasattr(np, name))
 # ufuncs linear in their first operand (and, for the products, in either)
@@ -131,8 +132,8 @@ class _Zero:
     def __array_function__(self, func, types, args, kwargs):
         if func in _LINEAR:
             return self
-        if func is np.where and len(args) == 3 and args[1] is self and _is_zero(args[2]):
-            return self
+        if func is np.where and len(args) == 3 and all(_is_zero(x) for x in args[1:]):
+            return self                 # (a mask's adjoint: `np.where(m, g, 0.0)`)
         return _refuse(f"np.{func.__name__}")
 
     def __getattr__(self, name):
@@ -152,7 +153,7 @@ def _copied(x):
 
 
 def _is_zero(x) -> bool:
-    return type(x) in (int, float) and x == 0
+    return x is ZERO or type(x) in (int, float) and x == 0
 
 
 ZERO = _Zero()
