@@ -114,7 +114,7 @@ def test_zero_refuses_what_needs_its_shape():
 def test_the_helpers_passing_zero_are_linear_in_their_adjoint_alone():
     """Each helper `ZERO` passes through is declared linear in its first
     parameter, jointly with primal operands at most (its others inert)."""
-    for name in rt._ZERO_PASSES:
+    for name in rt._zero.PASSES:
         helper = getattr(rt, name)
         rule = registry._ADJOINTS[registry._key(helper)]
         first, *others = inspect.signature(helper).parameters

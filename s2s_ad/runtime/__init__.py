@@ -39,7 +39,7 @@ its submodules:
     context.py      the markers of a `with` block, and `managed`
     origins.py      which user function the running generated code is from
     zero.py         ZERO, the adjoint of a list or dict item `x[i] = v` replaced
-                    (a zero of no shape), and ReplacedItemError
+                    (a zero of no shape), ReplacedItemError, and the helpers it passes
     duck.py         arrays of other libraries (Dask, CuPy): is_duck, duck_like,
                     numpy_only
     tangents.py     forward mode's boundary: check_tangent, tangent_like;
@@ -68,6 +68,7 @@ from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
 # every public helper of the submodules, re-exported for `rt.<name>`
 # (`_ndarray` is for `like`)
 from .origins import origin, origins
+from . import zero as _zero
 from .zero import ZERO, ReplacedItemError
 from .duck import duck_like, is_duck, is_real_scalar, numpy_only
 from .tangents import check_tangent, overlay, tangent_like, zero_tangent
@@ -388,28 +389,5 @@ def unindexable(g, seq):
     return zeros_like(seq) if isinstance(seq, dict) else g
 
 
-# Adjoint helpers linear in their first argument, the adjoint `g` (jointly
-# with primal operands only: rules/adjoint_helpers.py declares them so, and
-# tests/test_replaced_items.py checks this list against it): of `ZERO`, a
-# replaced list item's adjoint, they give `ZERO` (a zero of every part).
-_ZERO_PASSES = (
-    "arange_adjoints choose_adjoints default_part diff_adjoints dot_lhs dot_rhs "
-    "ediff1d_adjoints einsum_adjoints extremum_at_adjoints extremum_parts field_adjoint "
-    "initial_share inner_lhs inner_rhs kron_lhs kron_rhs linspace_adjoints matmul_lhs "
-    "matmul_rhs meshgrid_adjoints reconcatenate reshape_as restack select_adjoints "
-    "tensordot_lhs tensordot_rhs uncast uncolumn_stack unconcatenate undiag undiagonal "
-    "undstack unfield unhstack unindexable unjoin unlist unpad unrepeat unrepeat_items "
-    "unsort_like unsorted unsplit unstack unsum untake untake_along_axis untile unvstack "
-    "unwindow").split()
 
-
-def _passing_zero(helper):
-    """`helper`, giving `ZERO` back when its adjoint argument is `ZERO`."""
-    @functools.wraps(helper)
-    def passing(g, *args, **kwargs):
-        return g if g is ZERO else helper(g, *args, **kwargs)
-    return passing
-
-
-for _name in _ZERO_PASSES:
-    globals()[_name] = _passing_zero(globals()[_name])
+_zero.pass_through(globals())

@@ -23,6 +23,8 @@ error from generated code.  Imports only the errors and `origins`.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import UnsupportedValueError
@@ -157,3 +159,32 @@ def _is_zero(x) -> bool:
 
 
 ZERO = _Zero()
+
+
+# Adjoint helpers linear in their first argument, the adjoint `g` (jointly
+# with primal operands only: rules/adjoint_helpers.py declares them so, and
+# tests/test_replaced_items.py checks this list against it): of `ZERO`, a
+# replaced list item's adjoint, they give `ZERO` (a zero of every part).
+PASSES = (
+    "arange_adjoints choose_adjoints default_part diff_adjoints dot_lhs dot_rhs "
+    "ediff1d_adjoints einsum_adjoints extremum_at_adjoints extremum_parts field_adjoint "
+    "initial_share inner_lhs inner_rhs kron_lhs kron_rhs linspace_adjoints matmul_lhs "
+    "matmul_rhs meshgrid_adjoints reconcatenate reshape_as restack select_adjoints "
+    "tensordot_lhs tensordot_rhs uncast uncolumn_stack unconcatenate undiag undiagonal "
+    "undstack unfield unhstack unindexable unjoin unlist unpad unrepeat unrepeat_items "
+    "unsort_like unsorted unsplit unstack unsum untake untake_along_axis untile unvstack "
+    "unwindow").split()
+
+
+def pass_through(helpers: dict) -> None:
+    """Make each helper of `PASSES` in the namespace `helpers` (the
+    runtime's) give `ZERO` back when its adjoint argument is `ZERO`."""
+    for name in PASSES:
+        helpers[name] = _passing(helpers[name])
+
+
+def _passing(helper):
+    @functools.wraps(helper)
+    def passing(g, *args, **kwargs):
+        return g if g is ZERO else helper(g, *args, **kwargs)
+    return passing
