@@ -247,8 +247,9 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
     """Run the stages for `func`, after compiling (and caching) the adjoint
     pairs of the helpers it calls, and theirs, through an explicit work list
     over the call graph: depth-first, with no Python recursion per call
-    level.  A helper calling itself uses its own pair's defs; helpers that
-    call each other are refused.  `observe` sees `func`'s stages (`stages`)."""
+    level.  A helper calling itself uses its own pair's defs; a call between
+    helpers that call each other gets a `dispatch.CallSite`, which finds the
+    pair when the call runs.  `observe` sees `func`'s stages (`stages`)."""
     with _collection_paused():
         return _compile_all(func, options, observe)
 
