@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from . import api, checking, codegen, composed, pipeline
+from . import api, checking, codegen, composed, driver, pipeline
 from .errors import InternalError, S2SADError
 from .rules import registry
 
@@ -135,7 +135,7 @@ def _dump(args) -> int:
         print(_colorize(out[args.stage], args.color), end="")
         return 0
     options = api.Options(args.mode, wrt, False, not args.no_optimize)
-    out = api.compile_adjoint(func, options)
+    out = driver.compile_adjoint(func, options)
     codegen.check_generated(out.text, func)
     print(_colorize(out.text, args.color), end="")
     guarded = out.guard.imports if out.guard is not None else {}

@@ -51,7 +51,7 @@ _KEY_FILE = "hmac.key"
 
 @dataclass
 class Artifact:
-    """What linking a derived function needs (see api._link)."""
+    """What linking a derived function needs (see driver._link)."""
 
     text: str                   # the generated defs
     hidden: str                 # the staleness check's def, or ""

@@ -3,7 +3,7 @@
 `front`: frontend -> normalize -> jumps -> primitives -> analysis -> complex_check,
 and the adjoint pairs of callees the reverse sweep will call (`Front.needs`).
 `back`, once those pairs are compiled: reverse -> lower -> optimize -> release ->
-tidy_blocks -> guards -> codegen (text).  The driver (api.py) runs `front`,
+tidy_blocks -> guards -> codegen (text).  The driver (driver.py) runs `front`,
 compiles the needed pairs through its work list, then `back`.
 
 Invariant: an exception from inside the stages that is not an `S2SADError`

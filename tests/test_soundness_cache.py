@@ -21,7 +21,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import assert_tree_equal, check_grad
-from s2s_ad import api, cache, cli, optimize, pipeline
+from s2s_ad import cache, cli, driver, optimize, pipeline
 
 HERE = __file__
 
@@ -526,8 +526,8 @@ def uses_bound_method(x):
 def test_bound_method_is_compared_by_equality(monkeypatch):
     x = np.array([0.1, 0.7])
     builds = []
-    real = api._build
-    monkeypatch.setattr(api, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
+    real = driver._build
+    monkeypatch.setattr(driver, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
     derived = ad.grad(uses_bound_method)
     assert "model.weight != was_model_weight" in ad.source(derived)
     for _ in range(3):
@@ -540,8 +540,8 @@ def test_bound_method_is_compared_by_equality(monkeypatch):
 def test_unguardable_name_does_not_recompile_every_call(monkeypatch):
     x = np.array([0.1, 0.2])
     builds = []
-    real = api._build
-    monkeypatch.setattr(api, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
+    real = driver._build
+    monkeypatch.setattr(driver, "_build", lambda f, o, *rest: builds.append(o.mode) or real(f, o, *rest))
     derived = ad.grad(uses_unstable_name)
     for _ in range(3):
         np.testing.assert_allclose(derived(x), 2.0 + np.cos(x), rtol=1e-12)
