@@ -29,8 +29,9 @@ its submodules:
     statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
-    signal.py       diff, ediff1d, gradient, convolve/correlate, interp,
-                    polyval, trapezoid, meshgrid
+    signal.py       diff, ediff1d, gradient, convolve/correlate, polyval,
+                    trapezoid, meshgrid
+    interpolation.py  interp
     signal_tangents.py  the tangents of gradient, interp, trapezoid
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
     masked_reduce.py  the adjoints of ufunc.reduce with initial= or where=
@@ -50,8 +51,8 @@ its submodules:
 Submodules import `.core` (which imports `.zero`; and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
 `.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
-`.signal`, `ufunc_tangents` `.ufuncs` and `.masked_reduce`), never this
-package, so there is no import cycle.
+`.signal` and `.interpolation`, `ufunc_tangents` `.ufuncs` and
+`.masked_reduce`), never this package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -114,8 +115,9 @@ from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, co
                       unpop, written, zero_at, zero_into)
 from .scatter import extremum_at_adjoints, others_at, product_at
 from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
-                     gradient_spacing_adjoints, interp_adjoints, meshgrid_adjoints,
+                     gradient_spacing_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
+from .interpolation import interp_adjoints
 from .signal_tangents import gradient_tangent, interp_tangent, trapezoid_tangent
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,

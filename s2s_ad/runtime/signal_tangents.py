@@ -3,13 +3,15 @@ and calculus rules (rules/signal.py) that are not linear in all their
 operands: `gradient` (in its spacings), `interp` (in x and xp) and
 `trapezoid` (in x).
 
-Each is the transpose of the adjoint helper in signal.py, sharing its
-stencils and interpolation cells, so that forward and reverse mode agree.
+Each is the transpose of the adjoint helper in signal.py (interp's: in
+interpolation.py), sharing its stencils and interpolation cells, so that
+forward and reverse mode agree.
 The tangents come first, as the template reads them (zeros for a static
 operand); the result has z's structure, shapes and float dtype.
 
 Invariants: every helper returns fresh objects and none mutates its
-arguments.  Imports NumPy, `.core` and `.signal` only.
+arguments.  Imports NumPy, `.duck`, `.core`, `.signal` and `.interpolation`
+only.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ import numpy as np
 
 from .duck import asarray
 from .core import _float_dtype, _summed_to as _to, split
-from .signal import (_column, _gradient_axes, _gradient_spacings, _interp_cells,
-                     _interp_knots, _per_axis, _steps)
+from .interpolation import _interp_cells, _interp_knots
+from .signal import _column, _gradient_axes, _gradient_spacings, _per_axis, _steps
 
 
 def gradient_tangent(tf, tvarargs, z, f, varargs=(), axis=None, edge_order=1):
