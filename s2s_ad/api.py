@@ -25,7 +25,7 @@ import inspect
 import types
 from typing import Any, Callable, Tuple, Union
 
-from . import codegen, frontend
+from . import codegen, frontend, sourcelines
 from .driver import compile_adjoint, derive
 from .errors import S2SADError, WrtError, caller_location
 from .pipeline import Options
@@ -95,7 +95,7 @@ def source(derived: Callable[..., Any]) -> str:
         raise S2SADError(f"{derived!r} was not made by s2s_ad",
                          hint="pass the result of s2s_ad.grad / value_and_grad / vjp / jvp")
     fn = inspect.unwrap(derived)
-    frontend.reinstate_lines(fn.__code__.co_filename)       # (for tracebacks and pdb)
+    sourcelines.reinstate_lines(fn.__code__.co_filename)    # (for tracebacks and pdb)
     text = getattr(fn, codegen.SOURCE, None)
     return inspect.getsource(derived) if text is None else text
 

@@ -29,7 +29,7 @@ import gast
 
 from . import astutil, runtime, traversal
 from .errors import InternalError, location_of
-from .frontend import hold_lines
+from .sourcelines import hold_lines
 
 _MARK = "__s2s_ad_comment__"       # (printing only: a comment line, see _printable)
 _COMMENT = re.compile(r"^(\s*)" + _MARK + r"\((.*)\)$", re.M)

@@ -44,6 +44,7 @@ import numpy
 
 from . import recipes
 from .rules import registry
+from .sourcelines import source_lines
 
 _FORMAT = 1
 _KEY_FILE = "hmac.key"
@@ -146,7 +147,6 @@ def _key(func, options, rules: str) -> str | None:
     if code is None:
         return None
     try:
-        from .frontend import source_lines
         lines, first = source_lines(code)
     except (OSError, TypeError):
         return None

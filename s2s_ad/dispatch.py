@@ -46,9 +46,10 @@ from typing import Callable
 import numpy as np
 
 from .errors import S2SADError, UnsupportedSyntaxError
-from .frontend import hold_lines, is_callable_object
+from .frontend import is_callable_object
 from .ir import Star, StarStar
 from .runtime import Seq, Tree
+from .sourcelines import hold_lines
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _STRONG: dict = {}                  # callees without weak references (ufuncs, builtins)

@@ -29,8 +29,9 @@ import numpy as np
 
 from . import scopes, traversal
 from .ir import MUTATING_METHODS
-from .frontend import is_library, source_lines
+from .frontend import is_library
 from .fresh import is_numpy, makes_new_array, method_makes_new_array
+from .sourcelines import source_lines
 
 
 

@@ -34,8 +34,8 @@ import gast
 
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from ..frontend import hold_lines
 from ..ir import Source
+from ..sourcelines import hold_lines
 
 
 @dataclass(frozen=True)
