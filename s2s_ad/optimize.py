@@ -38,22 +38,40 @@ __all__ = ["optimize", "tidy_blocks", "dead_code"]
 
 _ROUNDS = 20
 
+# The passes a pass's change may give work to; to the others it cannot
+# (tests/test_optimize_fixpoint.py checks that none has work left):
+# - fold keeps every name a statement reads, and only folding can fold;
+# - propagate folds the statements it puts a number into, but a copy it
+#   removes may have been its source's last read;
+# - forward_copies removes a copy only if its name is read, by reads that
+#   now read the source: no read goes, no name is stored once more.
+_ENABLES = {
+    "propagate": ("dead_code", "copies", "forward_copies"),
+    "fold": ("propagate", "copies", "forward_copies"),          # `b = a * 1` -> `b = a`
+    "dead_code": ("propagate", "copies", "forward_copies"),     # fewer stores between
+    "copies": ("propagate", "dead_code", "forward_copies"),
+    "forward_copies": ("copies",),
+}
+
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool], temps: set[str],
              temp_adjoints: set[str], interleaved: bool = False) -> gast.FunctionDef:
     unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
     disposable = temp_adjoints - protected
-    passes = (lambda: propagate(fdef, protected, unsafe), lambda: fold(fdef, unsafe),
-              lambda: dead_code(fdef, is_pure_call), lambda: copies(fdef),
-              lambda: forward_copies(fdef, disposable))
-    settled = 0         # passes in a row with nothing left to do
+    passes = {"propagate": lambda: propagate(fdef, protected, unsafe),
+              "fold": lambda: fold(fdef, unsafe),
+              "dead_code": lambda: dead_code(fdef, is_pure_call),
+              "copies": lambda: copies(fdef),
+              "forward_copies": lambda: forward_copies(fdef, disposable)}
+    pending = dict.fromkeys(passes)     # (ordered) passes that may have work
     for step in range(_ROUNDS * len(passes)):
-        # a pass that changed the code has nothing left to do itself (each
-        # is idempotent), so the code is settled once every other pass has
-        # run after it and changed nothing
-        settled = 1 if passes[step % len(passes)]() else settled + 1
-        if settled >= len(passes):
+        name = list(passes)[step % len(passes)]
+        if name in pending:
+            del pending[name]       # (idempotent: its own change leaves it nothing)
+            if passes[name]():
+                pending.update(dict.fromkeys(_ENABLES[name]))
+        if not pending:
             break
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "

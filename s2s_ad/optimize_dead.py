@@ -100,11 +100,13 @@ def _remove(fdef, doomed: set, pure, heads: dict) -> tuple[bool, bool]:
 
 
 def _empty_control(stmt, pure, heads: dict) -> bool:
+    """An if or for loop with no code (a `Block` left empty is none: its
+    comment would go with it) and nothing to evaluate."""
     if isinstance(stmt, gast.If):
-        return not stmt.body and not stmt.orelse and pure(stmt.test)
+        return not _has_code(stmt.body) and not _has_code(stmt.orelse) and pure(stmt.test)
     if isinstance(stmt, gast.For):
-        return not stmt.body and not stmt.orelse and pure(stmt.iter) \
-            and stmt.target.id not in heads.get(stmt, ())
+        return not _has_code(stmt.body) and not _has_code(stmt.orelse) and \
+            pure(stmt.iter) and stmt.target.id not in heads.get(stmt, ())
     return False
 
 

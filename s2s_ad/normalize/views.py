@@ -29,24 +29,23 @@ _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
 def view_of(nz, value) -> Part | None:
     """The relation a value read from a local has to it, if it may share
     memory with it."""
-    view = astutil.clone(value)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        return Part(value.value.id, "index", view)
+        return Part(value.value.id, "index", astutil.clone(value))
     if isinstance(value, gast.Attribute) and value.attr == "T" and \
             isinstance(value.value, gast.Name):
-        return Part(value.value.id, "T", view)
+        return Part(value.value.id, "T", astutil.clone(value))
     if not isinstance(value, gast.Call):
         return None
     func = value.func
     if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and \
             isinstance(func.value, gast.Name) and \
             (func.value.id in nz.locals or func.value.id in nz.namer.temps):
-        return Part(func.value.id, _VIEW_METHODS[func.attr], view)
+        return Part(func.value.id, _VIEW_METHODS[func.attr], astutil.clone(value))
     callee = nz.src.resolve(func, nz.locals)
     kind = _VIEW_FUNCTIONS.get(callee) if hashable(callee) else None
     if kind and value.args and isinstance(value.args[0], gast.Name) and \
             (kind != "T" or len(value.args) == 1 and not value.keywords):
-        return Part(value.args[0].id, kind, view)
+        return Part(value.args[0].id, kind, astutil.clone(value))
     return None
 
 
