@@ -129,14 +129,7 @@ def _forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> tuple[bool,
     (`d_t1 = da2; da0 = d_t1 * x` -> `da0 = da2 * x`, no adjoint left named
     after a temporary inlining removed)."""
     read = {stmt: traversal.names(stmt) for stmt, _ in astutil.flat(fdef.body)}
-    loads: dict = {}
-    counts: dict = {}
-    for node in _chain(read.values(), traversal.names(_signature(fdef))):
-        kind = type(node.ctx)
-        if kind is gast.Load:
-            loads[node.id] = loads.get(node.id, 0) + 1
-        elif kind is gast.Store:
-            counts[node.id] = counts.get(node.id, 0) + 1
+    loads, counts = _counts(_chain(read.values(), traversal.names(_signature(fdef))))
     grown: set = set()      # names given more reads here: `loads` is stale for them
     removed: set = set()    # copies removed here
     deferred = False        # a copy of a removed copy waits for the next round
@@ -237,14 +230,7 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     rebind nothing the temporary's value reads.  Returns the statements
     that took a temporary in (those still in the code)."""
     pure = Purity(is_pure_call)
-    loads: dict[str, int] = {}
-    stores: dict[str, int] = {}
-    for node in traversal.names(fdef):
-        kind = type(node.ctx)
-        if kind is gast.Load:
-            loads[node.id] = loads.get(node.id, 0) + 1
-        elif kind is gast.Store:
-            stores[node.id] = stores.get(node.id, 0) + 1
+    loads, stores = _counts(traversal.names(fdef))
     changed: dict = {}      # (ordered: a set of statements, in order)
 
     def block(body: list) -> None:
@@ -314,7 +300,7 @@ def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> 
     `fold`'s)."""
     stmts = list(astutil.flat(fdef.body))
     read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
-    counts = _store_counts(_chain(read, traversal.names(_signature(fdef))))
+    counts = _counts(_chain(read, traversal.names(_signature(fdef))))[1]
     numbers = any(scopes.is_simple_assign(stmt) and astutil.is_number(stmt.value)
                   for stmt, _ in stmts)
     operands = _operands(fdef) if numbers else set()    # (asked only of a number's target)
@@ -341,14 +327,19 @@ def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> 
     return bool(values)
 
 
-def _store_counts(names) -> dict:
-    """name -> how many times it is stored, of the `Name` nodes `names`."""
-    counts: dict = {}
-    store = gast.Store
+def _counts(names) -> tuple[dict, dict]:
+    """(name -> how many times it is read, name -> how many times it is
+    stored), of the `Name` nodes `names`."""
+    loads: dict = {}
+    stores: dict = {}
+    load, store = gast.Load, gast.Store
     for node in names:
-        if type(node.ctx) is store:
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
+        kind = type(node.ctx)
+        if kind is load:
+            loads[node.id] = loads.get(node.id, 0) + 1
+        elif kind is store:
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return loads, stores
 
 
 def _operands(fdef) -> set:

@@ -70,9 +70,29 @@ def alias_unsafe(fdef) -> set[str]:
     as `out=`, passed to a call whose value is dropped (`np.add.at(w, i,
     v)`), or given to a call whose value it is bound to (`w = rt.restore(w,
     ...)`)."""
+    unsafe, local, copies = _updated(fdef)
+    linked: dict = {}
+    for target, sources in copies:
+        for source in sources:
+            if source in local or source in unsafe:
+                linked.setdefault(target, []).append(source)
+                linked.setdefault(source, []).append(target)
+    todo = list(unsafe)
+    while todo:
+        for other in linked.get(todo.pop(), ()):
+            if other not in unsafe:
+                unsafe.add(other)
+                todo.append(other)
+    return unsafe
+
+
+def _updated(fdef) -> tuple[set, set, list]:
+    """(the parameters and the names updated in place, the names bound
+    here, the copies `y = x`, `y = x[i]` that may share memory: (target,
+    the names it may view))."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
-    local, copies = set(unsafe), []     # copies: `y = x`, `y = x[i]` (may share memory)
+    local, copies = set(unsafe), []
     for node in traversal.nodes(fdef):
         kind = type(node)
         if kind is gast.Name:
@@ -95,19 +115,7 @@ def alias_unsafe(fdef) -> set[str]:
         elif kind is gast.Subscript and type(node.ctx) is gast.Store \
                 and type(node.value) is gast.Name:
             unsafe.add(node.value.id)
-    linked: dict = {}
-    for target, sources in copies:
-        for source in sources:
-            if source in local or source in unsafe:
-                linked.setdefault(target, []).append(source)
-                linked.setdefault(source, []).append(target)
-    todo = list(unsafe)
-    while todo:
-        for other in linked.get(todo.pop(), ()):
-            if other not in unsafe:
-                unsafe.add(other)
-                todo.append(other)
-    return unsafe
+    return unsafe, local, copies
 
 
 def _may_view(value) -> list[str]:

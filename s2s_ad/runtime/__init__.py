@@ -271,24 +271,11 @@ def like(g, x, pname: str):
         return g                                  # already right
     if isinstance(x, (list, tuple, dict)):
         return _like_tree(g, x, pname)
-    if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) and \
-            not isinstance(x, float):
-        raise InputTypeError(
-            f"cannot differentiate with respect to {pname!r}: it is an "
-            f"integer or boolean ({type(x).__name__}); s2s_ad never "
-            "differentiates int or bool values", origin(),
-            hint="pass a float (e.g. 3.0) or a float array")
+    _check_differentiable(x, pname)
     if is_duck(x):
         _check_float_array(x, pname)
         _check_real(g, x, pname)
         return duck_like(g, x)                      # (lazy for Dask)
-    if not isinstance(x, (float, complex, np.ndarray, np.generic)):
-        raise InputTypeError(
-            f"cannot differentiate with respect to {pname!r}: it is a "
-            f"{type(x).__name__}; s2s_ad differentiates floats, float arrays, and "
-            "lists, tuples and dicts of them", origin(),
-            hint="pass the object's float values as arguments (or a dict of them), "
-                 "or choose another `wrt`")
     _check_real(g, x, pname)
     if isinstance(x, np.ndarray):
         _check_float_array(x, pname)
@@ -302,6 +289,25 @@ def like(g, x, pname: str):
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     return float(g)
+
+
+def _check_differentiable(x, pname: str) -> None:
+    """Refuse an argument that is not a float, a float array (NumPy's or a
+    duck array) or a complex value (refused later, by `_check_real`)."""
+    if isinstance(x, (bool, np.bool_)) or isinstance(x, (int, np.integer)) and \
+            not isinstance(x, float):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is an "
+            f"integer or boolean ({type(x).__name__}); s2s_ad never "
+            "differentiates int or bool values", origin(),
+            hint="pass a float (e.g. 3.0) or a float array")
+    if not isinstance(x, (float, complex, np.ndarray, np.generic)) and not is_duck(x):
+        raise InputTypeError(
+            f"cannot differentiate with respect to {pname!r}: it is a "
+            f"{type(x).__name__}; s2s_ad differentiates floats, float arrays, and "
+            "lists, tuples and dicts of them", origin(),
+            hint="pass the object's float values as arguments (or a dict of them), "
+                 "or choose another `wrt`")
 
 
 def _check_float_array(x, pname: str) -> None:
