@@ -68,20 +68,41 @@ def mutation(nz, call: gast.Call) -> bool:
     if method in ("sort", "fill") and _is_view(func.value):
         receiver = aliasing.view_base(nz, func.value).id   # `y[::-1].sort()`, `y.T.fill(v)`
     callee = nz.src.resolve(func, nz.locals)
-    first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
-        and call.args[0].id in nz.locals else None
     root = _root_name(call.args[0]) if call.args else None
     root = root if root in nz.locals else None
-    if pop(nz, call) is not None:
-        pass
-    elif receiver and method == "append" and len(call.args) == 1 and not call.keywords:
+    if pop(nz, call) is not None or receiver and _method_mutation(nz, call, receiver, method) \
+            or _function_mutation(nz, call, callee):
+        return True
+    if (receiver and method in _OPAQUE_MUTATORS) or (root and callable(callee) and
+                                                     callee.__name__ in _OPAQUE_MUTATORS):
+        _opaque_mutation(nz, receiver or root, call)    # (or a form not lowered above)
+    elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in nz.locals:
+        _opaque_mutation(nz, _root_name(call.args[0]), call)   # e.g. into a view
+    else:
+        return False
+    return True
+
+
+def _method_mutation(nz, call: gast.Call, receiver: str, method: str) -> bool:
+    """Lower `receiver.append(v)`, `.fill(v)` or `.sort(...)`, if it is one."""
+    if method == "append" and len(call.args) == 1 and not call.keywords:
         _append(nz, receiver, call.args[0])
-    elif receiver and method == "fill" and len(call.args) == 1 and not call.keywords:
+    elif method == "fill" and len(call.args) == 1 and not call.keywords:
         setitem(nz, receiver, astutil.const(...), nz.atom(call.args[0]))
-    elif receiver and method == "sort" and not call.args and \
+    elif method == "sort" and not call.args and \
             all(k.arg in ("axis", "key", "reverse") for k in call.keywords):
         _sort_in_place(nz, receiver, call.keywords)
-    elif callee is numpy.copyto and len(call.args) == 2 and writable(nz, call.args[0]) \
+    else:
+        return False
+    return True
+
+
+def _function_mutation(nz, call: gast.Call, callee) -> bool:
+    """Lower `np.copyto`, `np.put_along_axis`, `np.fill_diagonal` or a
+    scatter (`np.add.at(x, i, v)`) into a local, if `call` is one."""
+    first = call.args[0].id if call.args and isinstance(call.args[0], gast.Name) \
+        and call.args[0].id in nz.locals else None
+    if callee is numpy.copyto and len(call.args) == 2 and writable(nz, call.args[0]) \
             and all(k.arg in ("where", "casting") for k in call.keywords):
         _copy_into(nz, call)
     elif callee is numpy.put_along_axis and writable(nz, call.args[0] if call.args else None) \
@@ -98,11 +119,6 @@ def mutation(nz, call: gast.Call) -> bool:
         write_into(nz, dst, value, index)
     elif first and _scatter(callee) and len(call.args) == 3 and not call.keywords:
         _scatter_update(nz, first, _scatter(callee), call.args[1], call.args[2])
-    elif (receiver and method in _OPAQUE_MUTATORS) or (root and callable(callee) and
-                                                       callee.__name__ in _OPAQUE_MUTATORS):
-        _opaque_mutation(nz, receiver or root, call)    # (or a form not lowered above)
-    elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in nz.locals:
-        _opaque_mutation(nz, _root_name(call.args[0]), call)   # e.g. into a view
     else:
         return False
     return True
