@@ -208,17 +208,11 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
                         "'reduction' or None")
     if not targets:
         raise RuleError("adjoint(...) needs at least one target function")
-    linear = (linear,) if isinstance(linear, str) else tuple(linear)
-    multilinear = (multilinear,) if isinstance(multilinear, str) else tuple(multilinear)
-    inert = (inert,) if isinstance(inert, str) else tuple(inert)
-    refused = (refused,) if isinstance(refused, str) else tuple(refused)
+    linear, multilinear, inert, refused = map(_names, (linear, multilinear, inert, refused))
 
     def register(fn):
         header = templates.header(fn)
-        for param in linear + multilinear + inert + refused:
-            if param not in header.signature.parameters:
-                raise RuleError(f"adjoint({display_name(targets[0])}): {param!r} is "
-                                f"not a parameter of rule {fn.__name__!r}")
+        _check_named(targets[0], fn, header, linear + multilinear + inert + refused)
         made: dict = {}                 # tangent kept -> its rule (shared when equal)
         for target in targets:
             old = lookup(target)
@@ -237,13 +231,26 @@ def adjoint(*targets: Any, shape: str | None = None, linear: tuple | str = (),
     return register
 
 
+def _names(names: tuple | str) -> tuple:
+    """A parameter name or several, as a tuple."""
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _check_named(target, fn, header, names: tuple) -> None:
+    """Each parameter a rule's declaration names is one of the template's."""
+    for param in names:
+        if param not in header.signature.parameters:
+            raise RuleError(f"adjoint({display_name(target)}): {param!r} is "
+                            f"not a parameter of rule {fn.__name__!r}")
+
+
 def tangent(*targets: Any, inert: tuple | str = ()) -> Callable[[F], F]:
     """Register the decorated template as the tangent rule (forward mode)
     of each target; see tangent_templates.py for how one is written.  A
     target without an adjoint gets forward mode only.  `inert`: see `Rule`."""
     if not targets:
         raise RuleError("tangent(...) needs at least one target function")
-    inert = (inert,) if isinstance(inert, str) else tuple(inert)
+    inert = _names(inert)
 
     def register(fn):
         header = templates.header(fn)

@@ -108,6 +108,11 @@ def check_signature(target, tpl) -> None:
                                                 params[0].POSITIONAL_OR_KEYWORD):
             raise RuleError(f"{where}: the first operand must be the receiver")
         return
+    _check_parameters(target, params, where)
+
+
+def _check_parameters(target, params: list, where: str) -> None:
+    """A function's template names its parameters, in their order."""
     try:
         target_sig = inspect.signature(target)
     except (TypeError, ValueError):

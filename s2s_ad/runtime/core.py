@@ -62,6 +62,11 @@ def unbroadcast(g, like, full=None):
         return g
     if not shape:
         return g.sum() if type(g) is _ndarray else np.sum(g)
+    return _summed_down(g, gshape, shape)
+
+
+def _summed_down(g, gshape: tuple, shape: tuple):
+    """`g` summed over its leading axes and the axes `shape` has as 1."""
     lead = len(gshape) - len(shape)
     if lead > 0:
         g = np.sum(g, axis=tuple(range(lead)))
@@ -212,36 +217,6 @@ def _summed_to(g, like):
 def _as_float(g, *likes):
     """`g` as an array of the float dtype the gradients of `likes` have."""
     return asarray(g, dtype=np.result_type(g, *(_float_dtype(x) for x in likes)))
-
-
-def field(obj, name: str):
-    """`obj.name`, a field read by name (the key of its rules: generated
-    code reads it as written)."""
-    return getattr(obj, name)
-
-
-def unfield(g, obj, name: str):
-    """The adjoint of `obj.name` for a named tuple `obj`: `g` at that
-    field, zeros shaped like the others."""
-    return unindex(g, obj, _field_index(obj, name))
-
-
-def field_tangent(t, obj, name: str):
-    """The tangent of `obj.name` from `obj`'s (a tuple of its fields')."""
-    return t[_field_index(obj, name)]
-
-
-def _field_index(obj, name: str) -> int:
-    fields = getattr(type(obj), "_fields", None)
-    if isinstance(obj, tuple) and isinstance(fields, tuple) and name in fields:
-        return fields.index(name)
-    raise UnsupportedValueError(
-        f"a gradient flows through the attribute `{name}` of a "
-        f"{type(obj).__name__}: s2s_ad differentiates the fields of named tuples, "
-        "not the attributes of other objects", origin(),
-        hint="pass the arrays themselves (or a named tuple, tuple or dict of them), "
-             "or wrap the read in s2s_ad.stop_gradient(...) if no gradient should "
-             "flow through it")
 
 
 def unindex(g, like, index):
