@@ -39,16 +39,20 @@ from . import aliasing, compound, masks
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 
 
-def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -> None:
+def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
+                 slot: bool = False) -> None:
     """Emit what keeps related names true after the in-place update
     `stmt` of `name`; record the names whose memory it may write.  (A
     write through a relation that cannot be followed is checked before
     the update, so a refused call changes nothing.)  An update that
     only `moves_items` of a list (`append`, `pop`) changes no item: the
-    names bound to its items are not read again."""
+    names bound to its items are not read again.  A `slot` update
+    (`name[i] = v`) writes no array's memory where `name` is a list or
+    dict at run time: its checks pass then (`rt.refuse_shared`'s
+    `through`)."""
     at = len(nz.out) - 1
-    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name},
-                                                  items_kept=moves_items))
+    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name}, items_kept=moves_items,
+                                           through=name if slot else None))
     checks = [s for s in nz.out[at + 1:] if _is_refusal(s)]
     if checks:
         pairs = [tuple(a.id for a in s.value.args[:2]) for s in checks]
@@ -57,7 +61,8 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
 
 
 def _propagate(nz, name: str, always: bool, seen: set, source=None,
-               written=None, items_kept: bool = False, origin: str | None = None) -> set:
+               written=None, items_kept: bool = False, origin: str | None = None,
+               through: str | None = None) -> set:
     """Emit the write-backs and re-reads after `name` got new values
     (re-read through the part `source`); returns the names reached.  The
     views of a changed object are all claimed before any is followed, so
@@ -70,7 +75,8 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     never written back into it (its other relations to that base may be
     stale: `zs[-1]` after an `append`).  `items_kept`: the update of
     `name` changed no item (an `append`), whose names are not re-read.
-    `origin`: the name the update wrote through (`name` itself at first)."""
+    `origin`: the name the update wrote through (`name` itself at first);
+    `through`: the container whose slot it replaced, if any (`after_update`)."""
     written = {} if written is None else written
     origin = name if origin is None else origin
     group = nz.aliases.get(name, {name})
@@ -84,15 +90,15 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     seen |= own                     # claimed: re-read below, from `name`
     _realias(nz, name, always)
     reached = set(group) | maybe_one(nz, group)
-    reached |= _write_back_parts(nz, name, group, seen, source, written, origin)
+    reached |= _write_back_parts(nz, name, group, seen, source, written, origin, through)
     views = _views_to_reread(nz, group, seen, own, written, items_kept)
     seen.update(views)
-    reached |= _reread_views(nz, name, group, views, seen, written, origin)
+    reached |= _reread_views(nz, name, group, views, seen, written, origin, through)
     return reached
 
 
 def _write_back_parts(nz, name: str, group: set, seen: set, source,
-                      written: dict, origin: str) -> set:
+                      written: dict, origin: str, through: str | None) -> set:
     """Write the new values of `name` into every base its object is a
     part of (refusing an uncertain or masked relation, and a base of a
     maybe-alias: `e = [r if c else s]`), then follow the bases' own
@@ -104,7 +110,7 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                     source is not None and part.base == source.base:
                 continue
             if not part.certain:
-                refuse_shared(nz, member, part, "is written through")
+                refuse_shared(nz, member, part, "is written through", through)
                 continue
             if part.masked:         # `member = stop_gradient(base[i])`
                 _refuse_masked(nz, part.base, member)
@@ -119,11 +125,11 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
             if part.base not in seen:
                 seen.add(part.base)
                 reached |= _propagate(nz, part.base, True, seen, written=written,
-                                      origin=origin)
+                                      origin=origin, through=through)
     for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
         for part in nz.parts.get(member, []):        # it is checked, not written
             if part.base not in group | seen:
-                refuse_shared(nz, name, part, "is written through")
+                refuse_shared(nz, name, part, "is written through", through)
     return reached
 
 
@@ -145,7 +151,7 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
 
 
 def _reread_views(nz, name: str, group: set, views: dict, seen: set,
-                  written: dict, origin: str) -> set:
+                  written: dict, origin: str, through: str | None) -> set:
     """Re-read each changed view from `name` (refusing an uncertain one
     that is read again, or a crossing of masks), then follow its own
     relations; returns the names reached.  An uncertain one is not
@@ -160,11 +166,11 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         if not part.certain:
             for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
                 refuse_shared(nz, other, Part(part.base, part.kind, part.view),
-                                    "is read again")
+                                    "is read again", through)
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
                 refuse_shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
                                     f"is updated while `{holder}` holds a view of it, "
-                                    "read again")
+                                    "read again", through)
             continue
         fresh = dataclasses.replace(part, view=astutil.clone(part.view))
         fresh.rebase(name)          # read from the name holding the new value
@@ -175,7 +181,8 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
-        reached |= _propagate(nz, view, True, seen, part, written, origin=origin)
+        reached |= _propagate(nz, view, True, seen, part, written, origin=origin,
+                              through=through)
     return reached
 
 
@@ -288,9 +295,10 @@ def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
         f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
 
 
-def refuse_shared(nz, name: str, part: Part, how: str) -> None:
+def refuse_shared(nz, name: str, part: Part, how: str, through: str | None = None) -> None:
     """`rt.refuse_shared(name, base, ...)`: a located error at run time
-    if `name` shares memory with `base` (it cannot be followed here)."""
+    if `name` shares memory with `base` (it cannot be followed here),
+    unless the update replaced a slot of `through`, a list or dict."""
     base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
     what = f"`{name}`" if name in nz.locals else \
         "an intermediate value (such as the sequence a loop iterates)"
@@ -299,7 +307,7 @@ def refuse_shared(nz, name: str, part: Part, how: str) -> None:
                f"is (it was bound in an `if` or a loop above, or returned by a "
                f"function, or what it was read with changed since)")
     hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
-    refusal(nz, name, part.base, message, hint)
+    refusal(nz, name, part.base, message, hint, through)
 
 
 def _refuse_masked(nz, name: str, other: str) -> None:
@@ -315,13 +323,15 @@ def _refuse_masked(nz, name: str, other: str) -> None:
     refusal(nz, name, other, message, hint)
 
 
-def refusal(nz, name: str, base: str, message: str, hint: str) -> None:
-    """`rt.refuse_shared(name, base, where)`."""
+def refusal(nz, name: str, base: str, message: str, hint: str,
+            through: str | None = None) -> None:
+    """`rt.refuse_shared(name, base, where[, through])`."""
     loc = nz.src.locate(nz.user_stmt)
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
     where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
     nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
-        astutil.name(name), astutil.name(base), astutil.const(where)])))
+        astutil.name(name), astutil.name(base), astutil.const(where)] +
+        ([astutil.name(through)] if through else []))))
 
 
 def _holders(nz, view: str, group: set, part: Part) -> set:
