@@ -72,3 +72,78 @@ def test_a_name_that_may_be_an_array_is_still_checked():
         ad.grad(list_or_array)(-W)
     assert_located(err.value, list_or_array, "xs[k] = xs[k] * 2.0")
     assert "may share memory with `w`" in str(err.value)
+
+
+# -- items sharing memory, one written at a slot chosen at run time ----------
+def overlapping_views_by_index(w):
+    xs = [w.reshape(2, 2), w[:2]]           # xs[1] is xs[0]'s first row, as another array
+    for k in range(2):
+        xs[k][0] = xs[k][0] * 3.0
+    return np.sum(w * R) + np.sum(xs[1] ** 2)
+
+
+def overlapping_views_by_item(w):
+    xs = [w.reshape(2, 2), w[:2]]
+    for item in xs:
+        item[0] = item[0] * 3.0
+    return np.sum(w * R)
+
+
+def overlapping_views_in_a_dict(w):
+    d = {"a": w.reshape(2, 2), "b": w[:2]}
+    for k in d:
+        d[k][0] = d[k][0] * 3.0
+    return np.sum(w * R)
+
+
+def sliding_windows(w):
+    x = w * 1.0
+    wins = [x[0:3], x[1:4]]
+    for k in range(2):
+        wins[k][1] = wins[k][1] * 2.0 + wins[k][0]
+    return np.sum(x * R)
+
+
+@pytest.mark.parametrize("f, text", [
+    (overlapping_views_by_index, "xs[k][0] = xs[k][0] * 3.0"),
+    (overlapping_views_by_item, "item[0] = item[0] * 3.0"),
+    (overlapping_views_in_a_dict, "d[k][0] = d[k][0] * 3.0"),
+    (sliding_windows, "wins[k][1] = wins[k][1] * 2.0 + wins[k][0]")])
+@pytest.mark.parametrize("make", [ad.grad, ad.jvp])
+def test_overlapping_items_written_at_a_run_time_slot_are_refused(f, text, make):
+    # these gave silently wrong gradients: the other item was re-read from
+    # its own slot of the container, not from the memory the two share
+    args = (W,) if make is ad.grad else (W, np.ones(4))
+    with pytest.raises(ad.S2SADError) as err:
+        make(f)(*args)
+    assert_located(err.value, f, text)
+    assert "shares memory with it without being the same array" in str(err.value)
+
+
+def disjoint_views_by_index(w):
+    xs = [w[:2], w[2:]]
+    for k in range(2):
+        xs[k][0] = xs[k][0] * 3.0
+    return np.sum(w * R) + np.sum(xs[1] ** 2)
+
+
+def overlapping_views_at_known_slots(w):
+    xs = [w.reshape(2, 2), w[:2]]
+    xs[0][0] = xs[0][0] * 3.0
+    xs[1][0] = xs[1][0] * 3.0
+    return np.sum(w * R) + np.sum(xs[1] ** 2)
+
+
+def one_window_read_again(w):
+    x = w * 1.0
+    for i in range(2):
+        win = x[i:i + 3]
+        win[1] = win[1] * 2.0 + win[0]
+    return np.sum(x * R)
+
+
+@pytest.mark.parametrize("f", [disjoint_views_by_index, overlapping_views_at_known_slots,
+                               one_window_read_again])
+def test_items_the_analysis_follows_are_differentiated(f):
+    check_grad(f, (W,))
+    check_jvp(f, (W,))

@@ -116,6 +116,9 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                 _refuse_masked(nz, part.base, member)
                 continue
             written[_slot(part)] = part
+            if part.kind == "index" and part.base in nz.sequences and \
+                    not isinstance(part.index, gast.Constant):
+                _refuse_overlap(nz, member, part.base)
             for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
                 refuse_shared(nz, name, Part(other, "reshape", astutil.name(other)),
                                     f"is updated in place, an item `{part.base}` shares "
@@ -310,6 +313,23 @@ def refuse_shared(nz, name: str, part: Part, how: str, through: str | None = Non
     refusal(nz, name, part.base, message, hint, through)
 
 
+def _refuse_overlap(nz, item: str, container: str) -> None:
+    """A located error at run time if another item of the list or dict
+    `container` shares memory with `item` without being it (overlapping
+    views: sliding windows).  Written at a slot not known here, `item`
+    changes the other too, which is re-read from the container (its own
+    slot) rather than from the memory they share."""
+    held = f"`{container}`" if container in nz.locals else "the sequence a loop iterates"
+    what = f"`{item}`" if item in nz.locals else f"an item of {held}"
+    message = (f"{what} is updated in place at a slot of {held} chosen at run time, "
+               f"and another item of {held} shares memory with it without being the "
+               "same array (overlapping views, such as sliding windows): s2s_ad does "
+               "not follow an update from one into the other")
+    hint = ("update the array the items view directly (e.g. `x[i:i + 3] ...`), or copy "
+            f"the items when building {held} (`.copy()`)")
+    refusal(nz, item, container, message, hint, overlap=True)
+
+
 def _refuse_masked(nz, name: str, other: str) -> None:
     """A located error at run time if `name` shares memory with `other`
     and one holds what `stop_gradient` returned: an in-place update
@@ -324,13 +344,15 @@ def _refuse_masked(nz, name: str, other: str) -> None:
 
 
 def refusal(nz, name: str, base: str, message: str, hint: str,
-            through: str | None = None) -> None:
-    """`rt.refuse_shared(name, base, where[, through])`."""
+            through: str | None = None, overlap: bool = False) -> None:
+    """`rt.refuse_shared(name, base, where[, through])`, or with `overlap`
+    `rt.refuse_overlap(name, base, where)`."""
     loc = nz.src.locate(nz.user_stmt)
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
     where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
-    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_shared", [
-        astutil.name(name), astutil.name(base), astutil.const(where)] +
+    nz.emit(astutil.expr_stmt(astutil.call(
+        f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
+        [astutil.name(name), astutil.name(base), astutil.const(where)] +
         ([astutil.name(through)] if through else []))))
 
 
@@ -387,4 +409,5 @@ def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) 
 
 def _is_refusal(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-        astutil.dotted_name(stmt.value.func) == f"{RUNTIME}.refuse_shared"
+        astutil.dotted_name(stmt.value.func) in (f"{RUNTIME}.refuse_shared",
+                                                 f"{RUNTIME}.refuse_overlap")

@@ -92,6 +92,28 @@ def refuse_shared(view, base, where, through=None):
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 
 
+def refuse_overlap(item, container, where):
+    """Raise the located `UnsupportedSyntaxError` `where` if another item of
+    the list or dict `container` shares memory with the array `item`
+    without being it (overlapping views updated at a slot known only at
+    run time: the update reaches the other item through memory that the
+    compiler's relations do not follow)."""
+    if type(item) is not np.ndarray or not isinstance(container, (list, tuple, dict)):
+        return
+    items = container.values() if isinstance(container, dict) else container
+    if any(type(other) is np.ndarray and not _same_elements(other, item) and
+           np.may_share_memory(other, item) for other in items):
+        message, hint, *location = where
+        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
+def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether `a` and `b` view the same elements the same way (one array,
+    or two views read alike: `x[0]` read twice)."""
+    return a is b or (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+                      and a.shape == b.shape and a.strides == b.strides)
+
+
 def _in(view, base, depth: int = 0) -> bool:
     """Whether `view` is `base`, shares memory with it, or is (or shares
     memory with) one of its items or attributes, or theirs
