@@ -19,7 +19,7 @@ import gast
 
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from . import aliasing, views, writebacks
+from . import aliasing, refusals, views
 
 
 def _relations(nz) -> tuple:
@@ -300,7 +300,7 @@ def _refuse_carried_updates(nz, loop, members: set, outside: list, carried: set)
             continue
         what = f"`{name}`" if name in nz.locals else "a value"
         saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
-        checks = nz.capture(lambda: [writebacks.refusal(nz,
+        checks = nz.capture(lambda: [refusals.refusal(nz,
             name, base, f"{what} is updated in place in this loop, where the names "
             "copied into one another (`a, b = b, a`) may hold, from the second "
             f"iteration on, what the others held in the one before: here, memory "

@@ -18,7 +18,7 @@ import numpy
 from .. import astutil, effects, runtime, traversal
 from ..ir import MUTATING_METHODS, NUMPY, OPERATORS, RUNTIME
 from .alias_parts import Part
-from . import aliasing, calls, sequences, writebacks
+from . import aliasing, calls, refusals, sequences, writebacks
 
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
@@ -324,7 +324,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
         nz.emit(astutil.assign(item, astutil.subscript(
             astutil.name(base), astutil.index_syntax(index))))
         for other in sorted(nz.joined.get(base, ())):    # `+`/`*` shared its items
-            writebacks.refuse_shared(nz, item, Part(other, "reshape", astutil.name(other)),
+            refusals.shared(nz, item, Part(other, "reshape", astutil.name(other)),
                                 "is updated in place, an item another list holds too,")
         _augment(nz, item, stmt.op, nz.atom(stmt.value))
         setitem(nz, base, index, astutil.name(item))

@@ -33,7 +33,7 @@ import gast
 from .. import astutil, scopes, traversal
 from ..ir import RUNTIME
 from .alias_parts import Part, distinct_slots
-from . import aliasing, compound, masks
+from . import aliasing, compound, masks, refusals
 
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
@@ -53,11 +53,11 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
     at = len(nz.out) - 1
     nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name}, items_kept=moves_items,
                                            through=name if slot else None))
-    checks = [s for s in nz.out[at + 1:] if _is_refusal(s)]
+    checks = [s for s in nz.out[at + 1:] if refusals.is_refusal(s)]
     if checks:
         pairs = [tuple(a.id for a in s.value.args[:2]) for s in checks]
         checks = [s for i, s in enumerate(checks) if pairs[i] not in pairs[:i]]   # (one each)
-        nz.out[at:] = checks + [s for s in nz.out[at:] if not _is_refusal(s)]
+        nz.out[at:] = checks + [s for s in nz.out[at:] if not refusals.is_refusal(s)]
 
 
 def _propagate(nz, name: str, always: bool, seen: set, source=None,
@@ -110,17 +110,17 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                     source is not None and part.base == source.base:
                 continue
             if not part.certain:
-                refuse_shared(nz, member, part, "is written through", through)
+                refusals.shared(nz, member, part, "is written through", through)
                 continue
             if part.masked:         # `member = stop_gradient(base[i])`
-                _refuse_masked(nz, part.base, member)
+                refusals.masked(nz, part.base, member)
                 continue
             written[_slot(part)] = part
             if part.kind == "index" and part.base in nz.sequences and \
                     not isinstance(part.index, gast.Constant):
-                _refuse_overlap(nz, member, part.base)
+                refusals.overlap(nz, member, part.base)
             for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
-                refuse_shared(nz, name, Part(other, "reshape", astutil.name(other)),
+                refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
                                     f"is updated in place, an item `{part.base}` shares "
                                     "with it,")
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
@@ -132,7 +132,7 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
     for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
         for part in nz.parts.get(member, []):        # it is checked, not written
             if part.base not in group | seen:
-                refuse_shared(nz, name, part, "is written through", through)
+                refusals.shared(nz, name, part, "is written through", through)
     return reached
 
 
@@ -168,10 +168,10 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
             continue                # (a temporary that is no link to further bases)
         if not part.certain:
             for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
-                refuse_shared(nz, other, Part(part.base, part.kind, part.view),
+                refusals.shared(nz, other, Part(part.base, part.kind, part.view),
                                     "is read again", through)
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
-                refuse_shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
+                refusals.shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
                                     f"is updated while `{holder}` holds a view of it, "
                                     "read again", through)
             continue
@@ -179,7 +179,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         fresh.rebase(name)          # read from the name holding the new value
         how = _crossing(nz, _view_mask(nz, view, part), masks.mask_of(nz, name))
         if how == "refuse":
-            _refuse_masked(nz, view, name)
+            refusals.masked(nz, view, name)
             continue
         reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
@@ -202,7 +202,7 @@ def _realias(nz, name: str, always: bool) -> None:
             continue                # a temporary, read once already (no base of views)
         how = _crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
         if how == "refuse":
-            _refuse_masked(nz, other, name)
+            refusals.masked(nz, other, name)
         elif always and other not in nz.loose and name not in nz.loose:
             nz.emit(astutil.assign(other, _masked_as(astutil.name(name), how)))
         else:               # (a number updated by `op=` is a new object)
@@ -217,7 +217,7 @@ def _realias(nz, name: str, always: bool) -> None:
             for n in names:
                 ways.setdefault(_crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
             for n in ways.pop("refuse", []):
-                _refuse_masked(nz, n, name)
+                refusals.masked(nz, n, name)
             for how, same in sorted(ways.items()):
                 _if_same(nz, same, name, how)
 
@@ -298,64 +298,6 @@ def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
         f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
 
 
-def refuse_shared(nz, name: str, part: Part, how: str, through: str | None = None) -> None:
-    """`rt.refuse_shared(name, base, ...)`: a located error at run time
-    if `name` shares memory with `base` (it cannot be followed here),
-    unless the update replaced a slot of `through`, a list or dict."""
-    base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
-    what = f"`{name}`" if name in nz.locals else \
-        "an intermediate value (such as the sequence a loop iterates)"
-    message = (f"{what} may share memory with {base} and {how} after an "
-               f"in-place update, but s2s_ad cannot tell which part of {base} it "
-               f"is (it was bound in an `if` or a loop above, or returned by a "
-               f"function, or what it was read with changed since)")
-    hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
-    refusal(nz, name, part.base, message, hint, through)
-
-
-def _refuse_overlap(nz, item: str, container: str) -> None:
-    """A located error at run time if another item of the list or dict
-    `container` shares memory with `item` without being it (overlapping
-    views: sliding windows).  Written at a slot not known here, `item`
-    changes the other too, which is re-read from the container (its own
-    slot) rather than from the memory they share."""
-    held = f"`{container}`" if container in nz.locals else "the sequence a loop iterates"
-    what = f"`{item}`" if item in nz.locals else f"an item of {held}"
-    message = (f"{what} is updated in place at a slot of {held} chosen at run time, "
-               f"and another item of {held} shares memory with it without being the "
-               "same array (overlapping views, such as sliding windows): s2s_ad does "
-               "not follow an update from one into the other")
-    hint = ("update the array the items view directly (e.g. `x[i:i + 3] ...`), or copy "
-            f"the items when building {held} (`.copy()`)")
-    refusal(nz, item, container, message, hint, overlap=True)
-
-
-def _refuse_masked(nz, name: str, other: str) -> None:
-    """A located error at run time if `name` shares memory with `other`
-    and one holds what `stop_gradient` returned: an in-place update
-    changed both, and which elements still carry gradient is not known."""
-    what = [f"`{n}`" if n in nz.locals else "a value" for n in (name, other)]
-    message = (f"{what[0]} shares memory with {what[1]}, and one of them was "
-               "returned by `stop_gradient(...)`: an in-place update changes "
-               "both, so s2s_ad cannot tell which of their values carry a gradient")
-    hint = "copy the value stop_gradient masks (`stop_gradient(x.copy())`), " \
-           "or update a copy"
-    refusal(nz, name, other, message, hint)
-
-
-def refusal(nz, name: str, base: str, message: str, hint: str,
-            through: str | None = None, overlap: bool = False) -> None:
-    """`rt.refuse_shared(name, base, where[, through])`, or with `overlap`
-    `rt.refuse_overlap(name, base, where)`."""
-    loc = nz.src.locate(nz.user_stmt)
-    nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
-    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
-    nz.emit(astutil.expr_stmt(astutil.call(
-        f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
-        [astutil.name(name), astutil.name(base), astutil.const(where)] +
-        ([astutil.name(through)] if through else []))))
-
-
 def _holders(nz, view: str, group: set, part: Part) -> set:
     """The names (a list, with its aliases) holding `view` or a view of
     it (`c.append(e[1])`, `e` the uncertain view), and what those are
@@ -405,9 +347,3 @@ def _untouched(part: Part, group: set, written: dict, items_kept: bool = False) 
         return False
     return all(w.kind == "index" and distinct_slots(w.index, part.index)
                for w in written.values() if w.base in group)     # ("whole": any slot)
-
-
-def _is_refusal(stmt) -> bool:
-    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-        astutil.dotted_name(stmt.value.func) in (f"{RUNTIME}.refuse_shared",
-                                                 f"{RUNTIME}.refuse_overlap")

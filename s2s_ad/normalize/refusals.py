@@ -1,0 +1,78 @@
+"""The run-time refusals an in-place update emits where the alias analysis
+cannot follow a relation (normalize/writebacks.py): each is a call of
+`rt.refuse_shared` or `rt.refuse_overlap` that raises a located
+`UnsupportedSyntaxError` only if the values it is given share memory at
+run time, placed before the update so that a refused program changes
+nothing.  Functions over the normalizer's state `nz` (__init__.py).
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import astutil
+from ..ir import RUNTIME
+from .alias_parts import Part
+
+
+def shared(nz, name: str, part: Part, how: str, through: str | None = None) -> None:
+    """`rt.refuse_shared(name, base, ...)`: a located error at run time
+    if `name` shares memory with `base` (it cannot be followed here),
+    unless the update replaced a slot of `through`, a list or dict."""
+    base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
+    what = f"`{name}`" if name in nz.locals else \
+        "an intermediate value (such as the sequence a loop iterates)"
+    message = (f"{what} may share memory with {base} and {how} after an "
+               f"in-place update, but s2s_ad cannot tell which part of {base} it "
+               f"is (it was bound in an `if` or a loop above, or returned by a "
+               f"function, or what it was read with changed since)")
+    hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
+    refusal(nz, name, part.base, message, hint, through)
+
+
+def overlap(nz, item: str, container: str) -> None:
+    """A located error at run time if another item of the list or dict
+    `container` shares memory with `item` without being it (overlapping
+    views: sliding windows).  Written at a slot not known here, `item`
+    changes the other too, which is re-read from the container (its own
+    slot) rather than from the memory they share."""
+    held = f"`{container}`" if container in nz.locals else "the sequence a loop iterates"
+    what = f"`{item}`" if item in nz.locals else f"an item of {held}"
+    message = (f"{what} is updated in place at a slot of {held} chosen at run time, "
+               f"and another item of {held} shares memory with it without being the "
+               "same array (overlapping views, such as sliding windows): s2s_ad does "
+               "not follow an update from one into the other")
+    hint = ("update the array the items view directly (e.g. `x[i:i + 3] ...`), or copy "
+            f"the items when building {held} (`.copy()`)")
+    refusal(nz, item, container, message, hint, overlap=True)
+
+
+def masked(nz, name: str, other: str) -> None:
+    """A located error at run time if `name` shares memory with `other`
+    and one holds what `stop_gradient` returned: an in-place update
+    changed both, and which elements still carry gradient is not known."""
+    what = [f"`{n}`" if n in nz.locals else "a value" for n in (name, other)]
+    message = (f"{what[0]} shares memory with {what[1]}, and one of them was "
+               "returned by `stop_gradient(...)`: an in-place update changes "
+               "both, so s2s_ad cannot tell which of their values carry a gradient")
+    hint = "copy the value stop_gradient masks (`stop_gradient(x.copy())`), " \
+           "or update a copy"
+    refusal(nz, name, other, message, hint)
+
+
+def refusal(nz, name: str, base: str, message: str, hint: str,
+            through: str | None = None, overlap: bool = False) -> None:
+    """`rt.refuse_shared(name, base, where[, through])`, or with `overlap`
+    `rt.refuse_overlap(name, base, where)`."""
+    loc = nz.src.locate(nz.user_stmt)
+    nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
+    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
+    nz.emit(astutil.expr_stmt(astutil.call(
+        f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
+        [astutil.name(name), astutil.name(base), astutil.const(where)] +
+        ([astutil.name(through)] if through else []))))
+
+
+def is_refusal(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        astutil.dotted_name(stmt.value.func) in (f"{RUNTIME}.refuse_shared",
+                                                 f"{RUNTIME}.refuse_overlap")
