@@ -1769,3 +1769,24 @@ def test_a_named_tuple_in_the_aux_is_kept_as_one():
         np.ones(3), 0.3)
     assert value[1][1] == Pair(a=0.3, b=1.0) and type(value[1][1]) is Pair
     check_grad(returns_a_named_tuple_as_aux, [np.ones(3), 0.3], (0, 1), has_aux=True)
+
+
+def updates_two_views_of_one_row(v):                       # seed 103040 (minimized)
+    seed_old = np.outer(1.0, v)
+    acc = [seed_old[:2], seed_old[:2]]     # two arrays, the same elements
+    for e in range(2):
+        acc[e][0] = acc[e] * 0.64
+    return np.sum(seed_old)
+
+
+def test_two_views_of_the_same_elements_in_a_list_are_refused():
+    """Fuzz seed 103040 (minimized; the list-of-views form is new): written
+    through one item at a run-time slot, the other item was re-read from
+    its own slot, not from the row they share: a wrong gradient (1.24
+    against 0.80).  It is refused, located at the update."""
+    v = np.array([-0.44, -0.54, -1.42, -2.91])
+    for make, args in ((ad.grad, (v,)), (ad.jvp, (v, np.ones(4)))):
+        with pytest.raises(ad.S2SADError, match="shares memory with it") as err:
+            make(updates_two_views_of_one_row)(*args)
+        assert err.value.location.line == \
+            updates_two_views_of_one_row.__code__.co_firstlineno + 4

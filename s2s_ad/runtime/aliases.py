@@ -100,9 +100,14 @@ def refuse_overlap(item, container, where):
     compiler's relations do not follow)."""
     if type(item) is not np.ndarray or not isinstance(container, (list, tuple, dict)):
         return
-    items = container.values() if isinstance(container, dict) else container
-    if any(type(other) is np.ndarray and not _same_elements(other, item) and
-           np.may_share_memory(other, item) for other in items):
+    items = list(container.values() if isinstance(container, dict) else container)
+    others = {id(o): o for o in items if type(o) is np.ndarray and o is not item and
+              np.may_share_memory(o, item)}
+    # the slot written holds `item`, or an older view of its elements (the
+    # name was read again since): one such view is that slot, not another
+    held = any(o is item for o in items)
+    if len(others) > (0 if held else 1) or \
+            any(not _same_elements(o, item) for o in others.values()):
         message, hint, *location = where
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 

@@ -163,7 +163,8 @@ def view_update(g: Gen, sc: Scope):
     """Updates through views: a slice, a row loop, a column, `.T`, a row name."""
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
-    forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write] if vecs]
+    forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list]
+             if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
     if not forms:
         return False
@@ -177,6 +178,26 @@ def _slice_view(g: Gen, sc: Scope, var: Var):
     g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w} *= {strip(positive(g, sc, 'S', 1))}",
                      f"{w}[0] = {strip(expr(g, sc, 'S'))}"]))
     sc.add(Var(w, "X"))
+
+
+def _view_list(g: Gen, sc: Scope, var: Var):
+    """A list or dict of views of one vector - overlapping (sliding windows)
+    or disjoint - changed in a loop at a slot known only at run time: an
+    item written in place (through the argument's memory), or a slot
+    replaced (which writes no array)."""
+    if not sc.can("range"):
+        return _slice_view(g, sc, var)
+    xs, k, v = g.fresh(sc), g.fresh(sc), var.name
+    views = g.pick([(f"{v}[0:2]", f"{v}[1:3]"), (f"{v}[:1]", f"{v}[1:]"),
+                    (f"{v}[::2]", f"{v}[1:]"), (f"{v}[:2]", f"{v}[:2]")])
+    keyed = g.chance(0.3)
+    g.w.line(f"{xs} = {{'a': {views[0]}, 'b': {views[1]}}}" if keyed else
+             f"{xs} = [{views[0]}, {views[1]}]")
+    c, e = g.const(0.5, 1.5), strip(expr(g, sc, "S"))
+    with g.w.block(f"for {k} in {xs}:" if keyed else f"for {k} in range(2):"):
+        g.w.line(g.pick([f"{xs}[{k}][0] = {xs}[{k}][0] * {c} + {e}",
+                         f"{xs}[{k}] = {xs}[{k}] - {c} * {xs}[{k}] ** 2",
+                         f"{xs}[{k}] *= {c}"]))
 
 
 def _library_view(g: Gen, sc: Scope, var: Var):
