@@ -147,3 +147,51 @@ def one_window_read_again(w):
 def test_items_the_analysis_follows_are_differentiated(f):
     check_grad(f, (W,))
     check_jvp(f, (W,))
+
+
+# -- `out=xs[k]` and `np.copyto(xs[k], v)` write what `xs[k]` is ------------
+R5 = np.arange(5.0)
+W5 = np.array([0.3, -0.2, 1.1, 0.4, 0.7])
+
+
+def out_into_a_list_item(w):
+    x = w * 1.0
+    xs = [x[0:2]]
+    np.multiply(xs[0], 2.0, out=xs[0])      # writes x's first two entries
+    return np.sum(x * R5)
+
+
+def copyto_a_list_item(w):
+    x = w * 1.0
+    xs = [x[0:2], x[2:]]
+    np.copyto(xs[1], xs[0][0] * 3.0)
+    return np.sum(x * R5)
+
+
+def out_into_a_dict_value(w):
+    x = w * 1.0
+    d = {"a": x[0:2]}
+    np.add(d["a"], 1.0, out=d["a"])
+    return np.sum(x * R5) + np.sum(d["a"])
+
+
+def copyto_a_fancy_indexed_copy(w):
+    x = w * 1.0
+    np.copyto(x[[0, 1]], 5.0)               # NumPy writes a copy: x is unchanged
+    return np.sum(x ** 2)
+
+
+def clip_list_items_in_place(w):
+    ws = [w[:2] * 1.0, w[2:] * 2.0]
+    for i in range(2):
+        np.clip(ws[i], -0.5, 0.5, out=ws[i])
+    return np.sum(ws[0]) + np.sum(ws[1] ** 2)
+
+
+@pytest.mark.parametrize("f", [out_into_a_list_item, copyto_a_list_item, out_into_a_dict_value,
+                               copyto_a_fancy_indexed_copy, clip_list_items_in_place])
+def test_a_written_subscript_is_what_it_reads(f):
+    # the first four returned a wrong value: `out=xs[k]` was lowered as
+    # `xs[k] = ...`, which replaces a list's slot and writes a fancy index
+    check_grad(f, (W5,))
+    check_jvp(f, (W5,))

@@ -159,9 +159,12 @@ def writable(nz, dst) -> bool:
 def write_into(nz, dst, value, index=None) -> None:
     """`dst[index] = value` (all of `dst` if `index` is None) in place, for
     `dst` a local or a view of one: what `np.copyto(dst, v)` and `out=dst`
-    do."""
-    if index is None and isinstance(dst, gast.Subscript):    # `m[2:] = value`
-        setitem(nz, *subscript_target(nz, dst), value)
+    do.  A subscript `dst` is read first, as NumPy does, and written whole:
+    `out=xs[k]` writes the array a list holds (no slot is replaced), and
+    `np.copyto(m[[0, 1]], v)` the copy fancy indexing makes (not `m`)."""
+    if index is None and isinstance(dst, gast.Subscript):
+        item = nz.atom(dst)
+        setitem(nz, item.id, astutil.const(...), value)
         return
     base = dst.id if isinstance(dst, gast.Name) else aliasing.view_base(nz, dst).id
     setitem(nz, base, astutil.const(...) if index is None else index, value)
