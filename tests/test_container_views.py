@@ -104,7 +104,16 @@ def sliding_windows(w):
     return np.sum(x * R)
 
 
+def overlapping_views_in_nested_lists(w):
+    x = w * 1.0
+    ys = [[x[0:2]], [x[1:3]]]
+    for k in range(2):
+        ys[k][0][0] = ys[k][0][0] * 3.0 + ys[k][0][1]
+    return np.sum(x * R)
+
+
 @pytest.mark.parametrize("f, text", [
+    (overlapping_views_in_nested_lists, "ys[k][0][0] = ys[k][0][0] * 3.0 + ys[k][0][1]"),
     (overlapping_views_by_index, "xs[k][0] = xs[k][0] * 3.0"),
     (overlapping_views_by_item, "item[0] = item[0] * 3.0"),
     (overlapping_views_in_a_dict, "d[k][0] = d[k][0] * 3.0"),

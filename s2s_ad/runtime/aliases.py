@@ -94,22 +94,34 @@ def refuse_shared(view, base, where, through=None):
 
 def refuse_overlap(item, container, where):
     """Raise the located `UnsupportedSyntaxError` `where` if another item of
-    the list or dict `container` shares memory with the array `item`
-    without being it (overlapping views updated at a slot known only at
-    run time: the update reaches the other item through memory that the
-    compiler's relations do not follow)."""
-    if type(item) is not np.ndarray or not isinstance(container, (list, tuple, dict)):
+    the list or dict `container` shares memory with `item` without being
+    it (overlapping views updated at a slot known only at run time: the
+    update reaches the other item through memory that the compiler's
+    relations do not follow).  Items are compared by the arrays they hold,
+    nested lists, tuples and dicts included."""
+    if not isinstance(container, (list, tuple, dict)):
         return
+    mine = _arrays(item)
     items = list(container.values() if isinstance(container, dict) else container)
-    others = {id(o): o for o in items if type(o) is np.ndarray and o is not item and
-              np.may_share_memory(o, item)}
+    others = {id(a): a for o in items if o is not item for a in _arrays(o)
+              if any(a is not m and np.may_share_memory(a, m) for m in mine)}
     # the slot written holds `item`, or an older view of its elements (the
     # name was read again since): one such view is that slot, not another
     held = any(o is item for o in items)
     if len(others) > (0 if held else 1) or \
-            any(not _same_elements(o, item) for o in others.values()):
+            any(not any(_same_elements(a, m) for m in mine) for a in others.values()):
         message, hint, *location = where
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
+def _arrays(x, depth: int = 0) -> list:
+    """The NumPy arrays `x` is or holds in lists, tuples and dicts (nesting
+    deeper than 8 is not followed)."""
+    if type(x) is np.ndarray:
+        return [x]
+    if depth > 8 or not isinstance(x, (list, tuple, dict)):
+        return []
+    return [a for v in (x.values() if isinstance(x, dict) else x) for a in _arrays(v, depth + 1)]
 
 
 def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
