@@ -328,7 +328,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
             astutil.name(base), astutil.index_syntax(index))))
         for other in sorted(nz.joined.get(base, ())):    # `+`/`*` shared its items
             refusals.shared(nz, item, Part(other, "reshape", astutil.name(other)),
-                                "is updated in place, an item another list holds too,")
+                            "is updated in place, an item another list holds too,")
         _augment(nz, item, stmt.op, nz.atom(stmt.value))
         setitem(nz, base, index, astutil.name(item))
         return

@@ -121,8 +121,8 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                 refusals.overlap(nz, member, part.base)
             for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
                 refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
-                                    f"is updated in place, an item `{part.base}` shares "
-                                    "with it,")
+                                f"is updated in place, an item `{part.base}` shares "
+                                "with it,")
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
                           "slots" if part.kind == "index" else "shares")
             if part.base not in seen:
@@ -169,11 +169,11 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         if not part.certain:
             for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
                 refusals.shared(nz, other, Part(part.base, part.kind, part.view),
-                                    "is read again", through)
+                                "is read again", through)
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
                 refusals.shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
-                                    f"is updated while `{holder}` holds a view of it, "
-                                    "read again", through)
+                                f"is updated while `{holder}` holds a view of it, "
+                                "read again", through)
             continue
         fresh = dataclasses.replace(part, view=astutil.clone(part.view))
         fresh.rebase(name)          # read from the name holding the new value
