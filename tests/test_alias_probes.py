@@ -190,11 +190,27 @@ def steps_each_enumerated_parameter(x):
     return np.sum(params[0] * W) + np.sum(params[1] * W)
 
 
+def steps_each_numbered_zipped_parameter(x):
+    params = [x * 1.0, x * 2.0]
+    grads = [x * x, np.sin(x)]
+    for k, (q, dq) in enumerate(zip(params, grads)):   # refused before: a tuple's item
+        q -= 0.1 * (k + 1) * dq
+    return np.sum(params[0] * W) + np.sum(params[1] * W)
+
+
+def unpacks_nested_views(x):
+    v = x * 1.0
+    a, (b, c) = v[0:2], (v[2:], v[1:3])
+    b *= 2.0                        # v's tail; c is read after, and sees it
+    return np.sum(a * c) + np.sum(v * W)
+
+
 FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key, swaps_list_slots_then_updates_one,
             stores_an_item_read_from_another_slot, moves_a_dict_value_then_updates_it,
             updates_an_array_in_a_tuple_in_a_list,
-            steps_each_parameter_zipped_with_its_gradient, steps_each_enumerated_parameter]
+            steps_each_parameter_zipped_with_its_gradient, steps_each_enumerated_parameter,
+            steps_each_numbered_zipped_parameter, unpacks_nested_views]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=lambda f: f.__name__)

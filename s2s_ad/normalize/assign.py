@@ -93,9 +93,12 @@ def _unpack_starred(nz, target, value) -> None:
 
 
 def _plain_read(value, target) -> bool:
-    """Whether `value` is a name, a constant, or a name indexed by them,
-    reading no name `target` binds: assigning it after the targets before
-    it reads what Python's evaluation of the whole display first read."""
+    """Whether `value` is a name, a constant, or a name indexed by them (or
+    a tuple or list of such: `i, (p, g) = k, (ps[k], gs[k])`), reading no
+    name `target` binds: assigning it after the targets before it reads
+    what Python's evaluation of the whole display first read."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return all(_plain_read(e, target) for e in value.elts)
     parts = [value.value, value.slice] if isinstance(value, gast.Subscript) else [value]
     if not all(isinstance(p, (gast.Name, gast.Constant)) for p in parts):
         return False

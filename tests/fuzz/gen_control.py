@@ -174,10 +174,15 @@ def _enumerate(g: Gen, sc: Scope):
 
 
 def _zip(g: Gen, sc: Scope):
+    """`a, b in zip(...)`, or numbered: `i, (a, b) in enumerate(zip(...))`."""
     first = g.pick(sc.of("V", "M"))
     a = Var(g.fresh(sc), "S" if first.kind == "V" else "V", alias=True)
     b = Var(g.fresh(sc), "S")
-    return f"{a.name}, {b.name} in zip({first.name}, {ref(g, sc, 'V', 1)})", [a, b], None
+    pairs = f"zip({first.name}, {ref(g, sc, 'V', 1)})"
+    if sc.can("enumerate") and g.chance(0.3):
+        i = Var(g.fresh(sc), "I")
+        return f"{i.name}, ({a.name}, {b.name}) in enumerate({pairs})", [i, a, b], None
+    return f"{a.name}, {b.name} in {pairs}", [a, b], None
 
 
 def _dict_loop(g: Gen, sc: Scope):
