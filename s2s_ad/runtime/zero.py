@@ -57,9 +57,11 @@ _LINEAR = frozenset(getattr(np, name) for name in (
     "ravel", "flip", "fliplr", "flipud", "rot90", "roll", "conj", "conjugate", "real",
     "imag", "broadcast_to", "cumsum", "dot", "vdot", "tensordot", "inner", "outer",
     "kron", "einsum", "trace", "diagonal", "diag", "tril", "triu", "take", "repeat",
-    "take_along_axis",
+    "take_along_axis", "convolve", "correlate", "cross",
     "tile", "copy", "negative", "atleast_1d", "atleast_2d", "zeros_like")
     if hasattr(np, name))
+# NumPy functions linear in their second argument alone
+_SECOND = frozenset({np.linalg.solve})
 # ufuncs linear in their first operand (and, for the products, in either)
 _PRODUCTS = frozenset({np.multiply, np.matmul})
 _FIRST = frozenset({np.divide, np.true_divide, np.negative, np.positive, np.conjugate})
@@ -136,6 +138,9 @@ class _Zero:
             return self
         if func is np.where and len(args) == 3 and all(_is_zero(x) for x in args[1:]):
             return self                 # (a mask's adjoint: `np.where(m, g, 0.0)`)
+        if func in _SECOND and len(args) >= 2 and args[1] is self and args[0] is not self:
+            return self                 # `np.linalg.solve(a.T, g)`
+
         return _refuse(f"np.{func.__name__}")
 
     def __getattr__(self, name):
@@ -174,12 +179,16 @@ PASSES = (
     "undstack unfield unhstack unindexable unjoin unlist unpad unrepeat unrepeat_items "
     "unsort_like unsorted unsplit unstack unsum untake untake_along_axis untile unvstack "
     "unwindow").split()
+# ...and linear in `g` with factors that are primal values where the
+# templates call them (the spacings, the nodes and the coefficients), which
+# their rules need not call inert: of `ZERO`, zero too
+FACTORED = "gradient_adjoint interp_adjoints polyval_coefficients".split()
 
 
 def pass_through(helpers: dict) -> None:
-    """Make each helper of `PASSES` in the namespace `helpers` (the
+    """Make each helper of `PASSES` and `FACTORED` in the namespace `helpers` (the
     runtime's) give `ZERO` back when its adjoint argument is `ZERO`."""
-    for name in PASSES:
+    for name in PASSES + FACTORED:
         helpers[name] = _passing(helpers[name])
 
 
