@@ -66,6 +66,8 @@ def slots(view, base, index):
 
 
 def _same_view(a, b) -> bool:
+    """Whether `a` and `b` view the same elements the same way (one array,
+    or two views read alike: `x[0]` read twice)."""
     return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and \
         a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype and \
         a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
@@ -109,7 +111,7 @@ def refuse_overlap(item, container, where):
     # name was read again since): one such view is that slot, not another
     held = any(o is item for o in items)
     if len(others) > (0 if held else 1) or \
-            any(not any(_same_elements(a, m) for m in mine) for a in others.values()):
+            any(not any(_same_view(a, m) for m in mine) for a in others.values()):
         message, hint, *location = where
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 
@@ -122,13 +124,6 @@ def _arrays(x, depth: int = 0) -> list:
     if depth > 8 or not isinstance(x, (list, tuple, dict)):
         return []
     return [a for v in (x.values() if isinstance(x, dict) else x) for a in _arrays(v, depth + 1)]
-
-
-def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether `a` and `b` view the same elements the same way (one array,
-    or two views read alike: `x[0]` read twice)."""
-    return a is b or (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-                      and a.shape == b.shape and a.strides == b.strides)
 
 
 def _in(view, base, depth: int = 0) -> bool:
