@@ -3,10 +3,11 @@
 
 An identity is not applied where it would make a right-hand side, or an
 argument of a call in it (which the call may return as it is:
-`rt.expand(g, z)`), a bare parameter or an array updated in place, or bind
-a name updated in place to another (`prev = row * 1.0` stays: `prev *= 2`
-must not write into `row`), so neither an adjoint nor the primal gains an
-alias (`alias_unsafe`).
+`rt.expand(g, z)`), a parameter or an array updated in place, or a view of
+one (`y[:, 3] * 1.0`), or bind a name updated in place or written into an
+array to another (`prev = row * 1.0` stays: `prev *= 2` must not write into
+`row`; `t = y[:, 3] * 1.0; y[2] = t` must not write a view of `y` into
+it), so neither an adjoint nor the primal gains an alias (`alias_unsafe`).
 Invariants: the folded code computes the same values; a node a rule builds
 is folded again at once, so one pass leaves nothing to fold (the optimizer
 relies on each pass being idempotent).
@@ -99,6 +100,8 @@ def _updated(fdef) -> tuple[set, set, list]:
             if type(node.ctx) is gast.Store:
                 local.add(node.id)
         elif kind is gast.Assign:
+            if type(node.targets[0]) is gast.Subscript and type(node.value) is gast.Name:
+                unsafe.add(node.value.id)   # written into an array: its own (may view it)
             if scopes.is_simple_assign(node):
                 copies.append((node.targets[0].id, _may_view(node.value)))
                 if type(node.value) is gast.Call and node.targets[0].id in _may_view(node.value):
@@ -196,9 +199,9 @@ class _Folder:
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if node in self.roots and isinstance(kept, gast.Name) and \
-                    (kept.id in self.unsafe or self._binds_unsafe()):
-                return node         # keep a fresh value rather than an alias
+            if node in self.roots and _may_view(kept) and \
+                    (set(_may_view(kept)) & self.unsafe or self._binds_unsafe()):
+                return node         # keep a fresh value rather than an alias or a view
             self.changed = True
             return kept
         if _is_minus_one(right) and op is gast.Mult:

@@ -204,3 +204,58 @@ def test_a_written_subscript_is_what_it_reads(f):
     # `xs[k] = ...`, which replaces a list's slot and writes a fancy index
     check_grad(f, (W5,))
     check_jvp(f, (W5,))
+
+
+# -- an array written from a view of itself ----------------------------------
+W4 = np.array([-0.498, -0.517, -0.027, -0.688])
+R16 = np.arange(16.0).reshape(4, 4)
+
+
+def row_from_a_column(h):
+    y = np.outer(h, h)
+    y[2] = y[:, 3]          # y[2, 3] is read and written: NumPy's order decides
+    return np.sum(y * R16)
+
+
+def row_from_a_transposed_row(h, x=2):
+    y = np.outer(h, h)
+    y[x] = y.T[3]
+    return np.sum(y * R16)
+
+
+def row_from_a_named_column(h):
+    y = np.outer(h, h)
+    c = y[:, 3]
+    y[2] = c
+    return np.sum(y * R16)
+
+
+@pytest.mark.parametrize("f, text", [(row_from_a_column, "y[2] = y[:, 3]"),
+                                     (row_from_a_transposed_row, "y[x] = y.T[3]"),
+                                     (row_from_a_named_column, "y[2] = c")])
+def test_an_array_written_from_an_overlapping_view_of_itself_is_refused(f, text):
+    # gave a silently wrong gradient: the derivative assumed the view read
+    # whole before the write, NumPy does not promise that
+    with pytest.raises(ad.S2SADError) as err:
+        ad.grad(f)(W4)
+    assert_located(err.value, f, text)
+    assert "shares memory with the part of `y` it is written to" in str(err.value)
+
+
+def row_from_a_copied_column(h):
+    y = np.outer(h, h)
+    y[2] = y[:, 3] * 1.0    # a copy: `* 1.0` must not be folded into a view
+    return np.sum(y * R16)
+
+
+def rows_copied_and_swapped(h):
+    y = np.outer(h, h)
+    y[0] = y[3]
+    y[1], y[2] = y[2], y[1]         # NumPy: both rows end as the old y[2]
+    return np.sum(y * R16)
+
+
+@pytest.mark.parametrize("f", [row_from_a_copied_column, rows_copied_and_swapped])
+def test_an_array_written_from_a_copy_or_another_row(f):
+    check_grad(f, (W4,))
+    check_jvp(f, (W4,))

@@ -51,11 +51,28 @@ def setitem(nz, base: str, index, value) -> None:
     if not aliasing.is_local(nz, base):
         nz.unsupported(nz.user_stmt, f"an in-place update of `{base}`, which is not "
                           "a local variable of the function")
+    if isinstance(value, gast.Name) and value.id != base and \
+            base in aliasing.related(nz, value.id) and not _row_of(nz, base, index, value.id):
+        refusals.overwrite(nz, base, index, value.id)     # (`y[2] = y[:, 3]`)
     stmt = astutil.assign(base, astutil.call(
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
     writebacks.after_update(nz, stmt, base, always=True, slot=True)
     sequences.note_stored(nz, base, index, value)
+
+
+def _row_of(nz, base: str, index, value: str) -> bool:
+    """Whether `base[index] = value` copies a row or item of `base` into another
+    (`res[-2] = res[1]`): two literal indices name one row or disjoint ones."""
+    parts = nz.parts.get(value, [])
+    return _literal(index) and bool(parts) and not nz.aliases.get(value, {value}) - {value} \
+        and not nz.maybe_aliases.get(value) and all(
+            p.base == base and p.kind == "index" and p.certain and _literal(p.index)
+            for p in parts)
+
+
+def _literal(index) -> bool:
+    return isinstance(index, gast.Constant) and type(index.value) in (int, str)
 
 
 def mutation(nz, call: gast.Call) -> bool:

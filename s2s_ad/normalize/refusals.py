@@ -46,6 +46,23 @@ def overlap(nz, item: str, container: str) -> None:
     refusal(nz, item, container, message, hint, overlap=True)
 
 
+def overwrite(nz, base: str, index, value: str) -> None:
+    """`rt.refuse_overwrite(base, index, value, where)`: a located error at
+    run time if `base[index] = value` writes slots that `value` views
+    (`y[2] = y[:, 3]`): NumPy then reads some of them after writing them,
+    in an order it does not promise, which no derivative follows."""
+    what = f"`{value}`" if value in nz.locals else "the value written"
+    loc = nz.src.locate(nz.user_stmt)
+    message = (f"{what} shares memory with the part of `{base}` it is written to: "
+               "NumPy may read an element after writing it, in an order it does not "
+               "promise, so s2s_ad cannot tell what the assignment computes")
+    hint = "write a copy (`.copy()` the value) or a new array"
+    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
+    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_overwrite", [
+        astutil.name(base), astutil.clone(index), astutil.name(value),
+        astutil.const(where)])))
+
+
 def masked(nz, name: str, other: str) -> None:
     """A located error at run time if `name` shares memory with `other`
     and one holds what `stop_gradient` returned: an in-place update

@@ -105,7 +105,7 @@ from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigva
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
-from .aliases import (follow, refuse_overlap, refuse_shared, shares, slots, sync_index, sync_reshaped,
+from .aliases import (follow, refuse_overlap, refuse_overwrite, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,
                       diagonal_index, head,

@@ -116,6 +116,19 @@ def refuse_overlap(item, container, where):
         raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 
 
+def refuse_overwrite(x, index, value, where):
+    """Raise the located `UnsupportedSyntaxError` `where` if `x[index] =
+    value` writes elements `value` views (other than each onto itself,
+    `y[1:] = y[1:]`): NumPy's result then depends on its copy order."""
+    if type(x) is np.ndarray and type(value) is np.ndarray and \
+            np.may_share_memory(x, value):
+        target = x[index]
+        if type(target) is np.ndarray and np.shares_memory(target, value) and \
+                not _same_view(target, value):
+            message, hint, *location = where
+            raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+
+
 def _arrays(x, depth: int = 0) -> list:
     """The NumPy arrays `x` is or holds in lists, tuples and dicts (nesting
     deeper than 8 is not followed)."""
