@@ -139,6 +139,9 @@ def _may_view(value) -> list[str]:
     return []
 
 
+_VIEWS = (gast.Name, gast.Subscript, gast.Attribute)     # what may be an alias
+
+
 class _Folder:
     changed = False
     roots: set = set()
@@ -199,7 +202,7 @@ class _Folder:
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if node in self.roots and _may_view(kept) and \
+            if node in self.roots and isinstance(kept, _VIEWS) and \
                     (set(_may_view(kept)) & self.unsafe or self._binds_unsafe()):
                 return node         # keep a fresh value rather than an alias or a view
             self.changed = True
