@@ -52,15 +52,13 @@ def overwrite(nz, base: str, index, value: str) -> None:
     (`y[2] = y[:, 3]`): NumPy then reads some of them after writing them,
     in an order it does not promise, which no derivative follows."""
     what = f"`{value}`" if value in nz.locals else "the value written"
-    loc = nz.src.locate(nz.user_stmt)
     message = (f"{what} shares memory with the part of `{base}` it is written to: "
                "NumPy may read an element after writing it, in an order it does not "
                "promise, so s2s_ad cannot tell what the assignment computes")
     hint = "write a copy (`.copy()` the value) or a new array"
-    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
     nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_overwrite", [
         astutil.name(base), astutil.clone(index), astutil.name(value),
-        astutil.const(where)])))
+        _where(nz, message, hint)])))
 
 
 def masked(nz, name: str, other: str) -> None:
@@ -80,13 +78,18 @@ def refusal(nz, name: str, base: str, message: str, hint: str,
             through: str | None = None, overlap: bool = False) -> None:
     """`rt.refuse_shared(name, base, where[, through])`, or with `overlap`
     `rt.refuse_overlap(name, base, where)`."""
-    loc = nz.src.locate(nz.user_stmt)
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
-    where = (message, hint, loc.filename, loc.line, loc.col, loc.source_line)
     nz.emit(astutil.expr_stmt(astutil.call(
         f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
-        [astutil.name(name), astutil.name(base), astutil.const(where)] +
+        [astutil.name(name), astutil.name(base), _where(nz, message, hint)] +
         ([astutil.name(through)] if through else []))))
+
+
+def _where(nz, message: str, hint: str) -> gast.expr:
+    """The located error a run-time refusal raises, as a constant:
+    (message, hint, file, line, column, source line) of the user's statement."""
+    loc = nz.src.locate(nz.user_stmt)
+    return astutil.const((message, hint, loc.filename, loc.line, loc.col, loc.source_line))
 
 
 def is_refusal(stmt) -> bool:

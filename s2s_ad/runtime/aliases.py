@@ -90,8 +90,7 @@ def refuse_shared(view, base, where, through=None):
     shared = any(_in(v, base) for v in views    # (a list: any of its items)
                  if not isinstance(v, _IMMUTABLE))
     if shared:
-        message, hint, *location = where
-        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+        _refuse(where)
 
 
 def refuse_overlap(item, container, where):
@@ -112,8 +111,7 @@ def refuse_overlap(item, container, where):
     held = any(o is item for o in items)
     if len(others) > (0 if held else 1) or \
             any(not any(_same_view(a, m) for m in mine) for a in others.values()):
-        message, hint, *location = where
-        raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+        _refuse(where)
 
 
 def refuse_overwrite(x, index, value, where):
@@ -125,8 +123,14 @@ def refuse_overwrite(x, index, value, where):
         target = x[index]
         if type(target) is np.ndarray and np.shares_memory(target, value) and \
                 not _same_view(target, value):
-            message, hint, *location = where
-            raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
+            _refuse(where)
+
+
+def _refuse(where):
+    """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
+    file, line, column, source line) the compiler wrote."""
+    message, hint, *location = where
+    raise UnsupportedSyntaxError(message, Location(*location), hint=hint)
 
 
 def _arrays(x, depth: int = 0) -> list:
