@@ -211,7 +211,7 @@ def _assign(plan: Plan, stmt: gast.Assign) -> tuple[list, bool]:
     value = astutil.call(f"{plan.rt}.snapshot", [astutil.name(target)]) if prim.inplace \
         else astutil.name(target)
     renamed = {p: _renamed(node, target, old) for p, node in prim.binding.items()}
-    after = code(renamed, lambda node: tangent_of(plan, _renamed(node, old, target), varied))
+    after = code(renamed, lambda node: tangent_of(plan, node, varied, {old: target}))
     return [astutil.assign(old, value)] + _primal(stmt, prim) + after, True
 
 
@@ -270,15 +270,18 @@ def _zeros(plan: Plan, primal: str) -> gast.stmt:
         f"{plan.rt}.zero_tangent", [astutil.name(primal)]))
 
 
-def tangent_of(plan: Plan, node, varied) -> gast.expr | None:
+def tangent_of(plan: Plan, node, varied, same=None) -> gast.expr | None:
     """The tangent of a bound operand where the names in `varied` may be
     varied: its tangent variable, None for a static zero (a name not
     varied, a constant), or for a tuple or list display the display of
-    its items' tangents (zeros where static)."""
+    its items' tangents (zeros where static, like the item as written).
+    `same` maps a copy's name to the name whose tangent it has (`x_old`
+    of `x = f(x)`: its zeros are like the old value)."""
     if isinstance(node, gast.Name):
-        return astutil.name(tangent_name(plan, node.id)) if node.id in varied else None
+        name = (same or {}).get(node.id, node.id)
+        return astutil.name(tangent_name(plan, name)) if name in varied else None
     if isinstance(node, (gast.Tuple, gast.List)):
-        items = [tangent_of(plan, e, varied) for e in node.elts]
+        items = [tangent_of(plan, e, varied, same) for e in node.elts]
         if all(item is None for item in items):
             return None
         filled = [item if item is not None else zeros_of(plan, e)

@@ -1,7 +1,7 @@
 """Lists and dicts whose items are views of an argument (`w.reshape(2, 2)`,
 `w[:2]`, sliding windows), changed in a loop whose index the compiler
-cannot know: a slot replaced (`params[k] = params[k] - lr * g[k]`, which
-writes no array), or an item written in place (which writes the argument).
+cannot know: a slot replaced (`params[k] = params[k] - lr * g[k]`), or an
+item written in place (which writes the argument).
 
 Each program gets its gradient and tangent checked against finite
 differences (`check_grad` also checks values and unmutated inputs), or a
@@ -17,7 +17,11 @@ W = np.array([0.3, -0.2, 1.1, 0.4])
 R = np.arange(4.0)
 
 
-# -- a slot replaced writes no array: these were refused ---------------------
+# -- a slot replaced over views of the argument, in a loop: refused -------
+# Replacing a slot writes no array, and these programs could be differentiated;
+# but the check such a store makes is also what refuses an earlier in-place
+# update of the item that the analysis does not follow (see
+# `test_an_item_updated_through_a_name_in_a_loop_over_zip`), so it stays.
 def sgd_step_over_a_list(w):
     params = [w.reshape(2, 2), w[:2] * 1.0]
     for k in range(2):
@@ -33,45 +37,30 @@ def sgd_step_over_a_dict(w):
     return np.sum(params["W"] @ params["b"])
 
 
-def views_replaced_then_argument_read(w):
-    d = {"a": w[:2], "b": w[2:]}
-    for k in d:
-        d[k] = d[k] - 0.5 * d[k] ** 2
-    return np.sum(d["a"] * d["b"]) + np.sum(w ** 3)
-
-
-def replaced_then_written(w):
-    xs = [w[:2], w[2:]]
-    for k in range(2):
-        xs[k] = xs[k] + 1.0
-        xs[k][0] = 0.0
-    return np.sum(xs[0] * xs[1]) + np.sum(w)
-
-
-@pytest.mark.parametrize("f", [sgd_step_over_a_list, sgd_step_over_a_dict,
-                               views_replaced_then_argument_read, replaced_then_written])
-@pytest.mark.parametrize("sign", [1.0, -1.0])
-def test_a_replaced_slot_is_no_write_into_the_argument(f, sign):
-    check_grad(f, (sign * W,))
-    check_jvp(f, (sign * W,))
-
-
-def list_or_array(w):
-    if w[0] > 0:
-        xs = [w[:2], w[2:]]
-    else:
-        xs = w.reshape(2, 2)        # then `xs[k] = ...` writes `w`'s rows
-    for k in range(2):
-        xs[k] = xs[k] * 2.0
-    return np.sum(w ** 2) + np.sum(xs[0])
-
-
-def test_a_name_that_may_be_an_array_is_still_checked():
-    check_grad(list_or_array, (W,))
+@pytest.mark.parametrize("f, text", [
+    (sgd_step_over_a_list, "params[k] = params[k] - 0.1 * params[k] ** 2"),
+    (sgd_step_over_a_dict, "params[k] = params[k] - 0.1 * grads[k]")])
+def test_a_slot_replaced_over_views_in_a_loop_is_refused_located(f, text):
+    w = W.copy()
     with pytest.raises(ad.S2SADError) as err:
-        ad.grad(list_or_array)(-W)
-    assert_located(err.value, list_or_array, "xs[k] = xs[k] * 2.0")
-    assert "may share memory with `w`" in str(err.value)
+        ad.grad(f)(w)
+    assert_located(err.value, f, text)
+    assert np.array_equal(w, W)
+
+
+def updates_items_through_a_name_in_a_loop_over_zip(a):
+    for out, c in zip(a, a):
+        acc = [a[:1], a[1:]]
+        for q in range(2):
+            t = acc[q]
+            t *= 1.42
+    return c
+
+
+@pytest.mark.xfail(strict=True, reason="known wrong gradient (left open): an item of a "
+                   "list of views updated through a name, in a loop over zip(a, a)")
+def test_an_item_updated_through_a_name_in_a_loop_over_zip():
+    check_grad(updates_items_through_a_name_in_a_loop_over_zip, (np.array([-0.91, 0.178]),))
 
 
 # -- items sharing memory, one written at a slot chosen at run time ----------

@@ -1790,3 +1790,16 @@ def test_two_views_of_the_same_elements_in_a_list_are_refused():
             make(updates_two_views_of_one_row)(*args)
         assert err.value.location.line == \
             updates_two_views_of_one_row.__code__.co_firstlineno + 4
+
+
+def rebinds_a_float_into_an_array_of_itself(a, w):         # seed 107186 (minimized)
+    a = np.array([a, w[1]])
+    return np.array([1.1, -0.2]) @ a
+
+
+def test_a_rebound_operands_zero_tangent_is_shaped_like_its_old_value():
+    """Fuzz seed 107186 (minimized): forward mode read the zero tangent of
+    `a` (not varied) after `a = np.array([a, w[1]])` rebound it, so it had
+    the new array's shape: a ValueError in generated code."""
+    check_jvp(rebinds_a_float_into_an_array_of_itself, [-0.12, np.array([-0.47, -0.82])],
+              wrt=1)

@@ -57,7 +57,7 @@ def setitem(nz, base: str, index, value) -> None:
     stmt = astutil.assign(base, astutil.call(
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
-    writebacks.after_update(nz, stmt, base, always=True, slot=True)
+    writebacks.after_update(nz, stmt, base, always=True)
     sequences.note_stored(nz, base, index, value)
 
 

@@ -14,10 +14,9 @@ from ..ir import RUNTIME
 from .alias_parts import Part
 
 
-def shared(nz, name: str, part: Part, how: str, through: str | None = None) -> None:
+def shared(nz, name: str, part: Part, how: str) -> None:
     """`rt.refuse_shared(name, base, ...)`: a located error at run time
-    if `name` shares memory with `base` (it cannot be followed here),
-    unless the update replaced a slot of `through`, a list or dict."""
+    if `name` shares memory with `base` (it cannot be followed here)."""
     base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
     what = f"`{name}`" if name in nz.locals else \
         "an intermediate value (such as the sequence a loop iterates)"
@@ -26,7 +25,7 @@ def shared(nz, name: str, part: Part, how: str, through: str | None = None) -> N
                f"is (it was bound in an `if` or a loop above, or returned by a "
                f"function, or what it was read with changed since)")
     hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
-    refusal(nz, name, part.base, message, hint, through)
+    refusal(nz, name, part.base, message, hint)
 
 
 def overlap(nz, item: str, container: str) -> None:
@@ -75,14 +74,13 @@ def masked(nz, name: str, other: str) -> None:
 
 
 def refusal(nz, name: str, base: str, message: str, hint: str,
-            through: str | None = None, overlap: bool = False) -> None:
-    """`rt.refuse_shared(name, base, where[, through])`, or with `overlap`
+            overlap: bool = False) -> None:
+    """`rt.refuse_shared(name, base, where)`, or with `overlap`
     `rt.refuse_overlap(name, base, where)`."""
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
     nz.emit(astutil.expr_stmt(astutil.call(
         f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
-        [astutil.name(name), astutil.name(base), _where(nz, message, hint)] +
-        ([astutil.name(through)] if through else []))))
+        [astutil.name(name), astutil.name(base), _where(nz, message, hint)])))
 
 
 def _where(nz, message: str, hint: str) -> gast.expr:

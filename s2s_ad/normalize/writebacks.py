@@ -39,20 +39,15 @@ from . import aliasing, compound, masks, refusals
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 
 
-def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
-                 slot: bool = False) -> None:
+def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -> None:
     """Emit what keeps related names true after the in-place update
     `stmt` of `name`; record the names whose memory it may write.  (A
     write through a relation that cannot be followed is checked before
     the update, so a refused call changes nothing.)  An update that
     only `moves_items` of a list (`append`, `pop`) changes no item: the
-    names bound to its items are not read again.  A `slot` update
-    (`name[i] = v`) writes no array's memory where `name` is a list or
-    dict at run time: its checks pass then (`rt.refuse_shared`'s
-    `through`)."""
+    names bound to its items are not read again."""
     at = len(nz.out) - 1
-    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name}, items_kept=moves_items,
-                                           through=name if slot else None))
+    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name}, items_kept=moves_items))
     checks = [s for s in nz.out[at + 1:] if refusals.is_refusal(s)]
     if checks:
         pairs = [(astutil.dotted_name(s.value.func), *(a.id for a in s.value.args[:2]))
@@ -62,8 +57,7 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
 
 
 def _propagate(nz, name: str, always: bool, seen: set, source=None,
-               written=None, items_kept: bool = False, origin: str | None = None,
-               through: str | None = None) -> set:
+               written=None, items_kept: bool = False, origin: str | None = None) -> set:
     """Emit the write-backs and re-reads after `name` got new values
     (re-read through the part `source`); returns the names reached.  The
     views of a changed object are all claimed before any is followed, so
@@ -76,8 +70,7 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     never written back into it (its other relations to that base may be
     stale: `zs[-1]` after an `append`).  `items_kept`: the update of
     `name` changed no item (an `append`), whose names are not re-read.
-    `origin`: the name the update wrote through (`name` itself at first);
-    `through`: the container whose slot it replaced, if any (`after_update`)."""
+    `origin`: the name the update wrote through (`name` itself at first)."""
     written = {} if written is None else written
     origin = name if origin is None else origin
     group = nz.aliases.get(name, {name})
@@ -91,15 +84,15 @@ def _propagate(nz, name: str, always: bool, seen: set, source=None,
     seen |= own                     # claimed: re-read below, from `name`
     _realias(nz, name, always)
     reached = set(group) | maybe_one(nz, group)
-    reached |= _write_back_parts(nz, name, group, seen, source, written, origin, through)
+    reached |= _write_back_parts(nz, name, group, seen, source, written, origin)
     views = _views_to_reread(nz, group, seen, own, written, items_kept)
     seen.update(views)
-    reached |= _reread_views(nz, name, group, views, seen, written, origin, through)
+    reached |= _reread_views(nz, name, group, views, seen, written, origin)
     return reached
 
 
 def _write_back_parts(nz, name: str, group: set, seen: set, source,
-                      written: dict, origin: str, through: str | None) -> set:
+                      written: dict, origin: str) -> set:
     """Write the new values of `name` into every base its object is a
     part of (refusing an uncertain or masked relation, and a base of a
     maybe-alias: `e = [r if c else s]`), then follow the bases' own
@@ -111,7 +104,7 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                     source is not None and part.base == source.base:
                 continue
             if not part.certain:
-                refusals.shared(nz, member, part, "is written through", through)
+                refusals.shared(nz, member, part, "is written through")
                 continue
             if part.masked:         # `member = stop_gradient(base[i])`
                 refusals.masked(nz, part.base, member)
@@ -129,11 +122,11 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
             if part.base not in seen:
                 seen.add(part.base)
                 reached |= _propagate(nz, part.base, True, seen, written=written,
-                                      origin=origin, through=through)
+                                      origin=origin)
     for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
         for part in nz.parts.get(member, []):        # it is checked, not written
             if part.base not in group | seen:
-                refusals.shared(nz, name, part, "is written through", through)
+                refusals.shared(nz, name, part, "is written through")
     return reached
 
 
@@ -155,7 +148,7 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
 
 
 def _reread_views(nz, name: str, group: set, views: dict, seen: set,
-                  written: dict, origin: str, through: str | None) -> set:
+                  written: dict, origin: str) -> set:
     """Re-read each changed view from `name` (refusing an uncertain one
     that is read again, or a crossing of masks), then follow its own
     relations; returns the names reached.  An uncertain one is not
@@ -170,11 +163,11 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         if not part.certain:
             for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
                 refusals.shared(nz, other, Part(part.base, part.kind, part.view),
-                                "is read again", through)
+                                "is read again")
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
                 refusals.shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
                                 f"is updated while `{holder}` holds a view of it, "
-                                "read again", through)
+                                "read again")
             continue
         fresh = dataclasses.replace(part, view=astutil.clone(part.view))
         fresh.rebase(name)          # read from the name holding the new value
@@ -185,8 +178,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
-        reached |= _propagate(nz, view, True, seen, part, written, origin=origin,
-                              through=through)
+        reached |= _propagate(nz, view, True, seen, part, written, origin=origin)
     return reached
 
 

@@ -77,15 +77,11 @@ def _same_view(a, b) -> bool:
 _IMMUTABLE = (int, float, complex, str, bytes, np.generic, type(None))
 
 
-def refuse_shared(view, base, where, through=None):
+def refuse_shared(view, base, where):
     """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
     file, line, column, source line) if `view` shares memory with `base`
     (an in-place update through a relation s2s_ad could not follow): with
-    `base`, one of its items or attributes, or theirs.  Not if the update
-    is `through[i] = v` on a list or dict `through`: replacing a slot
-    writes no array's memory."""
-    if type(through) is list or type(through) is dict:
-        return
+    `base`, one of its items or attributes, or theirs."""
     views = view if isinstance(view, (list, tuple)) and view is not base else [view]
     shared = any(_in(v, base) for v in views    # (a list: any of its items)
                  if not isinstance(v, _IMMUTABLE))
