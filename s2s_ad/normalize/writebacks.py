@@ -47,7 +47,12 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
     only `moves_items` of a list (`append`, `pop`) changes no item: the
     names bound to its items are not read again."""
     at = len(nz.out) - 1
-    nz.shares[stmt] = frozenset(_propagate(nz, name, always, {name}, items_kept=moves_items))
+    walk = _Walk(seen={name}, origin=name)
+    _step(nz, walk, name, always, items_kept=moves_items)
+    while walk.later:                       # views re-read once every write is out
+        _reread_views(nz, walk, *walk.later.pop(0))
+    _check_maybe_ones(nz, walk)
+    nz.shares[stmt] = frozenset(walk.reached)
     checks = [s for s in nz.out[at + 1:] if refusals.is_refusal(s)]
     if checks:
         pairs = [(astutil.dotted_name(s.value.func), *(a.id for a in s.value.args[:2]))
@@ -56,51 +61,66 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
         nz.out[at:] = checks + [s for s in nz.out[at:] if not refusals.is_refusal(s)]
 
 
-def _propagate(nz, name: str, always: bool, seen: set, source=None,
-               written=None, items_kept: bool = False, origin: str | None = None) -> set:
-    """Emit the write-backs and re-reads after `name` got new values
-    (re-read through the part `source`); returns the names reached.  The
-    views of a changed object are all claimed before any is followed, so
-    that a name that is both a view of it and an item of a container is
-    re-read from the object and then written back into the container,
-    never re-read from the container's stale item.  `written` holds the
-    slots written so far: a view held in several slots is re-read from
-    the one written.  A write-back reaches every slot of a container
-    that holds the object (`rt.slots`), so a view re-read from a base is
-    never written back into it (its other relations to that base may be
-    stale: `zs[-1]` after an `append`).  `items_kept`: the update of
-    `name` changed no item (an `append`), whose names are not re-read.
-    `origin`: the name the update wrote through (`name` itself at first)."""
-    written = {} if written is None else written
-    origin = name if origin is None else origin
+@dataclasses.dataclass
+class _Walk:
+    """One update's walk over the relations.  `seen`: the names claimed
+    (reached, or to be re-read by the name that claimed them); `written`:
+    the slots written so far, a view held in several slots is re-read from
+    the one written; `origin`: the name the update wrote through;
+    `reached`: the names whose values may change; `later`: the re-reads
+    not yet emitted, one task per changed name; `maybe`: the names whose
+    maybe-aliases are checked once the walk is done.  Writes go up at
+    once and re-reads wait, first in first out, so that a base is written
+    through every part the walk reaches before its views are read again
+    (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
+    `a` before `a`'s views are re-read).  Each name is reached once: a base reached
+    along two chains of different lengths (`m = x.reshape(2, 2)` written
+    back from `m[0]`, `x` from `x[2:]`) may leave a view that the longer
+    chain does not pass through stale (tests/test_container_views.py, the
+    strict xfails)."""
+    seen: set
+    origin: str
+    written: dict = dataclasses.field(default_factory=dict)
+    reached: set = dataclasses.field(default_factory=set)
+    later: list = dataclasses.field(default_factory=list)
+    maybe: list = dataclasses.field(default_factory=list)
+
+
+def _step(nz, walk: _Walk, name: str, always: bool, source=None,
+          items_kept: bool = False) -> None:
+    """`name` got new values (re-read through the part `source`): emit
+    its write-backs, following the bases reached, and queue the re-read
+    of its views.  The views of a changed object are all claimed before
+    any is followed, so that a name that is both a view of it and an item
+    of a container is re-read from the object and then written back into
+    the container, never re-read from the container's stale item.  A
+    write-back reaches every slot of a container that holds the object
+    (`rt.slots`), so a view re-read from a base is never written back into
+    it (its other relations to that base may be stale: `zs[-1]` after an
+    `append`).  `items_kept`: the update of `name` changed no item (an
+    `append`), whose names are not re-read."""
     group = nz.aliases.get(name, {name})
-    if source is not None and not any(w.base in group for w in written.values()):
+    if source is not None and not any(w.base in group for w in walk.written.values()):
         # re-read from a base: its object changed through another name
         # for it (`_t2 = xs[0]` of `_t1 = xs[0]`), at slots not known here
-        written[("any", name)] = Part(name, "whole", astutil.name(name))
-    seen |= group                   # one object: nothing to write back between them
+        walk.written[("any", name)] = Part(name, "whole", astutil.name(name))
+    walk.seen |= group              # one object: nothing to write back between them
     own = {view for view, part in aliasing.views_of(nz, group)
-           if not _untouched(part, group, written, items_kept)} - seen
-    seen |= own                     # claimed: re-read below, from `name`
+           if not _untouched(part, group, walk.written, items_kept)} - walk.seen
+    walk.seen |= own                # claimed: re-read later, from `name`
     _realias(nz, name, always)
-    reached = set(group) | maybe_one(nz, group)
-    reached |= _write_back_parts(nz, name, group, seen, source, written, origin)
-    views = _views_to_reread(nz, group, seen, own, written, items_kept)
-    seen.update(views)
-    reached |= _reread_views(nz, name, group, views, seen, written, origin)
-    return reached
+    walk.reached |= set(group) | maybe_one(nz, group)
+    _write_back_parts(nz, walk, name, group, source)
+    walk.later.append((name, group, own, items_kept))
 
 
-def _write_back_parts(nz, name: str, group: set, seen: set, source,
-                      written: dict, origin: str) -> set:
+def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
     """Write the new values of `name` into every base its object is a
-    part of (refusing an uncertain or masked relation, and a base of a
-    maybe-alias: `e = [r if c else s]`), then follow the bases' own
-    relations; returns the names reached."""
-    reached = set()
+    part of (refusing an uncertain or masked relation), then follow the
+    bases; a maybe-alias's bases are checked after the walk."""
     for member in sorted(group):
         for part in list(nz.parts.get(member, [])):
-            if part.base in group or _slot(part) in written or \
+            if part.base in group or _slot(part) in walk.written or \
                     source is not None and part.base == source.base:
                 continue
             if not part.certain:
@@ -109,7 +129,7 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
             if part.masked:         # `member = stop_gradient(base[i])`
                 refusals.masked(nz, part.base, member)
                 continue
-            written[_slot(part)] = part
+            walk.written[_slot(part)] = part
             if part.kind == "index" and part.base in nz.sequences and \
                     not isinstance(part.index, gast.Constant):
                 refusals.overlap(nz, member, part.base)
@@ -118,16 +138,22 @@ def _write_back_parts(nz, name: str, group: set, seen: set, source,
                                 f"is updated in place, an item `{part.base}` shares "
                                 "with it,")
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
-                          "slots" if part.kind == "index" else "shares")
-            if part.base not in seen:
-                seen.add(part.base)
-                reached |= _propagate(nz, part.base, True, seen, written=written,
-                                      origin=origin)
-    for member in sorted(maybe_one(nz, group)):     # may be the object: what holds
-        for part in nz.parts.get(member, []):        # it is checked, not written
-            if part.base not in group | seen:
-                refusals.shared(nz, name, part, "is written through")
-    return reached
+                     "slots" if part.kind == "index" else "shares")
+            if part.base not in walk.seen:
+                walk.seen.add(part.base)
+                _step(nz, walk, part.base, True)
+    walk.maybe.append((name, group))
+
+
+def _check_maybe_ones(nz, walk: _Walk) -> None:
+    """What holds a name that may be the updated object (`t = acc[q]` in
+    a loop may be `_t1` or `_t2`) is checked at run time, not written,
+    unless the walk reached it (`e = [r if c else s]`)."""
+    for name, group in walk.maybe:
+        for member in sorted(maybe_one(nz, group)):
+            for part in nz.parts.get(member, []):
+                if part.base not in group | walk.seen:
+                    refusals.shared(nz, name, part, "is written through")
 
 
 def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
@@ -147,17 +173,18 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
     return views
 
 
-def _reread_views(nz, name: str, group: set, views: dict, seen: set,
-                  written: dict, origin: str) -> set:
-    """Re-read each changed view from `name` (refusing an uncertain one
-    that is read again, or a crossing of masks), then follow its own
-    relations; returns the names reached.  An uncertain one is not
-    followed: what holds it, or what that is a part of in turn (`r_1` of
-    `rows = [r for r in M]` is a row of `M`), must not share memory with
-    the object the update wrote (`origin`) if the program reads it again."""
-    reached = set()
+def _reread_views(nz, walk: _Walk, name: str, group: set, own: set,
+                  items_kept: bool) -> None:
+    """Re-read each changed view of `name` from it (refusing an uncertain
+    one that is read again, or a crossing of masks), then follow its own
+    relations.  An uncertain one is not followed: what holds it, or what
+    that is a part of in turn (`r_1` of `rows = [r for r in M]` is a row
+    of `M`), must not share memory with the object the update wrote
+    (`walk.origin`) if the program reads it again."""
+    views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
+    walk.seen.update(views)
     for view, part in views.items():
-        reached.add(view)           # its values change: record them if needed
+        walk.reached.add(view)      # its values change: record them if needed
         if not part.reread and not nz.parts.get(view):
             continue                # (a temporary that is no link to further bases)
         if not part.certain:
@@ -165,7 +192,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
                 refusals.shared(nz, other, Part(part.base, part.kind, part.view),
                                 "is read again")
             for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
-                refusals.shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
+                refusals.shared(nz, walk.origin, Part(holder, "reshape", astutil.name(holder)),
                                 f"is updated while `{holder}` holds a view of it, "
                                 "read again")
             continue
@@ -178,8 +205,7 @@ def _reread_views(nz, name: str, group: set, views: dict, seen: set,
         reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
-        reached |= _propagate(nz, view, True, seen, part, written, origin=origin)
-    return reached
+        _step(nz, walk, view, True, part)
 
 
 def _realias(nz, name: str, always: bool) -> None:
