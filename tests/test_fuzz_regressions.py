@@ -1803,3 +1803,21 @@ def test_a_rebound_operands_zero_tangent_is_shaped_like_its_old_value():
     the new array's shape: a ValueError in generated code."""
     check_jvp(rebinds_a_float_into_an_array_of_itself, [-0.12, np.array([-0.47, -0.82])],
               wrt=1)
+
+
+def updates_items_of_a_list_of_views_of_an_alias(y):      # seed 109022 (minimized)
+    e = y
+    a = [e[:1], e[1:]]
+    for hid in range(2):
+        a[hid][0] = 0.73
+    return np.sum(y * np.array([1.0, 2.0, 3.0]))
+
+
+def test_an_alias_is_rebound_after_every_write_into_its_object():
+    """Fuzz seed 109022 (minimized, pre-existing): `y = e` was rebound
+    after the write from `a[0]` into `e` and before the write from `a[1]`,
+    so `y` missed the second: a wrong gradient (1.66 against 1.92 by
+    differences).  Aliases are now rebound with the re-reads, after every write."""
+    y = np.array([-2.21, 0.95, 1.04])
+    check_grad(updates_items_of_a_list_of_views_of_an_alias, [y])
+    check_jvp(updates_items_of_a_list_of_views_of_an_alias, [y])

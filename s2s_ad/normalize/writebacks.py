@@ -73,7 +73,7 @@ class _Walk:
     once and re-reads wait, first in first out, so that a base is written
     through every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
-    `a` before `a`'s views are re-read).  Each name is reached once: a base reached
+    `a` before `a`'s views, or its aliases, are read again).  Each name is reached once: a base reached
     along two chains of different lengths (`m = x.reshape(2, 2)` written
     back from `m[0]`, `x` from `x[2:]`) may leave a view that the longer
     chain does not pass through stale (tests/test_container_views.py, the
@@ -89,8 +89,8 @@ class _Walk:
 def _step(nz, walk: _Walk, name: str, always: bool, source=None,
           items_kept: bool = False) -> None:
     """`name` got new values (re-read through the part `source`): emit
-    its write-backs, following the bases reached, and queue the re-read
-    of its views.  The views of a changed object are all claimed before
+    its write-backs, following the bases reached, and queue the rebinding
+    of its aliases and the re-read of its views.  The views of a changed object are all claimed before
     any is followed, so that a name that is both a view of it and an item
     of a container is re-read from the object and then written back into
     the container, never re-read from the container's stale item.  A
@@ -108,10 +108,9 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, walk.written, items_kept)} - walk.seen
     walk.seen |= own                # claimed: re-read later, from `name`
-    _realias(nz, name, always)
     walk.reached |= set(group) | maybe_one(nz, group)
     _write_back_parts(nz, walk, name, group, source)
-    walk.later.append((name, group, own, items_kept))
+    walk.later.append((name, always, group, own, items_kept))
 
 
 def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
@@ -173,14 +172,15 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
     return views
 
 
-def _reread_views(nz, walk: _Walk, name: str, group: set, own: set,
+def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set,
                   items_kept: bool) -> None:
-    """Re-read each changed view of `name` from it (refusing an uncertain
-    one that is read again, or a crossing of masks), then follow its own
-    relations.  An uncertain one is not followed: what holds it, or what
+    """Rebind the aliases of `name` to it, and re-read each changed view
+    from it (refusing an uncertain one that is read again, or a crossing
+    of masks), then follow its own relations.  An uncertain one is not followed: what holds it, or what
     that is a part of in turn (`r_1` of `rows = [r for r in M]` is a row
     of `M`), must not share memory with the object the update wrote
     (`walk.origin`) if the program reads it again."""
+    _realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
     for view, part in views.items():

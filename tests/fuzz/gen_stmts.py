@@ -163,8 +163,8 @@ def view_update(g: Gen, sc: Scope):
     """Updates through views: a slice, a row loop, a column, `.T`, a row name."""
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
-    forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list]
-             if vecs]
+    forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
+                                 _view_chain] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
     if not forms:
         return False
@@ -198,6 +198,28 @@ def _view_list(g: Gen, sc: Scope, var: Var):
         g.w.line(g.pick([f"{xs}[{k}][0] = {xs}[{k}][0] * {c} + {e}",
                          f"{xs}[{k}] = {xs}[{k}] - {c} * {xs}[{k}] ** 2",
                          f"{xs}[{k}] *= {c}"]))
+
+
+def _view_chain(g: Gen, sc: Scope, var: Var):
+    """Items of a list that view one vector along chains of different
+    lengths (`m[1:]` of `m = v[:2]`, and `v[1:]`), updated through a name
+    at a slot known only at run time, while a loop over the vector reads
+    it again each pass; `m` is read after (it must see both writes)."""
+    if not sc.can("range"):
+        return _slice_view(g, sc, var)
+    m, xs, k, t, e, acc, out = (g.fresh(sc) for _ in range(7))
+    v = var.name
+    g.w.line(f"{m} = {v}{g.pick(['[:2]', '[::-1]', '[1:]', '[:]'])}")
+    g.w.line(f"{xs} = [{m}{g.pick(['[1:]', '[:1]', '[::2]'])}, "
+             f"{v}{g.pick(['[1:]', '[:1]', '[::2]', '[-1:]'])}]")
+    g.w.line(f"{acc} = 0.0")
+    with g.w.block(f"for {e} in {v}:"):
+        with g.w.block(f"for {k} in range(2):"):
+            g.w.line(f"{t} = {xs}[{k}]")
+            g.w.line(f"{t} *= {g.const(0.5, 1.5)}")
+        g.w.line(f"{acc} = {acc} + {e} * {g.const(0.5, 1.5)}")
+    g.w.line(f"{out} = {acc} + np.sum({m} * {g.const(0.5, 1.5)})")
+    sc.add(Var(out, "S"))
 
 
 def _library_view(g: Gen, sc: Scope, var: Var):
