@@ -60,6 +60,19 @@ def overwrite(nz, base: str, index, value: str) -> None:
         _where(nz, message, hint)])))
 
 
+def partial(nz, view: str, other: str, base: str) -> None:
+    """A located error at run time if `view` shares memory with `other`:
+    both write `base` after one update, and `view` holds only what a view
+    of its own brought it, not what `other` brings."""
+    what = [f"`{n}`" if n in nz.locals else "an intermediate view" for n in (view, other)]
+    held = f"`{base}`" if base in nz.locals else "the array they view"
+    message = (f"this update reaches {held} along two chains of views: {what[0]} and "
+               f"{what[1]} both write it and share memory, and s2s_ad does not follow "
+               "the change through one into the other")
+    hint = f"update {held} directly, or copy the views you keep (`.copy()`)"
+    refusal(nz, view, other, message, hint)
+
+
 def masked(nz, name: str, other: str) -> None:
     """A located error at run time if `name` shares memory with `other`
     and one holds what `stop_gradient` returned: an in-place update

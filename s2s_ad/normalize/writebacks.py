@@ -52,6 +52,7 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -
     while walk.later:                       # views re-read once every write is out
         _reread_views(nz, walk, *walk.later.pop(0))
     _check_maybe_ones(nz, walk)
+    _check_partial_writers(nz, walk)
     nz.shares[stmt] = frozenset(walk.reached)
     checks = [s for s in nz.out[at + 1:] if refusals.is_refusal(s)]
     if checks:
@@ -69,7 +70,9 @@ class _Walk:
     the one written; `origin`: the name the update wrote through;
     `reached`: the names whose values may change; `later`: the re-reads
     not yet emitted, one task per changed name; `maybe`: the names whose
-    maybe-aliases are checked once the walk is done.  Writes go up at
+    maybe-aliases are checked once the walk is done; `bases`: the names
+    reached by a write into them; `writers`: for each base, the names that
+    write it, with their groups.  Writes go up at
     once and re-reads wait, first in first out, so that a base is written
     through every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
@@ -84,6 +87,8 @@ class _Walk:
     reached: set = dataclasses.field(default_factory=set)
     later: list = dataclasses.field(default_factory=list)
     maybe: list = dataclasses.field(default_factory=list)
+    bases: set = dataclasses.field(default_factory=set)
+    writers: dict = dataclasses.field(default_factory=dict)
 
 
 def _step(nz, walk: _Walk, name: str, always: bool, source=None,
@@ -119,8 +124,11 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
     bases; a maybe-alias's bases are checked after the walk."""
     for member in sorted(group):
         for part in list(nz.parts.get(member, [])):
-            if part.base in group or _slot(part) in walk.written or \
-                    source is not None and part.base == source.base:
+            if part.base in group or source is not None and part.base == source.base:
+                continue
+            if part.certain and not part.masked:
+                walk.writers.setdefault(part.base, {}).setdefault(name, frozenset(group))
+            if _slot(part) in walk.written:
                 continue
             if not part.certain:
                 refusals.shared(nz, member, part, "is written through")
@@ -140,6 +148,7 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                      "slots" if part.kind == "index" else "shares")
             if part.base not in walk.seen:
                 walk.seen.add(part.base)
+                walk.bases.add(part.base)
                 _step(nz, walk, part.base, True)
     walk.maybe.append((name, group))
 
@@ -153,6 +162,23 @@ def _check_maybe_ones(nz, walk: _Walk) -> None:
             for part in nz.parts.get(member, []):
                 if part.base not in group | walk.seen:
                     refusals.shared(nz, name, part, "is written through")
+
+
+def _check_partial_writers(nz, walk: _Walk) -> None:
+    """A base written by a view that got its new values from a view of
+    its own (`res` of `res[1:]`: the walk reached it by a write) and by
+    another name is right only where the two do not share memory: the
+    first misses what the second writes (`res = w[1:]` and `w[1:]`, items
+    reached from `p = [res[1:], w[1:]]`).  Each such pair is checked at run
+    time: a located error if they share memory.  (A container's slots are
+    written by object, one each: no pair there.)"""
+    for base, writers in sorted(walk.writers.items()):
+        if nz.aliases.get(base, {base}) & nz.sequences:
+            continue
+        for view, group in sorted(writers.items()):
+            if group & walk.bases:
+                for other in sorted(n for n, g in writers.items() if g != group):
+                    refusals.partial(nz, view, other, base)
 
 
 def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
