@@ -97,15 +97,21 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
         return frozenset(), frozenset(), ()
     params = {a.id for a in scopes.params(fdef.args)}
     copies = _copies(fdef, params, globals_)
+    lists = _containers(fdef)
     surely, augmented = set(), set()
     for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign):
-            (augmented if isinstance(node.target, gast.Name) else surely).add(
-                _root(node.target))
+            if isinstance(node.target, gast.Name):      # (`hid += [v]`: the list)
+                augmented.add(_root(_item_of(node.target, lists)))
+            elif _item_of(node.target, lists) is None:  # (`hid[0] *= 2`: the item,
+                augmented.add(_root(node.target))       # in place if an array)
+            else:
+                surely.add(_root(node.target))
         elif isinstance(node, gast.Assign):
-            surely.update(_root(t) for t in node.targets if not isinstance(t, gast.Name))
+            surely.update(_root(_item_of(t, lists)) for t in node.targets
+                          if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
-            surely.update(_call_mutates(node))
+            surely.update(_call_mutates(node, lists))
     surely = {p for n in surely for p in copies.get(n, ())}
     augmented = {p for n in augmented for p in copies.get(n, ())}
     calls = tuple((node.func.id, frozenset(p for n in _arg_names(node)
@@ -208,6 +214,9 @@ def _may_be(value, globals_: dict) -> list:
         base = base.value
     if isinstance(base, gast.Call) and base is not value:
         return _may_be(base, globals_)
+    held = _held(value)
+    if held is not None:            # a display or comprehension holds them
+        return [r for e in held for r in _may_be(e, globals_)]
     if not isinstance(value, gast.Call):
         root = _root(value)
         return [root] if root is not None else []
@@ -223,6 +232,48 @@ def _may_be(value, globals_: dict) -> list:
     return [r for r in map(_root, parts) if r is not None]
 
 
+def _containers(fdef) -> frozenset:
+    """The names the function binds only to displays and comprehensions
+    (`hid = [1.0, k]`): updating one (`hid[0] = v`, `hid += [v]`,
+    `hid.append(v)`) changes the container, not the items it holds."""
+    bound: dict = {}
+    for node in traversal.walk(fdef):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, (gast.For, gast.AnnAssign, gast.NamedExpr)) \
+            else []             # (`hid += [v]` keeps a list a list)
+        for target in targets:
+            for name in traversal.walk(target):
+                if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                    built = isinstance(node, gast.Assign) and target is name and \
+                        _held(node.value) is not None and not isinstance(node.value, gast.IfExp)
+                    bound[name.id] = bound.get(name.id, True) and built
+    params = {a.id for a in scopes.params(fdef.args)}
+    return frozenset(n for n, built in bound.items() if built and n not in params)
+
+
+def _item_of(target, lists: frozenset):
+    """What an update of `target` changes in place: None for one of the
+    containers `lists` itself or one of its slots replaced (`hid += [v]`,
+    `hid[0] = v`), the target otherwise."""
+    inner = target.value if isinstance(target, gast.Subscript) else target
+    return None if isinstance(inner, gast.Name) and inner.id in lists else target
+
+
+def _held(value):
+    """What a display (`[1.0, p]`, `{"w": p}`), a conditional expression or a
+    comprehension (`[r for r in p]`: its iterables) may hold or be, as
+    expressions; None for anything else."""
+    if isinstance(value, (gast.List, gast.Tuple, gast.Set)):
+        return [e.value if isinstance(e, gast.Starred) else e for e in value.elts]
+    if isinstance(value, gast.Dict):
+        return list(value.values)
+    if isinstance(value, gast.IfExp):
+        return [value.body, value.orelse]
+    if isinstance(value, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
+        return [g.iter for g in value.generators]
+    return None
+
+
 def _global_value(node, globals_: dict):
     """What a dotted name of globals (`np.sum`) is bound to, or None."""
     if isinstance(node, gast.Attribute):
@@ -235,14 +286,15 @@ def _arg_names(call: gast.Call) -> set:
     return {_root(a) for a in [*call.args, *(k.value for k in call.keywords)]} - {None}
 
 
-def _call_mutates(call: gast.Call) -> set:
+def _call_mutates(call: gast.Call, lists=frozenset()) -> set:
     """The roots a call may update in place: a mutating method's receiver
     (or a module's: `np.add` reads like `items.add`, which the caller
-    sorts out), what it writes `out=`, a NumPy mutator's first argument."""
+    sorts out; not one of the containers `lists`: `xs.append(v)` changes
+    no item), what it writes `out=`, a NumPy mutator's first argument."""
     func = call.func
     out = {_root(k.value) for k in call.keywords if k.arg == "out"}
     if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
-        out.add(_root(func.value))
+        out.add(_root(_item_of(func.value, lists)))
     if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:
         out.add(_root(call.args[0]))
     return out

@@ -1821,3 +1821,56 @@ def test_an_alias_is_rebound_after_every_write_into_its_object():
     y = np.array([-2.21, 0.95, 1.04])
     check_grad(updates_items_of_a_list_of_views_of_an_alias, [y])
     check_jvp(updates_items_of_a_list_of_views_of_an_alias, [y])
+
+
+def _scales_its_parameter_through_a_list(k):               # seed 109185 (minimized)
+    hid = [1.0, k]
+    for j in range(2):
+        loss = hid[j]
+        loss *= 1.01                # the float at slot 0, `k` itself at slot 1
+
+
+def calls_a_helper_that_scales_its_parameter_through_a_list(a):
+    r = 1.0 + a
+    _scales_its_parameter_through_a_list(r)
+    return np.mean(r)
+
+
+def _updates_its_parameter_through_a_dict(p):
+    d = {"w": p}
+    d["w"][0] = 3.0
+
+
+def calls_a_helper_that_updates_its_parameter_through_a_dict(a):
+    r = a * 1.0
+    _updates_its_parameter_through_a_dict(r)
+    return np.sum(r * r)
+
+
+def _keeps_its_parameters_in_a_list(p, q):
+    xs = [p, q]
+    xs[0] = xs[0] * 2.0             # replaces a slot, appends: the list changes,
+    xs.append(p)                    # not `p` or `q`
+    xs += [q]
+    return xs[0] + xs[1] + xs[2]
+
+
+def calls_a_helper_that_keeps_its_parameters_in_a_list(a):
+    return np.sum(_keeps_its_parameters_in_a_list(a, a * 2.0) ** 2)
+
+
+@pytest.mark.parametrize("f", [calls_a_helper_that_scales_its_parameter_through_a_list,
+                               calls_a_helper_that_updates_its_parameter_through_a_dict])
+def test_a_helper_updating_its_parameter_through_a_container_is_refused(f):
+    """Fuzz seed 109185 (minimized, pre-existing): a helper that updates its
+    parameter through a list or dict holding it (`hid = [1.0, k]`, then
+    `hid[1] *= 1.01`; `d = {"w": p}`, then `d["w"][0] = 3.0`) was taken for
+    one that does not, and the caller's gradient missed the update (0.2113
+    against 0.2135, and 1.84 against 1.09, by differences)."""
+    a = np.array([-0.3, -0.98, 1.14])
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter"):
+        ad.grad(f)(a.copy())
+
+
+def test_a_helper_that_only_changes_the_list_holding_its_parameters():
+    check_grad(calls_a_helper_that_keeps_its_parameters_in_a_list, [np.array([-0.3, 0.98, 1.1])])
