@@ -1,5 +1,5 @@
 """What a caller assumes of a helper's result: a new object, or maybe a view
-of an argument (effects.returns_fresh).
+of an argument (fresh_results.returns_fresh).
 
 A result taken for new is never followed by the alias analysis, so each
 "fresh" answer is a soundness claim: the table pins the syntactic rules,
@@ -11,7 +11,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad
-from s2s_ad import effects
+from s2s_ad import fresh_results
 
 
 def identity(x):
@@ -116,7 +116,7 @@ def no_return(x):
     (sine_into, False), (dot_into, False), (summed_along, True),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_which_results_are_new_objects(f, fresh):
-    assert effects.returns_fresh(f) is fresh
+    assert fresh_results.returns_fresh(f) is fresh
 
 
 def updates_what_tail_returns(x):

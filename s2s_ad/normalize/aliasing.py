@@ -30,7 +30,7 @@ import types
 
 import gast
 
-from .. import astutil, effects, scopes
+from .. import astutil, fresh_results, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
@@ -232,7 +232,7 @@ def _viewed_arguments(nz, value) -> list:
     if viewed:
         return sorted({v for v in viewed if is_local(nz, v)})
     args = _helper_arguments(nz, value)
-    if args and effects.returns_fresh(nz.src.resolve(value.func, nz.locals)):
+    if args and fresh_results.returns_fresh(nz.src.resolve(value.func, nz.locals)):
         return []
     return args
 

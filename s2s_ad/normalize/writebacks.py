@@ -76,11 +76,12 @@ class _Walk:
     once and re-reads wait, first in first out, so that a base is written
     through every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
-    `a` before `a`'s views, or its aliases, are read again).  Each name is reached once: a base reached
-    along two chains of different lengths (`m = x.reshape(2, 2)` written
-    back from `m[0]`, `x` from `x[2:]`) may leave a view that the longer
-    chain does not pass through stale (tests/test_container_views.py, the
-    strict xfails)."""
+    `a` before `a`'s views, or its aliases, are read again).  Each name is
+    reached once: a base reached along two chains of different lengths
+    (`m = x.reshape(2, 2)` written back from `m[0]`, `x` from `x[2:]`) may
+    leave the longer chain's views stale; where two writers share memory
+    that is refused (`_check_partial_writers`), and a list item reached so
+    is a known gap (tests/test_container_views.py, the strict xfail)."""
     seen: set
     origin: str
     written: dict = dataclasses.field(default_factory=dict)
