@@ -106,9 +106,34 @@ def two_chains_through_a_slice(w):     # fuzz seed 109023 (minimized)
     return np.sum(w)
 
 
+def two_chains_with_the_longer_one_claimed_first(ot):     # fuzz seed 109424 (minimized)
+    _t9 = ot[:2]                    # (named like a temporary: sorted after `_t10`, the
+    d = [_t9[::2], ot[1:]]          # compiler's `ot[1:]`, it was re-read from `ot` and
+    for k in range(2):              # lost what `_t9[::2]` wrote into it)
+        t = d[k]
+        t *= 0.89
+    return np.mean(ot)
+
+
+def two_disjoint_chains(ot):
+    _t9 = ot[:1]
+    d = [_t9[::2], ot[1:]]
+    for k in range(2):
+        t = d[k]
+        t *= 0.89
+    return np.sum(ot * R[:3]) + np.sum(_t9 ** 2)
+
+
+def test_two_disjoint_chains_are_differentiated():
+    check_grad(two_disjoint_chains, (np.array([1.54, -0.4, 0.33]),))
+    check_jvp(two_disjoint_chains, (np.array([1.54, -0.4, 0.33]),))
+
+
 @pytest.mark.parametrize("f, w, text", [
     (two_chains_through_a_reshaped_view, W, "t *= 1.5"),
-    (two_chains_through_a_slice, np.array([-0.25, 0.63]), "z *= 1.32")])
+    (two_chains_through_a_slice, np.array([-0.25, 0.63]), "z *= 1.32"),
+    (two_chains_with_the_longer_one_claimed_first, np.array([1.54, -0.4, 0.33]),
+     "t *= 0.89")])
 def test_a_base_written_along_two_chains_is_refused_located(f, w, text):
     for make, args in ((ad.grad, (w.copy(),)), (ad.jvp, (w.copy(), np.ones_like(w)))):
         with pytest.raises(ad.S2SADError, match="along two chains of views") as err:

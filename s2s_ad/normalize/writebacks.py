@@ -71,7 +71,8 @@ class _Walk:
     `reached`: the names whose values may change; `later`: the re-reads
     not yet emitted, one task per changed name; `maybe`: the names whose
     maybe-aliases are checked once the walk is done; `bases`: the names
-    reached by a write into them; `writers`: for each base, the names that
+    reached by a write into them; `stepped`: the names whose writes went
+    up (a name claimed is seen before); `writers`: for each base, the names that
     write it, with their groups.  Writes go up at
     once and re-reads wait, first in first out, so that a base is written
     through every part the walk reaches before its views are read again
@@ -89,6 +90,7 @@ class _Walk:
     later: list = dataclasses.field(default_factory=list)
     maybe: list = dataclasses.field(default_factory=list)
     bases: set = dataclasses.field(default_factory=set)
+    stepped: set = dataclasses.field(default_factory=set)
     writers: dict = dataclasses.field(default_factory=dict)
 
 
@@ -111,6 +113,7 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
         # for it (`_t2 = xs[0]` of `_t1 = xs[0]`), at slots not known here
         walk.written[("any", name)] = Part(name, "whole", astutil.name(name))
     walk.seen |= group              # one object: nothing to write back between them
+    walk.stepped |= group
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, walk.written, items_kept)} - walk.seen
     walk.seen |= own                # claimed: re-read later, from `name`
@@ -147,8 +150,8 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                                 "with it,")
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
                      "slots" if part.kind == "index" else "shares")
-            if part.base not in walk.seen:
-                walk.seen.add(part.base)
+            if part.base not in walk.stepped:   # (claimed to be re-read, maybe:
+                walk.seen.add(part.base)        # what it got goes up first)
                 walk.bases.add(part.base)
                 _step(nz, walk, part.base, True)
     walk.maybe.append((name, group))
