@@ -281,7 +281,18 @@ def _global_value(node, globals_: dict):
 
 
 def _arg_names(call: gast.Call) -> set:
-    return {_root(a) for a in [*call.args, *(k.value for k in call.keywords)]} - {None}
+    """The names a call passes, also spread or inside a display
+    (`f(*(1.0, w))`, `f(*[w])`, `f(**{"x": w})`)."""
+    todo, out = [*call.args, *(k.value for k in call.keywords)], set()
+    while todo:
+        arg = todo.pop()
+        arg = arg.value if isinstance(arg, gast.Starred) else arg
+        held = _held(arg)
+        if held is None:
+            out.add(_root(arg))
+        else:
+            todo.extend(held)
+    return out - {None}
 
 
 def _call_mutates(call: gast.Call, lists=frozenset()) -> set:

@@ -1874,3 +1874,30 @@ def test_a_helper_updating_its_parameter_through_a_container_is_refused(f):
 
 def test_a_helper_that_only_changes_the_list_holding_its_parameters():
     check_grad(calls_a_helper_that_keeps_its_parameters_in_a_list, [np.array([-0.3, 0.98, 1.1])])
+
+
+def _normalizes_the_rows_of(x, rows):
+    for q in rows:
+        q /= q
+
+
+def calls_a_mutating_helper_with_spread_arguments(w):     # seed 109684 (minimized)
+    def step(s):
+        return _normalizes_the_rows_of(*(1.0, w))
+    step(1.0)
+    return np.sum(w * w)
+
+
+def test_arguments_spread_from_a_display_are_passed_for_the_mutation_check():
+    """Fuzz seed 109684 (minimized, pre-existing): `f(*(1.0, w))` passed no
+    name as far as the check for helpers that update their parameters was
+    concerned, so the closure's update of the argument `w` went through:
+    the derived function changed the caller's array and its gradient was
+    wrong.  The spread display's names count as passed: refused, located."""
+    w = np.array([[-0.4, 1.23], [1.53, -0.5]])
+    before = w.copy()
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter w") as err:
+        ad.grad(calls_a_mutating_helper_with_spread_arguments)(w)
+    assert err.value.location.line == \
+        calls_a_mutating_helper_with_spread_arguments.__code__.co_firstlineno + 3
+    assert np.array_equal(w, before)
