@@ -34,7 +34,7 @@ from .. import astutil, fresh_results, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
-from . import masks, sequences, views, writebacks
+from . import masks, sequences, views
 
 
 # -- binding -------------------------------------------------------------
@@ -133,7 +133,7 @@ def one_object(nz, name: str) -> dict:
             if held.kind == "index" and isinstance(held.view, gast.Subscript) and \
                     gast.dump(held.view.slice) == slot:
                 out[other] = out.get(other, False) or part.certain and held.certain
-    for other in writebacks.maybe_one(nz, group):
+    for other in maybe_one(nz, group):
         out.setdefault(other, False)
     return out
 
@@ -143,7 +143,7 @@ def _holders_of_old(nz, name: str) -> tuple:
     of or may be), before `name` is rebound."""
     return (sorted(nz.aliases.get(name, {name}) - {name}),
             sorted({p.base for p in nz.parts.get(name, [])} |
-                   writebacks.maybe_one(nz, {name})))
+                   maybe_one(nz, {name})))
 
 
 def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
@@ -278,7 +278,7 @@ def _keep_old(nz, name: str, stmt) -> None:
     (`res = y.T; y = 0.5`) and no other name holds it: bind a temporary
     to it (`_y1 = y`, the heir of `_rebind`), so that an update through
     one view still reaches the others through their common base."""
-    if nz.aliases.get(name, {name}) - {name} or writebacks.maybe_one(nz, {name}) \
+    if nz.aliases.get(name, {name}) - {name} or maybe_one(nz, {name}) \
             or not views_of(nz, {name}) or name not in nz.locals:
         return              # (a name that may be another is left uncertain)
     nz.out.remove(stmt)
@@ -342,3 +342,16 @@ def _updates_in_place(value, target: str) -> bool:
             and isinstance(value.args[0], gast.Name) and value.args[0].id == target
             and isinstance(value.func, gast.Attribute)
             and astutil.dotted_name(value.func.value) in (RUNTIME, OPERATORS))
+
+
+def maybe_one(nz, group: set) -> set:
+    """The names that may be one object with `group`, through chains of
+    maybe-aliases and aliases (`t = w` in a branch, then `s = t`)."""
+    out, todo = set(), list(group)
+    while todo:
+        for other in nz.maybe_aliases.get(todo.pop(), ()):
+            for n in nz.aliases.get(other, {other}):
+                if n not in out and n not in group:
+                    out.add(n)
+                    todo.append(n)
+    return out

@@ -247,7 +247,7 @@ def _reach(nz, name: str) -> set:
         if n not in up:
             up.add(n)
             todo.extend(nz.aliases.get(n, ()))
-            todo.extend(writebacks.maybe_one(nz, {n}))
+            todo.extend(aliasing.maybe_one(nz, {n}))
             todo.extend(p.base for p in nz.parts.get(n, []))
             todo.extend(c for c, sources in nz.joined.items() if n in sources)
     out, todo = set(), sorted(up)

@@ -3,14 +3,17 @@ cannot follow a relation (normalize/writebacks.py): each is a call of
 `rt.refuse_shared` or `rt.refuse_overlap` that raises a located
 `UnsupportedSyntaxError` only if the values it is given share memory at
 run time, placed before the update so that a refused program changes
-nothing.  Functions over the normalizer's state `nz` (__init__.py).
+nothing (`rt.refuse_overwrite`: a write from a view of its own target);
+and which names such a check must cover (`holders`, `read_later`).
+Functions over the normalizer's state `nz` (__init__.py).
 """
 from __future__ import annotations
 
 import gast
 
-from .. import astutil
+from .. import astutil, scopes, traversal
 from ..ir import RUNTIME
+from . import aliasing
 from .alias_parts import Part
 
 
@@ -107,3 +110,35 @@ def is_refusal(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
         astutil.dotted_name(stmt.value.func) in (f"{RUNTIME}.refuse_shared",
                                                  f"{RUNTIME}.refuse_overlap")
+
+
+def holders(nz, view: str, group: set, part: Part) -> set:
+    """The names (a list, with its aliases) holding `view` or a view of
+    it (`c.append(e[1])`, `e` the uncertain view), and what those are
+    parts of or may be, transitively (`rows` of `[r for r in M]` is read
+    from `M`): what an update of `group` may change through them."""
+    below = aliasing.related(nz, view, upward=False)
+    holders = {p.base for v in below for p in nz.parts.get(v, [])}
+    holders -= below | group | {part.base}
+    out, todo = set(), sorted(holders)
+    while todo:                         # and what they are parts of, or may be
+        h = todo.pop()
+        if h not in out and h not in group:
+            out.add(h)
+            todo.extend(nz.aliases.get(h, ()))
+            todo.extend(nz.maybe_aliases.get(h, ()))
+            todo.extend(p.base for p in nz.parts.get(h, []))
+    return out
+
+
+def read_later(nz, names: list) -> list:
+    """Those of `names` the user's code reads after the statement being
+    normalized, or anywhere in a loop around it."""
+    here = nz.user_stmt
+    end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
+    later = {node.id for node in traversal.walk(nz.src.tree)
+             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+             and (node.lineno, node.col_offset) > end}
+    for loop in nz.loops:
+        later.update(scopes.load_names(loop))
+    return [n for n in names if n in later]

@@ -30,7 +30,7 @@ import dataclasses
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import astutil
 from ..ir import RUNTIME
 from .alias_parts import Part, distinct_slots
 from . import aliasing, compound, masks, refusals
@@ -80,9 +80,8 @@ class _Walk:
     `a` before `a`'s views, or its aliases, are read again).  Each name is
     reached once: a base reached along two chains of different lengths
     (`m = x.reshape(2, 2)` written back from `m[0]`, `x` from `x[2:]`) may
-    leave the longer chain's views stale; where two writers share memory
-    that is refused (`_check_partial_writers`), and a list item reached so
-    is a known gap (tests/test_container_views.py, the strict xfail)."""
+    leave the longer chain's views stale: where two writers share memory
+    that is refused (`_check_partial_writers`)."""
     seen: set
     origin: str
     written: dict = dataclasses.field(default_factory=dict)
@@ -98,10 +97,11 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
           items_kept: bool = False) -> None:
     """`name` got new values (re-read through the part `source`): emit
     its write-backs, following the bases reached, and queue the rebinding
-    of its aliases and the re-read of its views.  The views of a changed object are all claimed before
-    any is followed, so that a name that is both a view of it and an item
-    of a container is re-read from the object and then written back into
-    the container, never re-read from the container's stale item.  A
+    of its aliases and the re-read of its views.  The views of a changed
+    object are all claimed before any is followed, so that a name that is
+    both a view of it and an item of a container is re-read from the
+    object and then written back into the container, never re-read from
+    the container's stale item.  A
     write-back reaches every slot of a container that holds the object
     (`rt.slots`), so a view re-read from a base is never written back into
     it (its other relations to that base may be stale: `zs[-1]` after an
@@ -117,7 +117,7 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, walk.written, items_kept)} - walk.seen
     walk.seen |= own                # claimed: re-read later, from `name`
-    walk.reached |= set(group) | maybe_one(nz, group)
+    walk.reached |= set(group) | aliasing.maybe_one(nz, group)
     _write_back_parts(nz, walk, name, group, source)
     walk.later.append((name, always, group, own, items_kept))
 
@@ -154,7 +154,28 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 walk.seen.add(part.base)        # what it got goes up first)
                 walk.bases.add(part.base)
                 _step(nz, walk, part.base, True)
+            _step_same_item(nz, walk, name, part)
     walk.maybe.append((name, group))
+
+
+def _step_same_item(nz, walk: _Walk, name: str, part: Part) -> None:
+    """After `name` was written into a literal slot of a list or dict
+    built here, the item the display put there (`_t1` of `rows = [_t1]`,
+    for `name` read as `rows[0]`) is the same object (or the same memory,
+    re-read), unless the slot was replaced: where it is, it takes `name`'s
+    values and its own writes go up.  Only for an item another base claimed to re-read (`_t1 = x[2:4]`,
+    which this write did not reach)."""
+    if part.kind != "index" or not isinstance(part.index, gast.Constant) or \
+            not nz.aliases.get(part.base, {part.base}) & nz.sequences:
+        return
+    slot = gast.dump(part.view.slice)
+    for held, item in aliasing.views_of(nz, nz.aliases.get(part.base, {part.base})):
+        if item.item and item.certain and held in walk.seen and held not in walk.stepped \
+                and gast.dump(item.view.slice) == slot:
+            same = astutil.assign(held, astutil.name(name))
+            nz.rereads.add(same)        # (the slot's object, or its memory re-read)
+            _guarded(nz, held, item, lambda test: same)
+            _step(nz, walk, held, True, item)
 
 
 def _check_maybe_ones(nz, walk: _Walk) -> None:
@@ -162,7 +183,7 @@ def _check_maybe_ones(nz, walk: _Walk) -> None:
     a loop may be `_t1` or `_t2`) is checked at run time, not written,
     unless the walk reached it (`e = [r if c else s]`)."""
     for name, group in walk.maybe:
-        for member in sorted(maybe_one(nz, group)):
+        for member in sorted(aliasing.maybe_one(nz, group)):
             for part in nz.parts.get(member, []):
                 if part.base not in group | walk.seen:
                     refusals.shared(nz, name, part, "is written through")
@@ -191,7 +212,7 @@ def _views_to_reread(nz, group: set, seen: set, own: set, written: dict,
     values changed, each by the part to re-read it through: a view held
     in several slots by the one written."""
     views: dict = {}
-    maybe = maybe_one(nz, group) - seen
+    maybe = aliasing.maybe_one(nz, group) - seen
     for view, part in aliasing.views_of(nz, group) + [   # and views of what may be it:
             (v, dataclasses.replace(p, certain=False)) for v, p in aliasing.views_of(nz, maybe)]:
         if _untouched(part, group, written, items_kept):
@@ -218,10 +239,10 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
         if not part.reread and not nz.parts.get(view):
             continue                # (a temporary that is no link to further bases)
         if not part.certain:
-            for other in _read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
+            for other in refusals.read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
                 refusals.shared(nz, other, Part(part.base, part.kind, part.view),
                                 "is read again")
-            for holder in _read_later(nz, sorted(_holders(nz, view, group, part))):
+            for holder in refusals.read_later(nz, sorted(refusals.holders(nz, view, group, part))):
                 refusals.shared(nz, walk.origin, Part(holder, "reshape", astutil.name(holder)),
                                 f"is updated while `{holder}` holds a view of it, "
                                 "read again")
@@ -245,7 +266,7 @@ def _realias(nz, name: str, always: bool) -> None:
     they still are.  An alias holding what `stop_gradient` returned
     stays masked; an update through one is refused (`_crossing`)."""
     group = set(nz.aliases.get(name, {name}))
-    maybe = maybe_one(nz, group)
+    maybe = aliasing.maybe_one(nz, group)
     for other in sorted(group - {name}):
         if other not in nz.locals and not aliasing.views_of(nz, {other}):
             continue                # a temporary, read once already (no base of views)
@@ -294,18 +315,6 @@ def _masked_as(value, how: str):
     return astutil.call(f"{RUNTIME}.stop_gradient", [value]) if how == "mask" else value
 
 
-def maybe_one(nz, group: set) -> set:
-    """The names that may be one object with `group`, through chains of
-    maybe-aliases and aliases (`t = w` in a branch, then `s = t`)."""
-    out, todo = set(), list(group)
-    while todo:
-        for other in nz.maybe_aliases.get(todo.pop(), ()):
-            for n in nz.aliases.get(other, {other}):
-                if n not in out and n not in group:
-                    out.add(n)
-                    todo.append(n)
-    return out
-
 
 def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     """`if others[0] is name: others... = name` (masked as `how` says).
@@ -347,36 +356,6 @@ def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
         f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
 
 
-def _holders(nz, view: str, group: set, part: Part) -> set:
-    """The names (a list, with its aliases) holding `view` or a view of
-    it (`c.append(e[1])`, `e` the uncertain view), and what those are
-    parts of or may be, transitively (`rows` of `[r for r in M]` is read
-    from `M`): what an update of `group` may change through them."""
-    below = aliasing.related(nz, view, upward=False)
-    holders = {p.base for v in below for p in nz.parts.get(v, [])}
-    holders -= below | group | {part.base}
-    out, todo = set(), sorted(holders)
-    while todo:                         # and what they are parts of, or may be
-        h = todo.pop()
-        if h not in out and h not in group:
-            out.add(h)
-            todo.extend(nz.aliases.get(h, ()))
-            todo.extend(nz.maybe_aliases.get(h, ()))
-            todo.extend(p.base for p in nz.parts.get(h, []))
-    return out
-
-
-def _read_later(nz, names: list) -> list:
-    """Those of `names` the user's code reads after the statement being
-    normalized, or anywhere in a loop around it."""
-    here = nz.user_stmt
-    end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
-    later = {node.id for node in traversal.walk(nz.src.tree)
-             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
-             and (node.lineno, node.col_offset) > end}
-    for loop in nz.loops:
-        later.update(scopes.load_names(loop))
-    return [n for n in names if n in later]
 
 
 def _slot(part: Part) -> tuple:
