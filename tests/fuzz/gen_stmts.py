@@ -202,14 +202,19 @@ def _view_list(g: Gen, sc: Scope, var: Var):
 
 def _view_chain(g: Gen, sc: Scope, var: Var):
     """Items of a list that view one vector along chains of different
-    lengths (`m[1:]` of `m = v[:2]`, and `v[1:]`), updated through a name
-    at a slot known only at run time, while a loop over the vector reads
-    it again each pass; `m` is read after (it must see both writes)."""
+    lengths (`m[1:]` of `m = v[:2]`, or of `ms[0]` of `ms = [v[:2]]`, and
+    `v[1:]`), updated through a name at a slot known only at run time,
+    while a loop over the vector reads it again each pass; `m` is read
+    after (it must see both writes)."""
     if not sc.can("range"):
         return _slice_view(g, sc, var)
     m, xs, k, t, e, acc, out = (g.fresh(sc) for _ in range(7))
-    v = var.name
-    g.w.line(f"{m} = {v}{g.pick(['[:2]', '[::-1]', '[1:]', '[:]'])}")
+    v, view = var.name, g.pick(['[:2]', '[::-1]', '[1:]', '[:]'])
+    if g.chance(0.3):               # the view held by a list, read back by its slot
+        g.w.line(f"{m} = [{v}{view}]")
+        m = f"{m}[0]"
+    else:
+        g.w.line(f"{m} = {v}{view}")
     g.w.line(f"{xs} = [{m}{g.pick(['[1:]', '[:1]', '[::2]'])}, "
              f"{v}{g.pick(['[1:]', '[:1]', '[::2]', '[-1:]'])}]")
     g.w.line(f"{acc} = 0.0")
