@@ -2,7 +2,8 @@
 
 `mutated_parameters(f)` lists the parameters `f` updates in place: surely
 (`p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`, also through
-a local bound to `p` or to a view of it) or by augmenting them (`p += v`,
+a local bound to `p`, to a view of it, or to a list, tuple or dict
+holding it: `h = [1.0, p]; h[1] *= 2`) or by augmenting them (`p += v`,
 in place only when `p` is an array, list or dict).  Callers use it to
 refuse calls whose update they could see (reverse_forward.py), to copy
 their own parameters (param_copies.py), and to notice updates hidden

@@ -72,10 +72,10 @@ class _Walk:
     not yet emitted, one task per changed name; `maybe`: the names whose
     maybe-aliases are checked once the walk is done; `bases`: the names
     reached by a write into them; `stepped`: the names whose writes went
-    up (a name claimed is seen before); `writers`: for each base, the names that
-    write it, with their groups.  Writes go up at
-    once and re-reads wait, first in first out, so that a base is written
-    through every part the walk reaches before its views are read again
+    up (a name claimed is seen before); `writers`: for each base, the
+    names that write it, with their groups.  Writes go up at once and
+    re-reads wait, first in first out, so that a base is written through
+    every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
     `a` before `a`'s views, or its aliases, are read again).  Each name is
     reached once: a base reached along two chains of different lengths
@@ -101,12 +101,12 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
     object are all claimed before any is followed, so that a name that is
     both a view of it and an item of a container is re-read from the
     object and then written back into the container, never re-read from
-    the container's stale item.  A
-    write-back reaches every slot of a container that holds the object
-    (`rt.slots`), so a view re-read from a base is never written back into
-    it (its other relations to that base may be stale: `zs[-1]` after an
-    `append`).  `items_kept`: the update of `name` changed no item (an
-    `append`), whose names are not re-read."""
+    the container's stale item.  A write-back reaches every slot of a
+    container that holds the object (`rt.slots`), so a view re-read from
+    a base is never written back into it (its other relations to that
+    base may be stale: `zs[-1]` after an `append`).  `items_kept`: the
+    update of `name` changed no item (an `append`), whose names are not
+    re-read."""
     group = nz.aliases.get(name, {name})
     if source is not None and not any(w.base in group for w in walk.written.values()):
         # re-read from a base: its object changed through another name
@@ -163,8 +163,8 @@ def _step_same_item(nz, walk: _Walk, name: str, part: Part) -> None:
     built here, the item the display put there (`_t1` of `rows = [_t1]`,
     for `name` read as `rows[0]`) is the same object (or the same memory,
     re-read), unless the slot was replaced: where it is, it takes `name`'s
-    values and its own writes go up.  Only for an item another base claimed to re-read (`_t1 = x[2:4]`,
-    which this write did not reach)."""
+    values and its own writes go up.  Only for an item another base
+    claimed to re-read (`_t1 = x[2:4]`, which this write did not reach)."""
     if part.kind != "index" or not isinstance(part.index, gast.Constant) or \
             not nz.aliases.get(part.base, {part.base}) & nz.sequences:
         return
@@ -227,10 +227,11 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
                   items_kept: bool) -> None:
     """Rebind the aliases of `name` to it, and re-read each changed view
     from it (refusing an uncertain one that is read again, or a crossing
-    of masks), then follow its own relations.  An uncertain one is not followed: what holds it, or what
-    that is a part of in turn (`r_1` of `rows = [r for r in M]` is a row
-    of `M`), must not share memory with the object the update wrote
-    (`walk.origin`) if the program reads it again."""
+    of masks), then follow its own relations.  An uncertain one is not
+    followed: what holds it, or what that is a part of in turn (`r_1` of
+    `rows = [r for r in M]` is a row of `M`), must not share memory with
+    the object the update wrote (`walk.origin`) if the program reads it
+    again."""
     _realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
@@ -239,10 +240,12 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
         if not part.reread and not nz.parts.get(view):
             continue                # (a temporary that is no link to further bases)
         if not part.certain:
-            for other in refusals.read_later(nz, sorted(aliasing.related(nz, view, upward=False))):
+            below = sorted(aliasing.related(nz, view, upward=False))
+            for other in refusals.read_later(nz, below):
                 refusals.shared(nz, other, Part(part.base, part.kind, part.view),
                                 "is read again")
-            for holder in refusals.read_later(nz, sorted(refusals.holders(nz, view, group, part))):
+            held = sorted(refusals.holders(nz, view, group, part))
+            for holder in refusals.read_later(nz, held):
                 refusals.shared(nz, walk.origin, Part(holder, "reshape", astutil.name(holder)),
                                 f"is updated while `{holder}` holds a view of it, "
                                 "read again")
