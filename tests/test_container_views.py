@@ -129,7 +129,18 @@ def test_two_disjoint_chains_are_differentiated():
     check_jvp(two_disjoint_chains, (np.array([1.54, -0.4, 0.33]),))
 
 
+def one_item_under_two_names(a):      # fuzz seed 112630 (minimized)
+    a = a * 1.0
+    p = [a]                         # `p[0]` and `a` are one object, and each chain
+    e = [p[0][1:], a[:1]]           # writes part of the update into it
+    for h in range(2):
+        loss = e[h]
+        loss *= 1.4
+    return np.sum(p[0] * R[:3])
+
+
 @pytest.mark.parametrize("f, w, text", [
+    (one_item_under_two_names, np.array([0.16, 2.43, 2.28]), "loss *= 1.4"),
     (two_chains_through_a_reshaped_view, W, "t *= 1.5"),
     (two_chains_through_a_slice, np.array([-0.25, 0.63]), "z *= 1.32"),
     (two_chains_with_the_longer_one_claimed_first, np.array([1.54, -0.4, 0.33]),
