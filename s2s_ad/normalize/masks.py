@@ -4,13 +4,15 @@ Functions over the normalizer's state `nz` (__init__.py), for the alias
 analysis (aliasing.py): an in-place update must not carry a gradient
 across from a masked value to an unmasked one sharing its memory
 (writebacks.py refuses it).  `nz.masked` and `nz.unmasked` hold the names
-bound each way; they only grow.
+bound each way; they only grow.  `crossing` says how a name bound to a
+masked (or unmasked) value follows an update through another.
 """
 from __future__ import annotations
 
 import gast
 
-from .. import scopes, traversal
+from .. import astutil, scopes, traversal
+from ..ir import RUNTIME
 from ..rules import stop_gradient_like
 
 
@@ -46,3 +48,26 @@ def mask_of(nz, name: str) -> bool | None:
     it may be either."""
     masked, unmasked = name in nz.masked, name in nz.unmasked
     return None if masked and unmasked else masked
+
+
+def crossing(nz, want, have) -> str:
+    """How a name whose binding is masked by `stop_gradient` as `want`
+    says (True, False or None: either) follows an update that gave the
+    object a new value held by a name masked as `have`: "same" (`v =
+    name`), "mask" (`v = rt.stop_gradient(name)`) or "refuse" - an
+    update through a masked name changed a value that carries gradient,
+    and which of its elements it changed is not known."""
+    if want is not None and want == have:
+        return "same"
+    return "mask" if want is True and have is False else "refuse"
+
+
+def view_mask(nz, view: str, part):
+    """Whether the view `view` holds a masked value: bound by
+    `stop_gradient`, or read from a masked base."""
+    found = [mask_of(nz, view), mask_of(nz, part.base), part.masked]
+    return None if None in found else any(found)
+
+
+def masked_as(value, how: str):
+    return astutil.call(f"{RUNTIME}.stop_gradient", [value]) if how == "mask" else value

@@ -274,11 +274,11 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
             continue
         fresh = dataclasses.replace(part, view=astutil.clone(part.view))
         fresh.rebase(name)          # read from the name holding the new value
-        how = _crossing(nz, _view_mask(nz, view, part), masks.mask_of(nz, name))
+        how = masks.crossing(nz, masks.view_mask(nz, view, part), masks.mask_of(nz, name))
         if how == "refuse":
             refusals.masked(nz, view, name)
             continue
-        reread = astutil.assign(view, _masked_as(astutil.clone(fresh.view), how))
+        reread = astutil.assign(view, masks.masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
         _step(nz, walk, view, True, part)
@@ -295,11 +295,11 @@ def _realias(nz, name: str, always: bool) -> None:
     for other in sorted(group - {name}):
         if other not in nz.locals and not aliasing.views_of(nz, {other}):
             continue                # a temporary, read once already (no base of views)
-        how = _crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
+        how = masks.crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
         if how == "refuse":
             refusals.masked(nz, other, name)
         elif always and other not in nz.loose and name not in nz.loose:
-            nz.emit(astutil.assign(other, _masked_as(astutil.name(name), how)))
+            nz.emit(astutil.assign(other, masks.masked_as(astutil.name(name), how)))
         else:               # (a number updated by `op=` is a new object)
             _if_same(nz, [other], name, how)
     done: set = set()
@@ -310,35 +310,11 @@ def _realias(nz, name: str, always: bool) -> None:
             nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
             ways: dict = {}
             for n in names:
-                ways.setdefault(_crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
+                ways.setdefault(masks.crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
             for n in ways.pop("refuse", []):
                 refusals.masked(nz, n, name)
             for how, same in sorted(ways.items()):
                 _if_same(nz, same, name, how)
-
-
-def _crossing(nz, want, have) -> str:
-    """How a name whose binding is masked by `stop_gradient` as `want`
-    says (True, False or None: either) follows an update that gave the
-    object a new value held by a name masked as `have`: "same" (`v =
-    name`), "mask" (`v = rt.stop_gradient(name)`) or "refuse" - an
-    update through a masked name changed a value that carries gradient,
-    and which of its elements it changed is not known."""
-    if want is not None and want == have:
-        return "same"
-    return "mask" if want is True and have is False else "refuse"
-
-
-def _view_mask(nz, view: str, part: Part):
-    """Whether the view `view` holds a masked value: bound by
-    `stop_gradient`, or read from a masked base."""
-    found = [masks.mask_of(nz, view), masks.mask_of(nz, part.base), part.masked]
-    return None if None in found else any(found)
-
-
-def _masked_as(value, how: str):
-    return astutil.call(f"{RUNTIME}.stop_gradient", [value]) if how == "mask" else value
-
 
 
 def _if_same(nz, others: list, name: str, how: str = "same") -> None:
@@ -350,7 +326,7 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     nz.emit(astutil.assign(same, astutil.compare(
         astutil.name(others[0]), gast.Is, astutil.name(name))))
     body = nz.capture(lambda: [nz.emit(astutil.assign(
-        o, _masked_as(astutil.name(name), how))) for o in others])
+        o, masks.masked_as(astutil.name(name), how))) for o in others])
     guard = astutil.if_(astutil.name(same), body)
     nz.emit(guard)
     compound.leave_compound(nz, guard)     # still only maybe aliases
