@@ -113,7 +113,7 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
             surely.update(_call_mutates(node, lists))
     surely = {p for n in surely for p in copies.get(n, ())}
     augmented = {p for n in augmented for p in copies.get(n, ())}
-    calls = tuple((node.func.id, frozenset(p for n in _arg_names(node)
+    calls = tuple((node.func.id, frozenset(p for n in _arg_names(node, globals_)
                                            for p in copies.get(n, ())))
                   for node in traversal.walk(fdef)
                   if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
@@ -207,7 +207,9 @@ def _may_be(value, globals_: dict) -> list:
     """The names whose object `value` may be or view: a name, what is
     subscripted or asked for an attribute, and for a call its receiver and
     arguments, unless it surely makes a new array (also read through a
-    subscript or attribute of the call: `np.split(p, 2)[0]`)."""
+    subscript or attribute of the call: `np.split(p, 2)[0]`; spread:
+    `*(1.0, p)`)."""
+    value = value.value if isinstance(value, gast.Starred) else value
     base = value
     while isinstance(base, (gast.Subscript, gast.Attribute)):
         base = base.value
@@ -228,7 +230,7 @@ def _may_be(value, globals_: dict) -> list:
         return []
     parts = ([func.value] if isinstance(func, gast.Attribute) else []) + \
         [*value.args, *(k.value for k in value.keywords)]
-    return [r for r in map(_root, parts) if r is not None]
+    return [r for part in parts for r in _may_be(part, globals_)]
 
 
 def _containers(fdef) -> frozenset:
@@ -281,19 +283,12 @@ def _global_value(node, globals_: dict):
     return globals_.get(node.id) if isinstance(node, gast.Name) else None
 
 
-def _arg_names(call: gast.Call) -> set:
-    """The names a call passes, also spread or inside a display
-    (`f(*(1.0, w))`, `f(*[w])`, `f(**{"x": w})`)."""
-    todo, out = [*call.args, *(k.value for k in call.keywords)], set()
-    while todo:
-        arg = todo.pop()
-        arg = arg.value if isinstance(arg, gast.Starred) else arg
-        held = _held(arg)
-        if held is None:
-            out.add(_root(arg))
-        else:
-            todo.extend(held)
-    return out - {None}
+def _arg_names(call: gast.Call, globals_: dict) -> set:
+    """The names whose objects a call may pass, also spread, inside a
+    display or through a call that may return them (`f(*(1.0, w))`,
+    `f(*list((1.0, w)))`, `f(np.asarray(w))`, `f(**{"x": w})`)."""
+    return {r for a in [*call.args, *(k.value for k in call.keywords)]
+            for r in _may_be(a, globals_)}
 
 
 def _call_mutates(call: gast.Call, lists=frozenset()) -> set:

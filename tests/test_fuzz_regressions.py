@@ -1888,16 +1888,34 @@ def calls_a_mutating_helper_with_spread_arguments(w):     # seed 109684 (minimiz
     return np.sum(w * w)
 
 
-def test_arguments_spread_from_a_display_are_passed_for_the_mutation_check():
+def calls_a_mutating_helper_with_arguments_spread_from_a_call(w):  # seed 109684, again
+    def step(s):
+        return _normalizes_the_rows_of(*list((1.0, w)))
+    step(1.0)
+    return np.sum(w * w)
+
+
+def calls_a_mutating_helper_through_asarray(w):
+    def step(s):
+        return _normalizes_the_rows_of(1.0, np.asarray(w))
+    step(1.0)
+    return np.sum(w * w)
+
+
+@pytest.mark.parametrize("f", [calls_a_mutating_helper_with_spread_arguments,
+                               calls_a_mutating_helper_with_arguments_spread_from_a_call,
+                               calls_a_mutating_helper_through_asarray])
+def test_arguments_spread_from_a_display_are_passed_for_the_mutation_check(f):
     """Fuzz seed 109684 (minimized, pre-existing): `f(*(1.0, w))` passed no
     name as far as the check for helpers that update their parameters was
     concerned, so the closure's update of the argument `w` went through:
     the derived function changed the caller's array and its gradient was
-    wrong.  The spread display's names count as passed: refused, located."""
+    wrong.  The spread display's names count as passed, and so do those a
+    call given them may return (`*list((1.0, w))`, seed 109684 once the
+    generator changed; `np.asarray(w)`): refused, located."""
     w = np.array([[-0.4, 1.23], [1.53, -0.5]])
     before = w.copy()
     with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter w") as err:
-        ad.grad(calls_a_mutating_helper_with_spread_arguments)(w)
-    assert err.value.location.line == \
-        calls_a_mutating_helper_with_spread_arguments.__code__.co_firstlineno + 3
+        ad.grad(f)(w)
+    assert err.value.location.line == f.__code__.co_firstlineno + 3
     assert np.array_equal(w, before)
