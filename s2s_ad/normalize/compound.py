@@ -19,7 +19,8 @@ import gast
 
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from . import aliasing, refusals, views
+from . import aliasing, refusals, sequences, views
+from .alias_parts import Part
 
 
 def _relations(nz) -> tuple:
@@ -68,10 +69,73 @@ def _join(nz, other: tuple) -> None:
 
 def enter_compound(nz, stmt) -> tuple:
     """At the start of a compound statement: the relations of the names
-    it rebinds become uncertain (a loop's next iteration); returns all the
+    it rebinds become uncertain (a loop's next iteration), and a loop's
+    containers may hold what its body stores into them; returns all the
     relations then, for `leave_compound`."""
     leave_compound(nz, stmt)
+    if isinstance(stmt, (gast.For, gast.While)):
+        _carried_stores(nz, stmt)
     return _relations(nz)
+
+
+def _carried_stores(nz, loop) -> None:
+    """The next iteration of `loop` may read from a list or dict built
+    here what its body stores there later (`t = xs[0]; t *= 2; xs[0] = a`:
+    in the second round `t` is `a`, which the update changes): on entry,
+    each name the body stores at a literal slot, and does not rebind, is
+    already that slot's item (the re-reads and write-backs check at run
+    time that it is); a name stored at another slot, or rebound, or what a
+    stored value may view or be an item of, may share memory with an item
+    (uncertain: an update that would need it is refused where they do
+    share memory)."""
+    rebound, read = _rebound_names(loop), _items_read(loop)
+    for stmt, viewing in _body_views(nz, loop):
+        for base, index, value in _stores(stmt):
+            if base not in nz.sequences or base in rebound or \
+                    not read & set(aliasing.related(nz, base, upward=False)):
+                continue            # (a comprehension's result: only stored into)
+            literal = index if isinstance(index, gast.Constant) else astutil.const(...)
+            name = value.id if isinstance(value, gast.Name) else None
+            if name is not None and aliasing.is_local(nz, name) and name not in rebound:
+                sequences.note_stored(nz, base, literal, value, literal is index)
+            shared = viewing.get(name, set()) if name in viewing else \
+                _viewed_names(nz, value) - ({name} - rebound)
+            shared |= {held for seq in shared & nz.sequences     # (what it read them from)
+                       for held, part in aliasing.views_of(nz, {seq} | nz.joined.get(seq, set()))
+                       if part.item}
+            for other in sorted(n for n in shared if n != base and aliasing.is_local(nz, n)):
+                item = astutil.subscript(astutil.name(base), astutil.const(...))
+                nz.parts.setdefault(other, []).append(
+                    Part(base, "index", item, certain=False, item=True))
+
+
+def _items_read(loop) -> set:
+    """The names `loop` reads other than to store an item into them (`xs[i]
+    = v`, `xs.append(v)`)."""
+    storing = {id(n.value) for n in traversal.walk(loop) if isinstance(n, gast.Subscript)
+               and isinstance(n.ctx, gast.Store)}
+    storing |= {id(n.func.value) for n in traversal.walk(loop) if isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "insert")}
+    return {n.id for n in traversal.walk(loop) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load) and id(n) not in storing}
+
+
+def _stores(stmt) -> list:
+    """(container, index, value) for each item `stmt` stores into a
+    name's container: `xs[i] = v` (also in a tuple of targets), and
+    `xs.append(v)` or `xs.insert(i, v)` (at a slot known at run time)."""
+    out = []
+    if isinstance(stmt, gast.Assign):
+        for target in stmt.targets:
+            pairs = zip(target.elts, stmt.value.elts) if isinstance(target, (
+                gast.Tuple, gast.List)) and isinstance(stmt.value, (gast.Tuple, gast.List)) \
+                and len(target.elts) == len(stmt.value.elts) else [(target, stmt.value)]
+            out += [(t.value.id, t.slice, v) for t, v in pairs
+                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)]
+    calls = [n for n in traversal.walk(stmt) if isinstance(n, gast.Call)
+             and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+             and n.func.attr in ("append", "insert") and n.args]
+    return out + [(c.func.value.id, astutil.const(...), c.args[-1]) for c in calls]
 
 
 def _check_carried(nz, loop, rebound: set) -> None:

@@ -105,17 +105,18 @@ def _join_operands(value) -> list:
     return [a.id for a in args if isinstance(a, gast.Name)]
 
 
-def note_stored(nz, base: str, index, value) -> None:
+def note_stored(nz, base: str, index, value, certain: bool = True) -> None:
     """After `base[index] = value` into a list or dict built here: the
     object itself is the item now, as in a display (an array copies the
     values), for every name bound to it (`aliasing.one_object`: `t = xs[1];
     xs[0] = t` stores the item `c` of `xs = [a, c]` too).  A name that
     only may be it gets an uncertain relation, which an update through
-    the slot checks at run time (writebacks.py)."""
+    the slot checks at run time (writebacks.py); so is every name where
+    the slot is not `certain`."""
     if not (isinstance(value, gast.Name) and value.id != base and base in nz.sequences
             and aliasing.is_local(nz, value.id)):
         return
-    for name, certain in sorted(aliasing.one_object(nz, value.id).items()):
+    for name, same in sorted(aliasing.one_object(nz, value.id).items()):
         if name != base and aliasing.is_local(nz, name):
             nz.parts.setdefault(name, []).append(Part(base, "index", astutil.subscript(
-                astutil.name(base), astutil.clone(index)), item=True, certain=certain))
+                astutil.name(base), astutil.clone(index)), item=True, certain=same and certain))

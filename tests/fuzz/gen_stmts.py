@@ -164,7 +164,7 @@ def view_update(g: Gen, sc: Scope):
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
     forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
-                                 _view_chain] if vecs]
+                                 _view_chain, _loop_store] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
     if not forms:
         return False
@@ -224,6 +224,35 @@ def _view_chain(g: Gen, sc: Scope, var: Var):
             g.w.line(f"{t} *= {g.const(0.5, 1.5)}")
         g.w.line(f"{acc} = {acc} + {e} * {g.const(0.5, 1.5)}")
     g.w.line(f"{out} = {acc} + np.sum({m} * {g.const(0.5, 1.5)})")
+    sc.add(Var(out, "S"))
+
+
+def _loop_store(g: Gen, sc: Scope, var: Var):
+    """A loop that reads an item of a list or dict, updates it in place,
+    then stores another object there (the vector, a view of it, another
+    slot's item, or swaps two slots): from the second pass on the item
+    read is what the pass before stored."""
+    if not sc.can("range"):
+        return _slice_view(g, sc, var)
+    b, hs, k, t, out = (g.fresh(sc) for _ in range(5))
+    v, keyed = var.name, g.chance(0.3)
+    g.w.line(f"{b} = {v} * {g.const(0.5, 1.5)}")
+    g.w.line(f"{hs} = {{'u': {b}, 'w': {v}}}" if keyed else f"{hs} = [{b}, {v}]")
+    slot, other = ("'u'", "'w'") if keyed else g.pick([("0", "1"), ("-1", "0")])
+    store = g.pick([f"{hs}[{slot}] = {v}", f"{hs}[{slot}] = {hs}[{other}]",
+                    f"{hs}[{slot}] = {v}{g.pick(['[:]', '[::-1]', '[:]'])}",
+                    f"{hs}[{slot}], {hs}[{other}] = {hs}[{other}], {hs}[{slot}]"]
+                   + ([] if keyed else [f"{hs}.append({v})"]))
+    with g.w.block(f"for {k} in range({g.pick([2, 3])}):"):
+        g.w.line(f"{t} = {hs}[{slot}]")
+        g.w.line(g.pick([f"{t} *= {g.const(0.5, 1.5)}", f"{t}[0] = {t}[0] * {g.const(0.5, 1.5)}",
+                         f"{t} += {strip(expr(g, sc, 'S'))}"]))
+        if g.chance(0.3):
+            with g.w.block(f"if {k} == 1:"):
+                g.w.line(store)
+        else:
+            g.w.line(store)
+    g.w.line(f"{out} = np.sum({b} * {g.const(0.5, 1.5)}) + np.sum({v} * {g.const(0.5, 1.5)})")
     sc.add(Var(out, "S"))
 
 
