@@ -230,8 +230,9 @@ def _view_chain(g: Gen, sc: Scope, var: Var):
 def _loop_store(g: Gen, sc: Scope, var: Var):
     """A loop that reads an item of a list or dict, updates it in place,
     then stores another object there (the vector, a view of it, another
-    slot's item, or swaps two slots): from the second pass on the item
-    read is what the pass before stored."""
+    slot's item, or swaps two slots), maybe through a second name for the
+    container: from the second pass on the item read is what the pass
+    before stored."""
     if not sc.can("range"):
         return _slice_view(g, sc, var)
     b, hs, k, t, out = (g.fresh(sc) for _ in range(5))
@@ -239,10 +240,14 @@ def _loop_store(g: Gen, sc: Scope, var: Var):
     g.w.line(f"{b} = {v} * {g.const(0.5, 1.5)}")
     g.w.line(f"{hs} = {{'u': {b}, 'w': {v}}}" if keyed else f"{hs} = [{b}, {v}]")
     slot, other = ("'u'", "'w'") if keyed else g.pick([("0", "1"), ("-1", "0")])
-    store = g.pick([f"{hs}[{slot}] = {v}", f"{hs}[{slot}] = {hs}[{other}]",
-                    f"{hs}[{slot}] = {v}{g.pick(['[:]', '[::-1]', '[:]'])}",
-                    f"{hs}[{slot}], {hs}[{other}] = {hs}[{other}], {hs}[{slot}]"]
-                   + ([] if keyed else [f"{hs}.append({v})"]))
+    q = hs
+    if g.chance(0.3):               # stored through a second name for the container
+        q = g.fresh(sc)
+        g.w.line(f"{q} = {hs}")
+    store = g.pick([f"{q}[{slot}] = {v}", f"{q}[{slot}] = {hs}[{other}]",
+                    f"{q}[{slot}] = {v}{g.pick(['[:]', '[::-1]', '[:]'])}",
+                    f"{q}[{slot}], {q}[{other}] = {hs}[{other}], {hs}[{slot}]"]
+                   + ([] if keyed else [f"{q}.append({v})"]))
     with g.w.block(f"for {k} in range({g.pick([2, 3])}):"):
         g.w.line(f"{t} = {hs}[{slot}]")
         g.w.line(g.pick([f"{t} *= {g.const(0.5, 1.5)}", f"{t}[0] = {t}[0] * {g.const(0.5, 1.5)}",
