@@ -1,4 +1,5 @@
-"""A list or dict built in the function, under a second name (`q = xs`):
+"""A list or dict built in the function, under a second name (`q = xs`, or
+the item of a tuple display holding it):
 an item stored, or an item updated in place, through one name is the
 other's too.
 
@@ -52,9 +53,20 @@ def stores_through_the_other_name_in_a_loop(a):
     return np.sum(a * W) + np.sum(b * b)
 
 
+def stores_through_a_tuple_holding_it(a):
+    a = a * 1.0
+    b = a * 2.0
+    pair = [b, a]
+    box = (pair,)
+    box[0][0] = a                   # `box[0]` is `pair`
+    t = pair[0]
+    t *= 3.0
+    return np.sum(a * W) + np.sum(b * b)
+
+
 @pytest.mark.parametrize("f", [
     stores_through_the_other_name, stores_into_a_dict_through_the_other_name,
-    stores_through_the_other_name_in_a_loop])
+    stores_through_the_other_name_in_a_loop, stores_through_a_tuple_holding_it])
 def test_a_store_through_a_second_name_is_followed(f):
     check_grad(f, (X.copy(),))
     check_jvp(f, (X.copy(),))

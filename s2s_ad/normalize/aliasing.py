@@ -62,7 +62,8 @@ def bind(nz, stmt: gast.Assign) -> None:
 
 def _bind_alias(nz, target: str, value) -> None:
     """Relate `target` to what it was bound to as one object: a copy of
-    a name, or an item of a tuple display (which `tuples` keeps)."""
+    a name, or an item of a tuple display (which `tuples` keeps); one that
+    holds a list or dict built here makes `target` hold it too."""
     for holder in [h for h, items in nz.tuples.items() if target in items or h == target]:
         del nz.tuples[holder]         # an item rebound: the display no longer holds it
     if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
@@ -83,6 +84,10 @@ def _bind_alias(nz, target: str, value) -> None:
         group.add(target)
         nz.aliases[target] = group
         _inherit_maybe(nz, target, item)
+    held = sorted(nz.aliases.get(target, {target}) & nz.sequences - {target})
+    if held:                        # the same list or dict: its stores are an item's
+        nz.sequences.add(target)
+        nz.joined[target] = set(nz.joined.get(held[0], ()))
 
 
 def _inherit_maybe(nz, target: str, source: str) -> None:

@@ -33,7 +33,8 @@ def note_items(nz, target: str, value, in_place: bool) -> None:
     shared with, for the check an in-place update of an item makes
     (inplace.py, writebacks.py), and what those share them with: the
     check reads lists, not what a list was copied from through an
-    iterator (`list(reversed(xs))`); a name bound to one is one too."""
+    iterator (`list(reversed(xs))`).  (A name bound to one, `q = xs` or
+    an item of a tuple display, is one too: `aliasing._bind_alias`.)"""
     operands = _join_operands(value)
     copied = _copied(nz, value)
     built = isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or copied is not None
@@ -48,9 +49,6 @@ def note_items(nz, target: str, value, in_place: bool) -> None:
     elif built:
         nz.sequences.add(target)
         nz.joined.pop(target, None)
-    elif isinstance(value, gast.Name) and value.id in nz.sequences:
-        nz.sequences.add(target)            # `q = xs`: the same list
-        nz.joined[target] = set(nz.joined.get(value.id, ()))
     elif not in_place:
         nz.sequences.discard(target)
         nz.joined.pop(target, None)
