@@ -35,7 +35,9 @@ from .sourcelines import source_lines
 
 
 _MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "put_along_axis", "place", "putmask", "at",
-                   "shuffle"}
+                   "shuffle", "setitem", "delitem", "iadd", "isub", "imul", "imatmul",
+                   "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor", "ilshift",
+                   "irshift", "iconcat"}     # (NumPy's, and the operator module's)
 
 
 def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:

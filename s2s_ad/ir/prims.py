@@ -23,7 +23,9 @@ MUTATING_METHODS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill",
     "update", "setdefault", "popitem", "add", "discard", "difference_update",
     "intersection_update", "symmetric_difference_update", "put", "resize", "itemset",
-    "partition", "setfield", "byteswap"})
+    "partition", "setfield", "byteswap", "__setitem__", "__delitem__", "__iadd__",
+    "__isub__", "__imul__", "__imatmul__", "__itruediv__", "__ifloordiv__", "__imod__",
+    "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
 
 
 def member(obj, table) -> bool:

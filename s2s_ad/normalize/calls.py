@@ -15,11 +15,12 @@ import inspect
 import types
 
 import gast
+import numpy
 
 from .. import astutil, frontend
 from ..ir import RUNTIME, is_resolved
 from ..rules import registry
-from . import compound, comprehensions, exprs, inplace, lift, scope
+from . import compound, comprehensions, exprs, inplace, lift, mutators, scope
 
 
 def e_Call(nz, expr):
@@ -43,6 +44,8 @@ def e_Call(nz, expr):
             [k for k, _ in pairs], [v for _, v in pairs]), expr))
     late, expr = _spread_arguments(nz, expr, callee)
     _refuse_overwrite(nz, expr, callee)
+    expr = _out_by_keyword(nz, expr, callee)
+    mutators.refuse_as_value(nz, expr, callee)
     out = next((k.value for k in expr.keywords if k.arg == "out"), None)
     if out is not None and _writes_out(nz, expr):   # y[...] = f(x), value y
         if not inplace.writable(nz, out):
@@ -146,6 +149,41 @@ def _call_of_atoms(nz, expr):
     args = [argument(nz, a) for a in expr.args]
     kws = [(k.arg, argument(nz, k.value)) for k in expr.keywords]   # (arg None: **)
     return astutil.call(func, args, kws)
+
+
+def _out_by_keyword(nz, call, callee):
+    """`np.exp(x, y)`, `np.add(a, b, y)`, `np.sum(a, 0, None, y)` or
+    `x.sum(0, None, y)`: the positional argument that binds `out`, passed by
+    keyword (`out=y`, a tuple of them for a ufunc with several outputs), so
+    that the write into `y` is followed as `out=y` is."""
+    at = _out_position(nz, call, callee)
+    if at is None or len(call.args) <= at or \
+            any(isinstance(a, gast.Starred) for a in call.args):
+        return call
+    outs = call.args[at:at + getattr(callee, "nout", 1)]
+    out = outs[0] if len(outs) == 1 else gast.copy_location(astutil.tuple_(outs), outs[0])
+    return gast.copy_location(astutil.call(call.func, call.args[:at], [
+        *call.keywords, ("out", out)]), call)
+
+
+def _out_position(nz, call, callee) -> int | None:
+    """Where a positional argument of a NumPy function, ufunc or array
+    method binds `out`, if it has one."""
+    if not _writes_out(nz, call):
+        return None
+    if isinstance(callee, numpy.ufunc):
+        return callee.nin
+    shift = 0
+    if not is_resolved(callee):         # `x.sum(...)` reads like `np.sum(x, ...)`
+        callee, shift = getattr(numpy, call.func.attr, None), 1
+        if not hasattr(numpy.ndarray, call.func.attr) or isinstance(callee, numpy.ufunc):
+            return None
+    try:
+        params = inspect.signature(callee).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names.index("out") - shift if "out" in names else None
 
 
 def _writes_out(nz, call) -> bool:

@@ -18,19 +18,12 @@ import numpy
 from .. import astutil, effects, runtime, traversal
 from ..ir import MUTATING_METHODS, NUMPY, OPERATORS, RUNTIME
 from .alias_parts import Part
-from . import aliasing, calls, refusals, sequences, writebacks
+from . import aliasing, calls, mutators, refusals, sequences, writebacks
 
 
 _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
             gast.Pow: "ipow", gast.Mod: "imod", gast.MatMult: "imatmul",
             gast.FloorDiv: "ifloordiv"}
-
-
-# NumPy functions and ndarray methods that update an argument in place and
-# have no functional form here: a gradient through them is a located error.
-_OPAQUE_MUTATORS = {"put", "place", "putmask", "partition", "itemset", "resize",
-                    "shuffle", "setfield", "byteswap",
-                    "copyto", "fill_diagonal", "put_along_axis"}   # (forms not lowered)
 
 
 def subscript_target(nz, target) -> tuple[str, gast.expr]:
@@ -85,19 +78,13 @@ def mutation(nz, call: gast.Call) -> bool:
     if method in ("sort", "fill") and _is_view(func.value):
         receiver = aliasing.view_base(nz, func.value).id   # `y[::-1].sort()`, `y.T.fill(v)`
     callee = nz.src.resolve(func, nz.locals)
-    root = _root_name(call.args[0]) if call.args else None
-    root = root if root in nz.locals else None
     if pop(nz, call) is not None or receiver and _method_mutation(nz, call, receiver, method) \
             or _function_mutation(nz, call, callee):
         return True
-    if (receiver and method in _OPAQUE_MUTATORS) or (root and callable(callee) and
-                                                     callee.__name__ in _OPAQUE_MUTATORS):
-        _opaque_mutation(nz, receiver or root, call)    # (or a form not lowered above)
-    elif _is_ufunc_at(callee) and call.args and _root_name(call.args[0]) in nz.locals:
-        _opaque_mutation(nz, _root_name(call.args[0]), call)   # e.g. into a view
-    else:
-        return False
-    return True
+    target = mutators.opaque_target(nz, call, callee)   # (or a form not lowered above)
+    if target is not None:
+        _opaque_mutation(nz, target, call)
+    return target is not None
 
 
 def _method_mutation(nz, call: gast.Call, receiver: str, method: str) -> bool:
@@ -157,7 +144,7 @@ def refuse_nonlocal_update(nz, call: gast.Call) -> None:
     elif isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and \
             not isinstance(getattr(callee, "__self__", None), types.ModuleType) and \
             not isinstance(callee, numpy.ufunc):       # (`np.add` is no `set.add`)
-        root = _root_name(func.value)
+        root = mutators.root_name(func.value)
         written = [root] if root is not None and root not in nz.locals else []
     else:
         written = []
@@ -170,7 +157,7 @@ def refuse_nonlocal_update(nz, call: gast.Call) -> None:
 def writable(nz, dst) -> bool:
     """`dst` is a local or a view of one (`m[2:]`, `m.T`, `m[i].T`)."""
     return isinstance(dst, gast.Name) and dst.id in nz.locals or \
-        dst is not None and _is_view(dst) and _root_name(dst) in nz.locals
+        dst is not None and _is_view(dst) and mutators.root_name(dst) in nz.locals
 
 
 def write_into(nz, dst, value, index=None) -> None:
@@ -375,12 +362,6 @@ def _augment(nz, name: str, op, value) -> None:
     writebacks.after_update(nz, update, name, always=False)
 
 
-def _is_ufunc_at(callee) -> bool:
-    """Whether `callee` is a ufunc's `.at` method (`np.add.at`)."""
-    return isinstance(getattr(callee, "__self__", None), numpy.ufunc) and \
-        getattr(callee, "__name__", None) == "at"
-
-
 def _is_view(expr) -> bool:
     """`x[...]` or `x.T`: an expression that may be a view of a local."""
     return isinstance(expr, gast.Subscript) or \
@@ -389,12 +370,4 @@ def _is_view(expr) -> bool:
 
 def _scatter(callee):
     """The runtime primitive for `np.add.at` & co., or None."""
-    return runtime.SCATTERS.get(callee.__self__) if _is_ufunc_at(callee) else None
-
-
-def _root_name(node) -> str | None:
-    """`a` for `a`, `a[i]`, `a.T`, `a[i].T`, ...; None otherwise."""
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
-
+    return runtime.SCATTERS.get(callee.__self__) if mutators.is_ufunc_at(callee) else None

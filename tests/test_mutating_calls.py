@@ -1,0 +1,156 @@
+"""Calls that write into an array they are given: NumPy's `out` passed by
+position (`np.exp(y, y)`, `np.add(a, b, y)`, `np.sum(m, 0, None, y)`,
+`x.cumsum(0, None, y)`), the in-place dunders (`y.__imul__(c)`) and the
+operator module's in-place functions (`operator.iadd(y, v)`).
+
+Each of these programs had a silently wrong gradient (or value, or a crash in
+the generated code) before: the write was not seen.  A positional `out` is
+now followed as `out=` is (checked against finite differences, with the
+tangent); the others are refused, located, where a gradient flows through
+them, and refused as a value (their result would be read with the update
+unfollowed)."""
+import operator
+
+import numpy as np
+import pytest
+
+import s2s_ad as ad
+from fdcheck import check_grad, check_jvp
+from test_soundness_cache import assert_located
+
+W = np.array([0.3, -1.2, 0.7])
+X = np.array([-0.21, 0.95, 1.04])
+
+
+def exp_into_itself(a):
+    y = a * 1.0
+    np.exp(y, y)
+    return np.sum(y * W)
+
+
+def multiply_into_a_view(a):
+    y = a * 1.0
+    np.multiply(y[1:], a[:2], y[1:])
+    return np.sum(y * W)
+
+
+def cumsum_into(a):
+    y = a * 1.0
+    np.cumsum(a * a, 0, None, y)
+    return np.sum(y * W)
+
+
+def cumsum_method_into(a):
+    y = a * 1.0
+    (a * a).cumsum(0, None, y)
+    return np.sum(y * W)
+
+
+def clip_into(a):
+    y = a * 1.0
+    np.clip(a * 3.0, -1.0, 1.0, y)
+    return np.sum(y * W)
+
+
+def add_into_and_read_the_result(a):
+    y = a * 1.0
+    r = np.add(y, a, y)
+    return np.sum(r * W) + np.sum(y)
+
+
+def sum_into(a):
+    m = np.zeros(3)
+    np.sum(np.outer(a, a), 0, None, m)
+    return np.sum(m * W)
+
+
+def matmul_into(a):
+    y = a * 1.0
+    np.matmul(np.outer(a, a), a, y)
+    return np.sum(y * W)
+
+
+@pytest.mark.parametrize("f", [
+    exp_into_itself, multiply_into_a_view, cumsum_into, cumsum_method_into, clip_into,
+    add_into_and_read_the_result, sum_into, matmul_into])
+def test_out_passed_by_position_is_followed(f):
+    check_grad(f, (X.copy(),))
+    check_jvp(f, (X.copy(),))
+
+
+def modf_into_two(a):
+    y, z = a * 1.0, a * 2.0
+    np.modf(a * 1.7, y, z)
+    return np.sum(y * W) + np.sum(z)
+
+
+def imul_dunder(a):
+    y = a * 1.0
+    y.__imul__(2.0)
+    return np.sum(y * W)
+
+
+def setitem_dunder(a):
+    y = a * 1.0
+    y.__setitem__(0, 5.0)
+    return np.sum(y * W)
+
+
+def operator_iadd(a):
+    y = a * 1.0
+    operator.iadd(y, a)
+    return np.sum(y * W)
+
+
+def operator_setitem_into_a_list(a):
+    b = a * 2.0
+    pair = [b, a]
+    operator.setitem(pair, 0, a)
+    t = pair[0]
+    t *= 3.0
+    return np.sum(a * W) + np.sum(b * b)
+
+
+def dunder_in_a_lambda(a):
+    a = a * 1.0
+    pair = [a * 2.0, a]
+    for i in range(2):
+        t = pair[0]
+        t *= 3.0
+        (lambda: pair.__setitem__(0, a))()
+    return np.sum(a * W)
+
+
+def put_as_a_value(a):
+    y = a * 1.0
+    r = np.put(y, [0], 5.0)
+    return np.sum(y * W)
+
+
+def imul_dunder_as_a_value(a):
+    y = a * 1.0
+    r = y.__imul__(2.0)
+    return np.sum(y * W) + np.sum(r)
+
+
+def operator_iadd_as_a_value(a):
+    y = a * 1.0
+    r = operator.iadd(y, a)
+    return np.sum(y * W) + np.sum(r)
+
+
+@pytest.mark.parametrize("f, text, message", [
+    (modf_into_two, "np.modf(", "`out=` that is neither"),
+    (imul_dunder, "y.__imul__(2.0)", "updates y in place"),
+    (setitem_dunder, "y.__setitem__(0, 5.0)", "updates y in place"),
+    (operator_iadd, "operator.iadd(y, a)", "updates y in place"),
+    (operator_setitem_into_a_list, "operator.setitem(", "updates pair in place"),
+    (dunder_in_a_lambda, "(lambda: pair.__setitem__(0, a))()", "updates its parameter"),
+    (put_as_a_value, "r = np.put(", "used as a value"),
+    (imul_dunder_as_a_value, "r = y.__imul__(", "used as a value"),
+    (operator_iadd_as_a_value, "r = operator.iadd(", "used as a value")])
+def test_an_update_not_followed_is_refused_located(f, text, message):
+    for make, args in ((ad.grad, (X.copy(),)), (ad.jvp, (X.copy(), np.ones(3)))):
+        with pytest.raises(ad.S2SADError, match=message) as err:
+            make(f)(*args)
+        assert_located(err.value, f, text)
