@@ -280,7 +280,9 @@ def _library_write(g: Gen, sc: Scope, var: Var):
     v, e = var.name, strip(expr(g, sc, "S"))
     g.w.line(g.pick([f"np.copyto({v}[1:], {e})", f"np.copyto({v}, {e}, where={v} > 0.0)",
                      f"np.multiply({v}[1:], {e}, out={v}[1:])", f"np.add({v}, {e}, out={v})",
-                     f"np.put_along_axis({v}, np.array([0, 0]), {e}, 0)"]))
+                     f"np.put_along_axis({v}, np.array([0, 0]), {e}, 0)",
+                     f"np.multiply({v}[1:], {e}, {v}[1:])", f"np.tanh({v}, {v})",   # out by
+                     f"np.cumsum({v} * {e}, 0, None, {v})"]))                       # position
 
 
 def _row_loop(g: Gen, sc: Scope, var: Var):
