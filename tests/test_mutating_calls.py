@@ -4,7 +4,8 @@ position (`np.exp(y, y)`, `np.add(a, b, y)`, `np.sum(m, 0, None, y)`,
 operator module's in-place functions (`operator.iadd(y, v)`).
 
 Each of these programs had a silently wrong gradient (or value, or a crash in
-the generated code) before: the write was not seen.  A positional `out` is
+the generated code) before: the write was not seen (also `out=` given to a
+function with no gradient, `np.floor(a, out=y)`, which was kept as written).  A positional `out` is
 now followed as `out=` is (checked against finite differences, with the
 tangent); the others are refused, located, where a gradient flows through
 them, and refused as a value (their result would be read with the update
@@ -70,9 +71,36 @@ def matmul_into(a):
     return np.sum(y * W)
 
 
+# A function with no gradient writing `out` (kept as written before: the
+# old values of `y` kept their gradient, against 0 by differences)
+def floor_into(a):
+    y = a * 1.0
+    np.floor(a, out=y)
+    return np.sum(y * W)
+
+
+def round_into_by_position(a):
+    y = a * 1.0
+    np.round(a * 3.3, 1, y)
+    return np.sum(y * W) + np.sum(y)
+
+
+def sign_into_by_position(a):
+    y = a * 1.0
+    np.sign(a, y)
+    return np.sum(y * W)
+
+
+def argmax_into_an_index_array(a):
+    k = np.zeros(3, dtype=int)
+    np.argmax(np.outer(a, a), 0, k)
+    return np.sum(a[k] * W)
+
+
 @pytest.mark.parametrize("f", [
     exp_into_itself, multiply_into_a_view, cumsum_into, cumsum_method_into, clip_into,
-    add_into_and_read_the_result, sum_into, matmul_into])
+    add_into_and_read_the_result, sum_into, matmul_into, floor_into,
+    round_into_by_position, sign_into_by_position, argmax_into_an_index_array])
 def test_out_passed_by_position_is_followed(f):
     check_grad(f, (X.copy(),))
     check_jvp(f, (X.copy(),))
@@ -139,7 +167,14 @@ def operator_iadd_as_a_value(a):
     return np.sum(y * W) + np.sum(r)
 
 
+def shuffle_as_a_value(a):
+    y = a * 1.0
+    r = np.random.shuffle(y)
+    return np.sum(y * W)
+
+
 @pytest.mark.parametrize("f, text, message", [
+    (shuffle_as_a_value, "r = np.random.shuffle(y)", "used as a value"),
     (modf_into_two, "np.modf(", "`out=` that is neither"),
     (imul_dunder, "y.__imul__(2.0)", "updates y in place"),
     (setitem_dunder, "y.__setitem__(0, 5.0)", "updates y in place"),

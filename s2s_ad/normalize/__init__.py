@@ -69,7 +69,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
 from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
-               iteration, masks, scope)
+               iteration, masks, mutators, scope)
 from .exprs import binds
 
 
@@ -289,7 +289,12 @@ class Normalizer:
         return expr
 
     def _opaque(self, expr) -> bool:
-        return is_opaque(expr, self.src, self.locals)
+        """Kept verbatim: nothing in it is differentiated, and it writes
+        into no local (`np.floor(a, out=y)` is an update of `y`, and
+        `r = np.random.shuffle(y)` is refused)."""
+        return is_opaque(expr, self.src, self.locals) and not (
+            isinstance(expr, gast.Call) and (calls.passes_out(self, expr) or
+            mutators.opaque_target(self, expr, self.src.resolve(expr.func, self.locals))))
 
     def e_BinOp(self, expr):
         return astutil.binop(self.atom(expr.left), expr.op, self.atom(expr.right))

@@ -166,6 +166,13 @@ def _out_by_keyword(nz, call, callee):
         *call.keywords, ("out", out)]), call)
 
 
+def passes_out(nz, call) -> bool:
+    """Whether a NumPy call is given `out`, by keyword or by position."""
+    callee = nz.src.resolve(call.func, nz.locals)
+    at = _out_position(nz, call, callee)
+    return any(k.arg == "out" for k in call.keywords) or at is not None and len(call.args) > at
+
+
 def _out_position(nz, call, callee) -> int | None:
     """Where a positional argument of a NumPy function, ufunc or array
     method binds `out`, if it has one."""
