@@ -282,7 +282,8 @@ def _library_write(g: Gen, sc: Scope, var: Var):
                      f"np.multiply({v}[1:], {e}, out={v}[1:])", f"np.add({v}, {e}, out={v})",
                      f"np.put_along_axis({v}, np.array([0, 0]), {e}, 0)",
                      f"np.multiply({v}[1:], {e}, {v}[1:])", f"np.tanh({v}, {v})",   # out by
-                     f"np.cumsum({v} * {e}, 0, None, {v})"]))                       # position
+                     f"np.cumsum({v} * {e}, 0, None, {v})",                         # position
+                     f"np.floor({v} * {e}, out={v})", f"np.sign({v}[1:], {v}[1:])"]))  # no gradient
 
 
 def _row_loop(g: Gen, sc: Scope, var: Var):
