@@ -106,7 +106,7 @@ class Normalizer:
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
-        self.tuples: dict = {}          # name -> the names of the tuple display it holds
+        self.slot_items: dict = {}      # name -> the slots of its display (slot_items.py)
         self.rereads: set = set()       # views re-read after an update
         self.shares: dict = {}          # see Normalized.shares
         self.heirs: dict = {}           # see Normalized.heirs
@@ -128,6 +128,9 @@ class Normalizer:
                             for n in scopes.stored_names(node)}
         self.store_counts = collections.Counter(    # name -> stores in the user's code
             n.id for n in traversal.names(src.tree) if type(n.ctx) is gast.Store)
+        self.augmented = {n.id for node in traversal.walk(src.tree)  # updated by `op=`
+                          if isinstance(node, gast.AugAssign)
+                          for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
         self.bool_names: dict = {}      # name -> whether only bools are bound to it
         self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements

@@ -34,7 +34,7 @@ from .. import astutil, fresh_results, scopes
 from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
-from . import masks, sequences, views
+from . import masks, sequences, slot_items, views
 
 
 # -- binding -------------------------------------------------------------
@@ -45,6 +45,8 @@ def bind(nz, stmt: gast.Assign) -> None:
         return                      # (`x = x` keeps the object and its relations)
     if _updates_in_place(value, target):
         _index_changed(nz, target)     # `j += 1` rebinds an int
+        slot_items.forget_updated(nz, value, nz.aliases.get(target, {target}) |
+                                  maybe_one(nz, {target}) | {target})
         if astutil.dotted_name(value.func.value) == OPERATORS:
             nz.loose.add(target)  # ...and `r *= c` a float: still one object?
         sequences.note_items(nz, target, value, in_place=True)
@@ -62,12 +64,12 @@ def bind(nz, stmt: gast.Assign) -> None:
 
 def _bind_alias(nz, target: str, value) -> None:
     """Relate `target` to what it was bound to as one object: a copy of
-    a name, or an item of a tuple display (which `tuples` keeps); one that
-    holds a list or dict built here makes `target` hold it too."""
-    for holder in [h for h, items in nz.tuples.items() if target in items or h == target]:
-        del nz.tuples[holder]         # an item rebound: the display no longer holds it
-    if isinstance(value, gast.Tuple) and all(isinstance(e, gast.Name) for e in value.elts):
-        nz.tuples[target] = [e.id for e in value.elts]
+    a name, or the item at a literal slot of a display (normalize/
+    slot_items.py: not for a name updated by `op=`, which makes a number a
+    new object, so the two would be only maybe one and their relations
+    uncertain; their parts relate them).  One that holds a list or dict
+    built here makes `target` hold it too."""
+    slot_items.note_display(nz, target, value)
     if isinstance(value, gast.Name) and value.id != target and is_local(nz, value.id):
         group = nz.aliases.setdefault(value.id, {value.id})
         group.add(target)
@@ -78,7 +80,7 @@ def _bind_alias(nz, target: str, value) -> None:
         for part in nz.parts.get(value.id, []):   # the same view of the same base
             nz.parts.setdefault(target, []).append(dataclasses.replace(
                 part, view=astutil.clone(part.view), reread=target in nz.locals))
-    item = _tuple_item(nz, value)
+    item = None if target in nz.augmented else slot_items.item_at(nz, value)
     if item is not None and item != target:     # `t = pair[0]` is that item
         group = nz.aliases.setdefault(item, {item})
         group.add(target)
@@ -199,18 +201,6 @@ def _same_object(nz, value):
             astutil.dotted_name(value.func) == f"{RUNTIME}.get_other":
         return value.args[0]
     return value
-
-
-def _tuple_item(nz, value) -> str | None:
-    """For `tup[i]`, with `tup` bound to a tuple display, the name at i."""
-    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-            and isinstance(value.slice, gast.Constant)):
-        return None
-    items = nz.tuples.get(value.value.id)
-    index = value.slice.value
-    if items is None or not isinstance(index, int) or not -len(items) <= index < len(items):
-        return None
-    return items[index]
 
 
 def _helper_arguments(nz, value) -> list:

@@ -19,7 +19,7 @@ import gast
 
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from . import aliasing, refusals, sequences, views
+from . import aliasing, refusals, sequences, slot_items, views
 from .alias_parts import Part
 
 
@@ -37,12 +37,14 @@ def _relations(nz) -> tuple:
 def branches(nz, body_fn, orelse_fn):
     """Normalize both branches of an `if` from the relations before it,
     and join them: what either branch relates holds after, uncertainly."""
-    before = _relations(nz)
+    before, held = _relations(nz), dict(nz.slot_items)
     body = body_fn()
-    after_body = _relations(nz)
+    after_body, held_after_body = _relations(nz), nz.slot_items
     nz.aliases, nz.maybe_aliases, nz.parts = before
+    nz.slot_items = held
     orelse = orelse_fn()
     _join(nz, after_body)
+    slot_items.join(nz, held_after_body)
     return body, orelse
 
 
@@ -75,6 +77,7 @@ def enter_compound(nz, stmt) -> tuple:
     leave_compound(nz, stmt)
     if isinstance(stmt, (gast.For, gast.While)):
         _carried_stores(nz, stmt)
+        slot_items.enter_loop(nz, stmt)
     return _relations(nz)
 
 

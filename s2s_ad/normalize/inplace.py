@@ -328,6 +328,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
         # array) and stored back
         base, index = subscript_target(nz, target)
         item = nz.namer.temp()
+        nz.augmented.add(item)
         nz.emit(astutil.assign(item, astutil.subscript(
             astutil.name(base), astutil.index_syntax(index))))
         for other in sorted(nz.joined.get(base, ())):    # `+`/`*` shared its items

@@ -72,11 +72,9 @@ class _Walk:
     not yet emitted, one task per changed name; `maybe`: the names whose
     maybe-aliases are checked once the walk is done; `bases`: the names
     reached by a write into them; `stepped`: the names whose writes went
-    up (a name claimed is seen before); `claimed`: for each name claimed,
-    the name it is to be re-read from; `slot_writers`: who wrote each slot
-    written; `joined`: the pairs of names for one item, one of which took
-    the other's values; `writers`: for each base, the
-    names that write it, with their groups.  Writes go up at once and
+    up (a name claimed is seen before); `slot_writers`: who wrote each slot
+    written; `writers`: for each base, the names that write it, with their
+    groups.  Writes go up at once and
     re-reads wait, first in first out, so that a base is written through
     every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
@@ -93,9 +91,7 @@ class _Walk:
     maybe: list = dataclasses.field(default_factory=list)
     bases: set = dataclasses.field(default_factory=set)
     stepped: set = dataclasses.field(default_factory=set)
-    claimed: dict = dataclasses.field(default_factory=dict)
     slot_writers: dict = dataclasses.field(default_factory=dict)
-    joined: list = dataclasses.field(default_factory=list)
     writers: dict = dataclasses.field(default_factory=dict)
 
 
@@ -123,7 +119,6 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, walk.written, items_kept)} - walk.seen
     walk.seen |= own                # claimed: re-read later, from `name`
-    walk.claimed.update(dict.fromkeys(own, name))
     walk.reached |= set(group) | aliasing.maybe_one(nz, group)
     _write_back_parts(nz, walk, name, group, source)
     walk.later.append((name, always, group, own, items_kept))
@@ -163,41 +158,18 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 walk.seen.add(part.base)        # what it got goes up first)
                 walk.bases.add(part.base)
                 _step(nz, walk, part.base, True)
-            _step_same_item(nz, walk, name, part)
     walk.maybe.append((name, group))
 
 
 def _written_twice(nz, walk: _Walk, member: str, group: set, part: Part) -> None:
-    """`member` would write a slot another name wrote in this update (`a`
-    and `_t1 = p[0]`, both the item of `p = [a]`): one object under two
-    names, each with part of the update, and one write would lose the
-    other's.  Refused at run time where the two share memory, unless one
-    took the other's values (`_step_same_item`)."""
+    """`member` would write a slot another name wrote in this update (two
+    names read from one slot that the alias analysis did not make one:
+    read in a loop that changes the container, or updated by `op=`), each
+    with part of the update, and one write would lose the other's.  Refused at
+    run time where the two share memory."""
     other = walk.slot_writers.get(_slot(part))
-    if other is not None and other not in group and part.certain and not part.masked \
-            and {member, other} not in walk.joined:
+    if other is not None and other not in group and part.certain and not part.masked:
         refusals.partial(nz, member, other, part.base)
-
-
-def _step_same_item(nz, walk: _Walk, name: str, part: Part) -> None:
-    """After `name` was written into a literal slot of a list or dict
-    built here, the item the display put there (`_t1` of `rows = [_t1]`,
-    for `name` read as `rows[0]`) is the same object (or the same memory,
-    re-read), unless the slot was replaced: where it is, it takes `name`'s
-    values and its own writes go up.  Only for an item another base
-    claimed to re-read (`_t1 = x[2:4]`, which this write did not reach)."""
-    if part.kind != "index" or not isinstance(part.index, gast.Constant) or \
-            not nz.aliases.get(part.base, {part.base}) & nz.sequences:
-        return
-    slot, holder = gast.dump(part.view.slice), nz.aliases.get(part.base, {part.base})
-    for held, item in aliasing.views_of(nz, holder):
-        if item.item and item.certain and held in walk.seen and held not in walk.stepped \
-                and walk.claimed.get(held) not in holder and gast.dump(item.view.slice) == slot:
-            same = astutil.assign(held, astutil.name(name))
-            nz.rereads.add(same)        # (the slot's object, or its memory re-read)
-            _guarded(nz, held, item, lambda test: same)
-            walk.joined.append({held, name})
-            _step(nz, walk, held, True, item)
 
 
 def _check_maybe_ones(nz, walk: _Walk) -> None:
