@@ -30,7 +30,7 @@ import numpy
 
 from . import astutil, runtime, traversal
 from .ir import NUMPY, OPERATORS, RUNTIME, Facts, Normalized, Request, Source
-from .naming import Namer
+from .naming import BUILTINS, Namer
 
 _RESERVED = {RUNTIME: ("rt", runtime), NUMPY: ("np", numpy),
              OPERATORS: ("operator", operator)}
@@ -119,7 +119,12 @@ def own_names(plan: Plan, mode: str) -> tuple:
 def name_reserved(plan: Plan, fdef) -> None:
     """Code that normalization and the sweeps wrote refers to s2s_ad's own
     modules and to builtins by reserved names (`__s2s_ad_np__.sort`,
-    `__s2s_ad_builtins__.range`); print them as imports."""
+    `__s2s_ad_builtins__.range`); print them as imports.  Only a `Name`
+    holding a reserved name is rewritten (or is the base of an `Attribute`
+    that is): without one, the rewrite, a callback per node, is skipped."""
+    if not any(n.id in _RESERVED or n.id == BUILTINS for n in traversal.names(fdef)):
+        return
+
     def printed(node):
         kind = type(node)
         if kind is gast.Name and node.id in _RESERVED:
