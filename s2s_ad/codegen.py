@@ -77,8 +77,19 @@ def _comment(match) -> str:
     """A comment marker printed as `# text`; every line of a text that spans
     several (a user line with a multi-line string) is commented, so none of
     it can run as code."""
-    indent, text = match.group(1), ast.literal_eval(match.group(2))
+    indent, text = match.group(1), _literal(match.group(2))
     return "\n".join(indent + "# " + line for line in text.splitlines() or [""])
+
+
+def _literal(text: str) -> str:
+    """The string a printed string literal holds: one in single quotes
+    with no backslash or quote inside holds its text as it is (most
+    comments: no parse each), any other is parsed."""
+    inner = text[1:-1]
+    if len(text) >= 2 and text[0] == text[-1] == "'" and "\\" not in inner \
+            and "'" not in inner:
+        return inner
+    return ast.literal_eval(text)
 
 
 # a generated function's attribute holding its text (what `s2s_ad.source` shows)
