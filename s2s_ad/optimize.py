@@ -300,12 +300,12 @@ def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> 
     `fold`'s)."""
     stmts = list(astutil.flat(fdef.body))
     read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
-    counts = _counts(_chain(read, traversal.names(_signature(fdef))))[1]
+    counts, early = _stores_and_early_reads(read, traversal.names(_signature(fdef)))
     numbers = any(scopes.is_simple_assign(stmt) and astutil.is_number(stmt.value)
                   for stmt, _ in stmts)
     operands = _operands(fdef) if numbers else set()    # (asked only of a number's target)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
-    params |= _read_before_bound(read, counts)  # (a pair's seed: its backward's parameter)
+    params |= early             # (a pair's seed: its backward's parameter)
     values: dict = {}
     for (stmt, owner), names in zip(stmts, read):
         if values and _replace_loads(stmt, values, names):     # (read after its store)
@@ -362,22 +362,30 @@ def _operands(fdef) -> set:
     return operands
 
 
-def _read_before_bound(read: list, counts: dict) -> set[str]:
-    """Names read before the function binds them (`read`: the `Name` nodes
-    of each top-level statement, in order): bound by the caller (the seed
-    of a pair's backward half), so a later assignment rebinds them."""
-    bound, out = set(), set()
+def _stores_and_early_reads(read: list, signature: list) -> tuple[dict, set[str]]:
+    """(name -> how many times it is stored, in `read` - the `Name` nodes of
+    each top-level statement, in order - and in `signature`'s; the names
+    stored somewhere that are read before the function binds them: bound
+    by the caller, as the seed of a pair's backward half is, so a later
+    assignment rebinds them).  One loop over the names for both."""
+    stores: dict = {}
+    bound, early = set(), set()
     load, store = gast.Load, gast.Store
     for names in read:
         stored = []
         for node in names:
-            if type(node.ctx) is load:
+            kind = type(node.ctx)
+            if kind is load:
                 if node.id not in bound:
-                    out.add(node.id)
-            elif type(node.ctx) is store:
+                    early.add(node.id)
+            elif kind is store:
                 stored.append(node.id)
+                stores[node.id] = stores.get(node.id, 0) + 1
         bound.update(stored)
-    return out & set(counts)
+    for node in signature:
+        if type(node.ctx) is store:
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return stores, early & stores.keys()
 
 
 def _replace_loads(stmt, values: dict, names: list | None = None) -> bool:
