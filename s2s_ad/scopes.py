@@ -110,11 +110,22 @@ def jump_out(body: list):
 
 
 def statements(body):
-    """Every statement of a body, nested blocks included, in order."""
-    for stmt in body:
-        yield stmt
-        for child in ("body", "orelse"):
-            yield from statements(getattr(stmt, child, None) or [])
+    """Every statement of a body, nested blocks included (`body`, then
+    `orelse`), in order.  A stack of iterators, not a generator per
+    statement; a list is read when it is reached, as by recursion."""
+    todo: list = [iter(body)]
+    while todo:
+        item = todo.pop()
+        if type(item) is tuple:         # (stmt,): its `orelse`, after its body
+            todo.append(iter(getattr(item[0], "orelse", None) or []))
+            continue
+        for stmt in item:
+            yield stmt
+            inner = getattr(stmt, "body", None)
+            if inner is None and not hasattr(stmt, "orelse"):
+                continue                # (a simple statement: on with this body)
+            todo += (item, (stmt,), iter(inner or []))
+            break
 
 
 def assignments(body):
