@@ -128,14 +128,14 @@ def shape_classes(body, prims, wrt, facts) -> None:
         if not isinstance(stmt, gast.Assign):
             return cls
         prim = prims.get(stmt)
-        for name in scopes.load_names(stmt.value):
+        operands = scopes.load_names(stmt.value)       # (a new list: kept below)
+        for name in operands:
             if name not in cls:
                 cls[name] = f"?{next(fresh)}"          # unknown, but one shape
         shape = _assigned_shape(stmt, prim, numeric, cls, facts)
         target = stmt.targets[0].id
         cls[target] = shape if shape is not None else f"?{next(fresh)}"
         (scalar if shape == "scalar" else other).add(target)
-        operands = list(scopes.load_names(stmt.value))
         if target not in operands:          # `x = f(x)`: no witness for either x
             facts.shapes.classes[stmt] = {n: cls.get(n) for n in [*operands, target]}
         return cls
