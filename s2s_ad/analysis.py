@@ -142,16 +142,18 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
     of a statement every variable holds its value from just after it (or a
     stand-in of its shape, where nothing reads more).
     """
-    every = _record_walk(body, prims, wrt, facts, useful, shares, heirs, None)
-    by_value = _record_walk(body, prims, wrt, facts, useful, shares, heirs, every)
+    seen: dict = {}     # stmt -> what its adjoint reads (`Prim.reads`): asked by both walks
+    every = _record_walk(body, prims, wrt, facts, useful, shares, heirs, None, seen)
+    by_value = _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen)
     facts.recorded = every
     facts.shape_recorded = every - by_value
 
 
-def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every) -> set:
+def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen) -> set:
     """The assignments to record.  With `every` None, counting every read
     of the reverse sweep; else counting value reads only, plus the in-place
-    updates in `every` (recorded by value whatever reads them)."""
+    updates in `every` (recorded by value whatever reads them).  `seen`:
+    each statement's `Prim.reads`, filled as they are asked."""
     recorded: set = set()
     shapes_too = every is None
 
@@ -160,7 +162,7 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every) -> set:
     def transfer(stmt, live):
         if isinstance(stmt, gast.Assign):
             return _record_assignment(stmt, live, prims, facts, shares, heirs, recorded,
-                                      shapes_too, every)
+                                      shapes_too, every, seen)
         if isinstance(stmt, gast.If):
             live.update(scopes.load_names(stmt.test))
             if shapes_too:
@@ -187,13 +189,14 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every) -> set:
     return recorded
 
 
-def _record_assignment(stmt, live, prims, facts, shares, heirs, recorded, shapes_too, every):
+def _record_assignment(stmt, live, prims, facts, shares, heirs, recorded, shapes_too, every,
+                       seen):
     """Record `stmt` if it overwrites a value still live for the adjoint
     sweep, and return the names live after it (forward transfer; `live` is
     updated in place)."""
     target = stmt.targets[0].id
     prim = prims[stmt]
-    reads, reads_result = _reverse_reads(stmt, prims, facts, shapes_too)
+    reads, reads_result = _reverse_reads(stmt, prims, facts, shapes_too, seen)
     overwritten = {target} | shares.get(stmt, frozenset())
     if (not live.isdisjoint(overwritten) or target in reads) and not prim.keeps_values or \
             every is not None and stmt in every and prim.inplace:
@@ -255,15 +258,19 @@ def _killed_always(body, prims, facts) -> set:
     return out
 
 
-def _reverse_reads(stmt, prims, facts, shapes_too: bool) -> tuple[State, bool]:
+def _reverse_reads(stmt, prims, facts, shapes_too: bool, seen: dict) -> tuple[State, bool]:
     """(names whose values the statement's adjoint reads, reads the result);
-    with `shapes_too`, counting the names it reads the shape of."""
+    with `shapes_too`, counting the names it reads the shape of.  `seen`
+    holds `Prim.reads` of the statements asked before (what it depends on,
+    the primitive and the varied names before the statement, is fixed)."""
     if stmt not in facts.active:
         return State(), False
     prim = prims[stmt]
     target = stmt.targets[0].id
+    if stmt not in seen:
+        seen[stmt] = prim.reads(facts.varied_before.get(stmt, State()))
+    reads, reads_result = seen[stmt]
     varied = facts.varied_before.get(stmt, State())
-    reads, reads_result = prim.reads(varied)
     if not shapes_too:
         return reads, reads_result
     reads = set(reads)
