@@ -86,6 +86,9 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
 def copies(fdef: gast.FunctionDef) -> bool:
     """Remove `b = a` where `a` and `b` already hold one object: `a = b` ran
     earlier in the same block and no statement between binds either."""
+    if not any(scopes.is_simple_assign(stmt) and isinstance(stmt.value, gast.Name)
+               for stmt in scopes.statements(fdef.body)):
+        return False        # (no copy `b = a` anywhere: nothing to find)
     changed = False
 
     def block(body: list) -> None:
@@ -299,6 +302,8 @@ def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> 
     pass (`d = 1.0; e = d * 0.5; f = e * x` -> `f = 0.5 * x`; `unsafe`:
     `fold`'s)."""
     stmts = list(astutil.flat(fdef.body))
+    if not any(_starts_propagation(stmt, protected) for stmt, _ in stmts):
+        return False        # (nothing to propagate: no need to count the names)
     read = [traversal.names(stmt) for stmt, _ in stmts]   # (each statement's, once)
     counts, early = _stores_and_early_reads(read, traversal.names(_signature(fdef)))
     numbers = any(scopes.is_simple_assign(stmt) and astutil.is_number(stmt.value)
@@ -360,6 +365,14 @@ def _operands(fdef) -> set:
         elif kind is gast.Compare and any(type(op) in (gast.Is, gast.IsNot) for op in node.ops):
             operands.update(n.id for n in [node.left, *node.comparators] if type(n) is name)
     return operands
+
+
+def _starts_propagation(stmt, protected: set[str]) -> bool:
+    """`name = name` or `name = number`, binding no protected name: a pass
+    with no such statement propagates nothing (folding makes a number only
+    where a propagation put one in)."""
+    return scopes.is_simple_assign(stmt) and stmt.targets[0].id not in protected and \
+        (isinstance(stmt.value, gast.Name) or astutil.is_number(stmt.value))
 
 
 def _stores_and_early_reads(read: list, signature: list) -> tuple[dict, set[str]]:
