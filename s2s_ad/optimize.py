@@ -232,33 +232,43 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     tangent's), the reader may come later, past pure assignments that
     rebind nothing the temporary's value reads.  Returns the statements
     that took a temporary in (those still in the code)."""
-    pure = Purity(is_pure_call)
     loads, stores = _counts(traversal.names(fdef))
-    changed: dict = {}      # (ordered: a set of statements, in order)
+    inliner = _Inliner(temps, loads, stores, Purity(is_pure_call), interleaved)
+    inliner.block(fdef.body)
+    return list(inliner.changed)
 
-    def block(body: list) -> None:
+
+class _Inliner:
+    """`inline`'s walk over nested bodies (a method, not a closure calling
+    itself: such a cycle would keep the statements it holds alive until
+    the cyclic collector ran)."""
+
+    def __init__(self, temps: set[str], loads: dict, stores: dict, pure, interleaved: bool):
+        self.temps, self.loads, self.stores = temps, loads, stores
+        self.pure, self.interleaved = pure, interleaved
+        self.changed: dict = {}     # (ordered: a set of statements, in order)
+
+    def block(self, body: list) -> None:
         i = 0
         while i < len(body) - 1:
             stmt = body[i]
-            nxt = _reader(body, i, pure) if interleaved else body[i + 1]
+            nxt = _reader(body, i, self.pure) if self.interleaved else body[i + 1]
             for child in ("body", "orelse"):
                 if isinstance(getattr(stmt, child, None), list):
-                    block(getattr(stmt, child))
-            if _inlinable(stmt, nxt, temps, loads, stores, pure):
+                    self.block(getattr(stmt, child))
+            if _inlinable(stmt, nxt, self.temps, self.loads, self.stores, self.pure):
                 target = stmt.targets[0].id
                 _replace_loads(nxt, {target: stmt.value})
                 del body[i]
-                changed.pop(stmt, None)
-                changed[nxt] = True
+                self.changed.pop(stmt, None)
+                self.changed[nxt] = True
                 i = max(i - 1, 0)
                 continue
             i += 1
         if body:
             for child in ("body", "orelse"):
                 if isinstance(getattr(body[-1], child, None), list):
-                    block(getattr(body[-1], child))
-    block(fdef.body)
-    return list(changed)
+                    self.block(getattr(body[-1], child))
 
 
 def _reader(body: list, i: int, pure) -> gast.stmt:

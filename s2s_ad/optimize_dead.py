@@ -78,25 +78,28 @@ def _remove(fdef, doomed: set, pure, heads: dict) -> tuple[bool, bool]:
     whose test or sequence has no effect (a loop whose target is read after
     it stays; a while loop always stays: it might not end).  Says whether
     anything went, and whether an if or a loop did."""
-    removed = emptied = False
+    flags = [False, False]          # removed, emptied
+    fdef.body = _kept(fdef.body, doomed, pure, heads, flags)
+    return flags[0], flags[1]
 
-    def block(body: list) -> list:
-        nonlocal removed, emptied
-        out = []
-        for stmt in body:
-            if stmt in doomed:
-                removed = True
-                continue
-            for child in ("body", "orelse"):
-                if isinstance(getattr(stmt, child, None), list):
-                    setattr(stmt, child, block(getattr(stmt, child)))
-            if _empty_control(stmt, pure, heads):
-                removed = emptied = True
-                continue
-            out.append(stmt)
-        return out
-    fdef.body = block(fdef.body)
-    return removed, emptied
+
+def _kept(body: list, doomed: set, pure, heads: dict, flags: list) -> list:
+    """`_remove` of one body, its nested bodies first (a function of its
+    own, not a closure calling itself: such a cycle would keep the doomed
+    statements alive until the cyclic collector ran)."""
+    out = []
+    for stmt in body:
+        if stmt in doomed:
+            flags[0] = True
+            continue
+        for child in ("body", "orelse"):
+            if isinstance(getattr(stmt, child, None), list):
+                setattr(stmt, child, _kept(getattr(stmt, child), doomed, pure, heads, flags))
+        if _empty_control(stmt, pure, heads):
+            flags[0] = flags[1] = True
+            continue
+        out.append(stmt)
+    return out
 
 
 def _empty_control(stmt, pure, heads: dict) -> bool:

@@ -294,14 +294,17 @@ def _callee_resolver(src, norm, imports: dict):
     """`resolve(call, whole=True)`: the object a generated call's dotted
     function name means (with `whole=False`, the object its first name
     means: a module the derived function imports, or a name of the user's),
-    or None."""
+    or None.  (It holds `norm.locals`, not `norm`: the passes' recursive
+    closures, freed only by the cyclic collector, reach it.)"""
+    locals_ = norm.locals
+
     def resolve(call: gast.Call, whole: bool = True):
         path = astutil.dotted_name(call.func)
         if path is None:
             return None
         head, *rest = path.split(".")
         obj = imports[head] if head in imports else \
-            src.resolve(astutil.name(head), norm.locals)
+            src.resolve(astutil.name(head), locals_)
         for attr in rest if whole else ():
             obj = getattr(obj, attr, None)
         return obj
