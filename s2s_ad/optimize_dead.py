@@ -118,12 +118,18 @@ class Purity:
         self.is_pure_call = is_pure_call
 
     def __call__(self, expr) -> bool:
+        call = gast.Call
         for node in traversal.nodes(expr):
-            if isinstance(node, gast.Call) and not self.is_pure_call(node):
-                return False
-            if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
+            kind = type(node)       # (no class derives from these)
+            if kind is call:
+                if not self.is_pure_call(node):
+                    return False
+            elif kind in _EFFECTS:
                 return False
         return True
+
+
+_EFFECTS = frozenset({gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr})
 
 
 # -- empty blocks ------------------------------------------------------------
