@@ -181,20 +181,21 @@ class _Owner:
         return kept
 
     def _collect(self, node, kept: set, copied: bool) -> None:
-        if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and not copied:
+        kind = type(node)       # (no class derives from a node class named here)
+        if kind is gast.Name:
+            if type(node.ctx) is gast.Load and not copied:
                 kept.add(node.id)
             return
-        if isinstance(node, gast.Call):
+        if kind is gast.Call:
             copying = _member(self.resolve(node), COPYING)
             self._collect(node.func, kept, False)
             for arg in node.args + [k.value for k in node.keywords]:
-                self._collect(arg, kept, copying and isinstance(arg, gast.Name))
+                self._collect(arg, kept, copying and type(arg) is gast.Name)
             return
-        arithmetic = isinstance(node, _ARITHMETIC) or not self.items_kept and \
-            isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load)
-        for child in gast.iter_child_nodes(node):
-            self._collect(child, kept, arithmetic and isinstance(child, gast.Name))
+        arithmetic = kind in _ARITHMETIC or not self.items_kept and \
+            kind is gast.Subscript and type(node.ctx) is gast.Load
+        for child in traversal.children(node):      # (a context holds no name)
+            self._collect(child, kept, arithmetic and type(child) is gast.Name)
 
 
 def _member(obj, table: frozenset) -> bool:

@@ -95,6 +95,15 @@ def walk_outside(body: list, scopes: tuple) -> Iterator[gast.AST]:
             pushers[type(node)](node, push)
 
 
+def children(node) -> list:
+    """The nodes `node` holds directly, in field order (not its expression
+    context: what `gast.iter_child_nodes` gives but `Load`/`Store`)."""
+    out: list = []
+    _PUSHERS[type(node)](node, out.append)
+    out.reverse()
+    return out
+
+
 # push a node's children, last first (so they pop in field order)
 _PUSHERS = _PerClass("push", lambda fields: [
     line for f in reversed(fields) for line in [
