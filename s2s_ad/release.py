@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, scopes, traversal
+from . import astutil, traversal
 
 
 def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
@@ -30,10 +30,11 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
     `scalars` (locals known to hold numbers) are left to the return."""
     flat = list(astutil.flat(fdef.body))        # the statements of blocks in place
     position = {stmt: i for i, (stmt, _) in enumerate(flat)}
-    candidates = _top_level_locals(flat, fdef.args) - scalars
+    names = [traversal.names(stmt) for stmt, _ in flat]     # (each statement's, once)
+    candidates = _top_level_locals(flat, names, fdef.args) - scalars
     last_read: dict[str, int] = {}
     for i, (stmt, _) in enumerate(flat):
-        for name in _reads(stmt):
+        for name in _reads(stmt, names[i]):
             if name in candidates:
                 last_read[name] = i
     dying = sorted(last_read, key=lambda n: (last_read[n], n))
@@ -61,30 +62,31 @@ def _last_allocation(body: list):
     return None
 
 
-def _top_level_locals(flat: list, args: gast.arguments) -> set[str]:
+def _top_level_locals(flat: list, names: list, args: gast.arguments) -> set[str]:
     """Names assigned only by top-level statements (those of top-level
-    blocks included), minus the parameters."""
+    blocks included), minus the parameters (`names`: each statement's
+    `Name` nodes)."""
     top, nested = set(), set()
-    for stmt, _ in flat:
-        if isinstance(stmt, gast.Assign):
-            top |= set().union(*map(_stores, stmt.targets))
-            nested |= _stores(stmt.value)       # comprehension variables
-        elif isinstance(stmt, gast.AugAssign):
-            top |= _stores(stmt.target)
-            nested |= _stores(stmt.value)
+    for (stmt, _), held in zip(flat, names):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):     # (targets first, then value)
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else stmt.target
+            split = len(traversal.names(targets))
+            top |= _stores(held[:split])
+            nested |= _stores(held[split:])       # comprehension variables
         else:
-            nested |= _stores(stmt)
+            nested |= _stores(held)
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     return top - nested - params
 
 
-def _stores(stmt) -> set[str]:
-    return {n.id for n in traversal.names(stmt) if type(n.ctx) is gast.Store}
+def _stores(names) -> set[str]:
+    return {n.id for n in names if type(n.ctx) is gast.Store}
 
 
-def _reads(stmt) -> list[str]:
-    names = list(scopes.load_names(stmt))
+def _reads(stmt, names: list) -> list[str]:
+    """The names `stmt` reads (`names`: its `Name` nodes)."""
+    out = [n.id for n in names if type(n.ctx) is gast.Load]
     if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
-        names.append(stmt.target.id)            # `a += b` reads a
-    return names
+        out.append(stmt.target.id)            # `a += b` reads a
+    return out
