@@ -78,27 +78,34 @@ def _varied_after(stmt, prims, facts) -> bool:
 
 
 def _varied(body, prims, wrt, facts) -> None:
+    """The varied names before each statement that it reads (`varied_before`)
+    and at the end.  The walk's states are sets updated in place (copied
+    where paths part: see `dataflow.Walk`'s `fork`): a new set per
+    statement would copy every varied name at each, quadratic in
+    straight-line code."""
     def transfer(stmt, state):
         # kept per statement: only the names it reads (linear memory)
         if isinstance(stmt, gast.Expr):
-            facts.varied_before[stmt] = state & set(scopes.load_names(stmt))
+            facts.varied_before[stmt] = State(state.intersection(scopes.load_names(stmt)))
         if isinstance(stmt, gast.Assign):
-            facts.varied_before[stmt] = state & set(scopes.load_names(stmt.value))
-            target = stmt.targets[0].id
-            if _varied_after(stmt, prims, facts):
-                return state | {target}
-            return state - {target}
+            facts.varied_before[stmt] = State(state.intersection(scopes.load_names(stmt.value)))
+            _mark(state, stmt.targets[0].id, _varied_after(stmt, prims, facts))
         return state
 
     def loop_entry(loop, state):
         if isinstance(loop, gast.For):
-            target = loop.target.id
-            varied = any(n in state for n in scopes.load_names(loop.iter))
-            return state | {target} if varied else state - {target}
+            _mark(state, loop.target.id, any(n in state for n in scopes.load_names(loop.iter)))
         return state
 
-    facts.varied_out = Walk(transfer, State.union, loop_entry=loop_entry).run(
-        body, State(wrt)) or State()
+    out = Walk(transfer, set.union, loop_entry=loop_entry, fork=set.copy).run(body, set(wrt))
+    facts.varied_out = State(out or ())
+
+
+def _mark(state: set, name: str, varied: bool) -> None:
+    if varied:
+        state.add(name)
+    else:
+        state.discard(name)
 
 
 def _useful(body, prims, outputs, facts) -> dict:
