@@ -57,9 +57,10 @@ _ENABLES = {
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool], temps: set[str],
              temp_adjoints: set[str], interleaved: bool = False) -> gast.FunctionDef:
-    unsafe = alias_unsafe(fdef)     # only shrinks as code is removed
+    unchanged = [traversal.nodes(fdef)]     # fdef's nodes, while no pass has changed it
+    unsafe = alias_unsafe(fdef, unchanged[0])   # only shrinks as code is removed
     disposable = temp_adjoints - protected
-    passes = {"propagate": lambda: propagate(fdef, protected, unsafe),
+    passes = {"propagate": lambda: propagate(fdef, protected, unsafe, unchanged[0]),
               "fold": lambda: fold(fdef, unsafe),
               "dead_code": lambda: dead_code(fdef, is_pure_call),
               "copies": lambda: copies(fdef),
@@ -70,6 +71,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
         if name in pending:
             del pending[name]       # (idempotent: its own change leaves it nothing)
             if passes[name]():
+                unchanged[0] = None
                 pending.update(dict.fromkeys(_ENABLES[name]))
         if not pending:
             break
@@ -306,11 +308,12 @@ def _inlinable(stmt, nxt, temps, loads, stores, pure) -> bool:
 
 
 # -- propagation -------------------------------------------------------------
-def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> bool:
+def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str],
+              nodes: list | None = None) -> bool:
     """Propagate names and numbers (module docstring).  A statement given a
     number is folded at once, so what it comes to is propagated in the same
     pass (`d = 1.0; e = d * 0.5; f = e * x` -> `f = 0.5 * x`; `unsafe`:
-    `fold`'s)."""
+    `fold`'s; `nodes`: `traversal.nodes(fdef)`, if known)."""
     stmts = list(astutil.flat(fdef.body))
     if not any(_starts_propagation(stmt, protected) for stmt, _ in stmts):
         return False        # (nothing to propagate: no need to count the names)
@@ -318,7 +321,8 @@ def propagate(fdef: gast.FunctionDef, protected: set[str], unsafe: set[str]) -> 
     counts, early = _stores_and_early_reads(read, traversal.names(_signature(fdef)))
     numbers = any(scopes.is_simple_assign(stmt) and astutil.is_number(stmt.value)
                   for stmt, _ in stmts)
-    operands = _operands(fdef) if numbers else set()    # (asked only of a number's target)
+    operands = _operands(traversal.nodes(fdef) if nodes is None else nodes) \
+        if numbers else set()       # (asked only of a number's target)
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     params |= early             # (a pair's seed: its backward's parameter)
     values: dict = {}
@@ -357,15 +361,15 @@ def _counts(names) -> tuple[dict, dict]:
     return loads, stores
 
 
-def _operands(fdef) -> set:
-    """The names read as what is indexed, called, asked for an attribute or
-    compared by identity.  A number put where an operand is would print
+def _operands(nodes: list) -> set:
+    """The names read, among `nodes` (a function's), as what is indexed,
+    called, asked for an attribute or compared by identity.  A number put where an operand is would print
     `1.0[0]` (code after a run-time check that raises, e.g. the seed of a
     non-scalar output, still compiles quietly) or `0.5 is None` (a
     SyntaxWarning)."""
     operands: set = set()
     name = gast.Name
-    for node in traversal.nodes(fdef):
+    for node in nodes:
         kind = type(node)
         if kind is gast.Call:
             if type(node.func) is name:

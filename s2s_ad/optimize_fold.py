@@ -64,14 +64,14 @@ def arithmetic_value(node):
     return value if type(value) in (int, float) else None
 
 
-def alias_unsafe(fdef) -> set[str]:
+def alias_unsafe(fdef, nodes: list | None = None) -> set[str]:
     """Names an adjoint must not alias: the caller's arguments (a returned
     gradient could be one) and arrays updated in place, with their copies.
     Updated in place: a name subscripted or augmented as a target, passed
     as `out=`, passed to a call whose value is dropped (`np.add.at(w, i,
     v)`), or given to a call whose value it is bound to (`w = rt.restore(w,
-    ...)`)."""
-    unsafe, local, copies = _updated(fdef)
+    ...)`).  `nodes`: `traversal.nodes(fdef)`, if known."""
+    unsafe, local, copies = _updated(fdef, traversal.nodes(fdef) if nodes is None else nodes)
     linked: dict = {}
     for target, sources in copies:
         for source in sources:
@@ -87,14 +87,14 @@ def alias_unsafe(fdef) -> set[str]:
     return unsafe
 
 
-def _updated(fdef) -> tuple[set, set, list]:
+def _updated(fdef, nodes: list) -> tuple[set, set, list]:
     """(the parameters and the names updated in place, the names bound
     here, the copies `y = x`, `y = x[i]` that may share memory: (target,
-    the names it may view))."""
+    the names it may view)), of `nodes`, all of `fdef`'s."""
     args = fdef.args
     unsafe = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
     local, copies = set(unsafe), []
-    for node in traversal.nodes(fdef):
+    for node in nodes:
         kind = type(node)
         if kind is gast.Name:
             if type(node.ctx) is gast.Store:
