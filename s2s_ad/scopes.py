@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gast
 
-from .traversal import names, walk
+from .traversal import children, names, nodes
 
 _ASSIGN, _NAME = gast.Assign, gast.Name
 
@@ -30,18 +30,19 @@ def scoped_names(nodes: list) -> tuple[set, list]:
 
 
 def _scoped(node, hidden: frozenset, stores: set, loads: list) -> None:
-    if isinstance(node, gast.Name):
+    kind = type(node)       # (no class derives from a node class named here)
+    if kind is _NAME:
         if node.id in hidden:
             pass
-        elif isinstance(node.ctx, gast.Load):
+        elif type(node.ctx) is gast.Load:
             loads.append(node.id)
-        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+        elif type(node.ctx) in (gast.Store, gast.Del):
             stores.add(node.id)
-    elif isinstance(node, gast.Lambda):
+    elif kind is gast.Lambda:
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
             _scoped(default, hidden, stores, loads)
         _scoped(node.body, hidden | {a.id for a in params(node.args)}, stores, loads)
-    elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+    elif kind in (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp):
         inner = hidden
         for i, gen in enumerate(node.generators):
             _scoped(gen.iter, hidden if i == 0 else inner, stores, loads)
@@ -52,18 +53,15 @@ def _scoped(node, hidden: frozenset, stores: set, loads: list) -> None:
             if getattr(node, part, None) is not None:
                 _scoped(getattr(node, part), inner, stores, loads)
     elif isinstance(node, gast.AST):
-        for field in node._fields:
-            child = getattr(node, field, None)
-            for item in child if isinstance(child, list) else [child]:
-                if isinstance(item, gast.AST):
-                    _scoped(item, hidden, stores, loads)
+        for child in children(node):        # (in field order; a context holds no name)
+            _scoped(child, hidden, stores, loads)
 
 
 def local_names(fdef: gast.FunctionDef) -> set[str]:
     """Parameters and every name the function body stores to (a
     comprehension's variables are its own: not the function's)."""
     out = {a.id for a in params(fdef.args)} | scoped_names(fdef.body)[0]
-    for node in walk(fdef):
+    for node in nodes(fdef):
         if isinstance(node, gast.FunctionDef) and node is not fdef:
             out.add(node.name)          # a nested def shadows what it names
     return out

@@ -123,7 +123,7 @@ class Normalizer:
         self.masked: set = set()        # names bound to a value stop_gradient returned
         self.unmasked: set = set()      # names bound to another value
         self.params = {a.id for a in scopes.params(src.tree.args)}
-        self.loop_stored = {n for node in traversal.walk(src.tree)   # bound in a loop
+        self.loop_stored = {n for node in traversal.nodes(src.tree)  # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
                             for n in scopes.stored_names(node)}
         self.store_counts = collections.Counter(    # name -> stores in the user's code
