@@ -27,6 +27,10 @@ from . import astutil
 State = frozenset
 
 
+# the statements the walk itself steers through (others go to the transfer)
+_CONTROL = frozenset({astutil.Block, gast.If, gast.For, gast.While, gast.Break, gast.Continue})
+
+
 class Walk:
     """A structured forward or backward walk with a join and a transfer."""
 
@@ -51,9 +55,12 @@ class Walk:
         return state
 
     def step(self, stmt, state):
-        if isinstance(stmt, astutil.Block):        # (generated code) its statements
+        kind = type(stmt)       # (no class derives from a statement class named here)
+        if kind not in _CONTROL:
+            return self.transfer(stmt, state)
+        if kind is astutil.Block:               # (generated code) its statements
             return self.run(stmt.body, state)
-        if isinstance(stmt, gast.If):
+        if kind is gast.If:
             if self.backward and self.at_exit:      # the state just after the `if`
                 self.at_exit(stmt, state)
             if not self.backward:
@@ -61,11 +68,9 @@ class Walk:
             state = self._join(self.run(stmt.body, self.fork(state)), self.run(stmt.orelse, state))
             return self.transfer(stmt, state) if self.backward and state is not None \
                 else state
-        if isinstance(stmt, (gast.For, gast.While)):
+        if kind is gast.For or kind is gast.While:
             return self._loop(stmt, state)
-        if isinstance(stmt, (gast.Break, gast.Continue)):
-            return self._jump(stmt, state)
-        return self.transfer(stmt, state)
+        return self._jump(stmt, state)          # break, continue
 
     def _join(self, a, b):
         if a is None or b is None:
