@@ -149,8 +149,9 @@ _NAMES = _PerClass("names", lambda fields: [
 # (`names`' lines for one child `item`, of any type, at the indent of a loop body)
 _NAME_OF_ITEM = [
     "    kind = type(item)", "    if kind is Name:", "        arg.append(item)",
-    "        if getattr(item, 'annotation', None) is not None:",
-    "            table[type(item.annotation)](item.annotation, arg)",
+    "        try:", "            note = item.annotation",      # (no getattr call per name)
+    "        except AttributeError:", "            note = None",
+    "        if note is not None:", "            table[type(note)](note, arg)",
     "    elif kind is not Constant and isinstance(item, AST):", "        table[kind](item, arg)"]
 
 
