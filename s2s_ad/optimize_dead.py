@@ -150,15 +150,27 @@ def empty_blocks(fdef: gast.FunctionDef) -> None:
 # -- no empty blocks ---------------------------------------------------------
 def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
     """Leave no block without code: see the module docstring."""
-    pure = Purity(is_pure_call)
+    fdef.body = _Tidy(Purity(is_pure_call)).block(fdef.body)
+    if not _has_code(fdef.body):
+        fdef.body.append(astutil.pass_())
 
-    def block(body: list) -> list:
+
+class _Tidy:
+    """`tidy_blocks`' walk over nested bodies (methods, not closures calling
+    each other: such a cycle would keep the purity test, and through it the
+    function's source tree, alive until the cyclic collector ran)."""
+
+    def __init__(self, pure: Purity):
+        self.pure = pure
+
+    def block(self, body: list) -> list:
         out = []
         for stmt in body:
-            out.extend(tidy(stmt))
+            out.extend(self.tidy(stmt))
         return out
 
-    def tidy(stmt) -> list:
+    def tidy(self, stmt) -> list:
+        block = self.block
         if isinstance(stmt, astutil.Block):
             stmt.body = block(stmt.body)
             return [stmt] if _has_code(stmt.body) else []
@@ -170,7 +182,7 @@ def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
                 return [stmt]
             if stmt.orelse:         # `if t: <nothing> else: B` -> `if not t: B`
                 return [astutil.if_(astutil.not_(stmt.test), stmt.orelse)]
-            return [] if pure(stmt.test) else [astutil.expr_stmt(stmt.test)]
+            return [] if self.pure(stmt.test) else [astutil.expr_stmt(stmt.test)]
         if isinstance(stmt, (gast.For, gast.While)):
             stmt.body, stmt.orelse = block(stmt.body), block(stmt.orelse)
             if not _has_code(stmt.orelse):
@@ -178,9 +190,6 @@ def tidy_blocks(fdef: gast.FunctionDef, is_pure_call) -> None:
             if not _has_code(stmt.body):
                 stmt.body = stmt.body + [astutil.pass_()]
         return [stmt]
-    fdef.body = block(fdef.body)
-    if not _has_code(fdef.body):
-        fdef.body.append(astutil.pass_())
 
 
 def _has_code(body: list) -> bool:
