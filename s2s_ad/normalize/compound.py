@@ -115,12 +115,12 @@ def _carried_stores(nz, loop) -> None:
 def _items_read(loop) -> set:
     """The names `loop` reads other than to store an item into them (`xs[i]
     = v`, `xs.append(v)`)."""
-    storing = {id(n.value) for n in traversal.walk(loop) if isinstance(n, gast.Subscript)
+    storing = {n.value for n in traversal.walk(loop) if isinstance(n, gast.Subscript)
                and isinstance(n.ctx, gast.Store)}
-    storing |= {id(n.func.value) for n in traversal.walk(loop) if isinstance(n, gast.Call)
+    storing |= {n.func.value for n in traversal.walk(loop) if isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "insert")}
     return {n.id for n in traversal.walk(loop) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load) and id(n) not in storing}
+            and isinstance(n.ctx, gast.Load) and n not in storing}
 
 
 def _stores(stmt) -> list:
