@@ -97,6 +97,26 @@ def argmax_into_an_index_array(a):
     return np.sum(a[k] * W)
 
 
+# `out=None` is NumPy's default (a new array), by keyword or by position
+# (refused before: "`out=` that is neither a local variable ...")
+def sum_out_none(a):
+    return np.sum(np.sin(a) * W, out=None)
+
+
+def floor_out_none(a):
+    return np.sum(np.floor(a, out=None) * a)
+
+
+def add_out_none_by_position(a):
+    return np.sum(np.add(a, a * a, None) * W)
+
+
+@pytest.mark.parametrize("f", [sum_out_none, floor_out_none, add_out_none_by_position])
+def test_out_none_is_a_new_array(f):
+    check_grad(f, (X.copy(),))
+    check_jvp(f, (X.copy(),))
+
+
 @pytest.mark.parametrize("f", [
     exp_into_itself, multiply_into_a_view, cumsum_into, cumsum_method_into, clip_into,
     add_into_and_read_the_result, sum_into, matmul_into, floor_into,

@@ -155,22 +155,32 @@ def _out_by_keyword(nz, call, callee):
     """`np.exp(x, y)`, `np.add(a, b, y)`, `np.sum(a, 0, None, y)` or
     `x.sum(0, None, y)`: the positional argument that binds `out`, passed by
     keyword (`out=y`, a tuple of them for a ufunc with several outputs), so
-    that the write into `y` is followed as `out=y` is."""
+    that the write into `y` is followed as `out=y` is; `out=None` dropped."""
     at = _out_position(nz, call, callee)
-    if at is None or len(call.args) <= at or \
-            any(isinstance(a, gast.Starred) for a in call.args):
-        return call
-    outs = call.args[at:at + getattr(callee, "nout", 1)]
-    out = outs[0] if len(outs) == 1 else gast.copy_location(astutil.tuple_(outs), outs[0])
-    return gast.copy_location(astutil.call(call.func, call.args[:at], [
-        *call.keywords, ("out", out)]), call)
+    if at is not None and len(call.args) > at and \
+            not any(isinstance(a, gast.Starred) for a in call.args):
+        outs = call.args[at:at + getattr(callee, "nout", 1)]
+        out = outs[0] if len(outs) == 1 else gast.copy_location(astutil.tuple_(outs), outs[0])
+        call = gast.copy_location(astutil.call(call.func, call.args[:at], [
+            *call.keywords, ("out", out)]), call)
+    if any(k.arg == "out" and _is_none(k.value) for k in call.keywords) and \
+            _writes_out(nz, call):          # `out=None`: NumPy's default, a new array
+        call = gast.copy_location(astutil.call(call.func, call.args, [
+            k for k in call.keywords if k.arg != "out"]), call)
+    return call
 
 
 def passes_out(nz, call) -> bool:
-    """Whether a NumPy call is given `out`, by keyword or by position."""
+    """Whether a NumPy call is given `out` (not None), by keyword or by
+    position."""
     callee = nz.src.resolve(call.func, nz.locals)
     at = _out_position(nz, call, callee)
-    return any(k.arg == "out" for k in call.keywords) or at is not None and len(call.args) > at
+    return any(k.arg == "out" and not _is_none(k.value) for k in call.keywords) or \
+        at is not None and len(call.args) > at and not _is_none(call.args[at])
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
 
 
 def _out_position(nz, call, callee) -> int | None:
