@@ -187,6 +187,14 @@ def operator_iadd_as_a_value(a):
     return np.sum(y * W) + np.sum(r)
 
 
+def spread_of_unknown_length_into_a_ufunc(a):
+    y = a * 1.0
+    xs = [a, a * a, y]
+    zs = xs[:len(xs)]               # its length is not known where it compiles
+    np.add(*zs)                     # `y` is `out`
+    return np.sum(y * W)
+
+
 def shuffle_as_a_value(a):
     y = a * 1.0
     r = np.random.shuffle(y)
@@ -195,6 +203,7 @@ def shuffle_as_a_value(a):
 
 @pytest.mark.parametrize("f, text, message", [
     (shuffle_as_a_value, "r = np.random.shuffle(y)", "used as a value"),
+    (spread_of_unknown_length_into_a_ufunc, "np.add(*zs)", "may fill"),
     (modf_into_two, "np.modf(", "`out=` that is neither"),
     (imul_dunder, "y.__imul__(2.0)", "updates y in place"),
     (setitem_dunder, "y.__setitem__(0, 5.0)", "updates y in place"),

@@ -157,6 +157,11 @@ def _out_by_keyword(nz, call, callee):
     keyword (`out=y`, a tuple of them for a ufunc with several outputs), so
     that the write into `y` is followed as `out=y` is; `out=None` dropped."""
     at = _out_position(nz, call, callee)
+    if at is not None and any(isinstance(a, gast.Starred) for a in call.args[:at + 1]) \
+            and not any(k.arg == "out" for k in call.keywords):
+        nz.unsupported(call, "a spread `*...` of a length not known here in a call whose "
+                             "`out` it may fill (a write into an array s2s_ad would not "
+                             "see); pass the arguments one by one")
     if at is not None and len(call.args) > at and \
             not any(isinstance(a, gast.Starred) for a in call.args):
         outs = call.args[at:at + getattr(callee, "nout", 1)]
