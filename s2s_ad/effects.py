@@ -26,7 +26,7 @@ import types
 
 import gast
 
-from . import scopes, traversal
+from . import out_args, scopes, traversal
 from .ir import MUTATING_METHODS
 from .frontend import is_library
 from .fresh import is_numpy, makes_new_array, method_makes_new_array
@@ -112,7 +112,7 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
             surely.update(_root(_item_of(t, lists)) for t in node.targets
                           if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
-            surely.update(_call_mutates(node, lists))
+            surely.update(_call_mutates(node, lists, globals_))
     surely = {p for n in surely for p in copies.get(n, ())}
     augmented = {p for n in augmented for p in copies.get(n, ())}
     calls = tuple((node.func.id, frozenset(p for n in _arg_names(node, globals_)
@@ -293,13 +293,22 @@ def _arg_names(call: gast.Call, globals_: dict) -> set:
             for r in _may_be(a, globals_)}
 
 
-def _call_mutates(call: gast.Call, lists=frozenset()) -> set:
+def _call_mutates(call: gast.Call, lists=frozenset(), globals_=None) -> set:
     """The roots a call may update in place: a mutating method's receiver
     (or a module's: `np.add` reads like `items.add`, which the caller
     sorts out; not one of the containers `lists`: `xs.append(v)` changes
-    no item), what it writes `out=`, a NumPy mutator's first argument."""
+    no item), what it writes `out=` (also by position, where `globals_`
+    tell the function: `np.sign(a, a)`), a NumPy mutator's first argument."""
     func = call.func
     out = {_root(k.value) for k in call.keywords if k.arg == "out"}
+    if globals_ is not None:
+        callee = _global_value(func, globals_)
+        names = out_args.positional_names(callee) if callee is not None else \
+            out_args.positional_names(None, func.attr) if isinstance(func, gast.Attribute) \
+            else None
+        at = out_args.out_position(names)
+        if at is not None:
+            out.update(_root(a) for a in call.args[at:at + names.count("out")])
     if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS:
         out.add(_root(_item_of(func.value, lists)))
     if isinstance(func, gast.Attribute) and func.attr in _MUTATING_CALLS and call.args:

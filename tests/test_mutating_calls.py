@@ -195,6 +195,16 @@ def spread_of_unknown_length_into_a_ufunc(a):
     return np.sum(y * W)
 
 
+def sign_into_by_position_in_a_helper(a):
+    y = a * 1.0
+    return _signs_its_tail(y) + np.sum(y * W)
+
+
+def _signs_its_tail(v):             # fuzz seed 28 (minimized): the derived
+    np.sign(v[1:], v[1:])           # function changed the caller's array
+    return 1.0
+
+
 def shuffle_as_a_value(a):
     y = a * 1.0
     r = np.random.shuffle(y)
@@ -204,6 +214,7 @@ def shuffle_as_a_value(a):
 @pytest.mark.parametrize("f, text, message", [
     (shuffle_as_a_value, "r = np.random.shuffle(y)", "used as a value"),
     (spread_of_unknown_length_into_a_ufunc, "np.add(*zs)", "may fill"),
+    (sign_into_by_position_in_a_helper, "return _signs_its_tail(y)", "updates its parameter"),
     (modf_into_two, "np.modf(", "`out=` that is neither"),
     (imul_dunder, "y.__imul__(2.0)", "updates y in place"),
     (setitem_dunder, "y.__setitem__(0, 5.0)", "updates y in place"),

@@ -15,9 +15,8 @@ import inspect
 import types
 
 import gast
-import numpy
 
-from .. import astutil, frontend
+from .. import astutil, frontend, out_args
 from ..ir import RUNTIME, is_resolved
 from ..rules import registry
 from . import compound, comprehensions, exprs, inplace, lift, mutators, scope
@@ -154,20 +153,27 @@ def _call_of_atoms(nz, expr):
 def _out_by_keyword(nz, call, callee):
     """`np.exp(x, y)`, `np.add(a, b, y)`, `np.sum(a, 0, None, y)` or
     `x.sum(0, None, y)`: the positional argument that binds `out`, passed by
-    keyword (`out=y`, a tuple of them for a ufunc with several outputs), so
-    that the write into `y` is followed as `out=y` is; `out=None` dropped."""
-    at = _out_position(nz, call, callee)
+    keyword (`out=y`, a tuple of them for a ufunc with several outputs; the
+    arguments after it by their names), so that the write into `y` is
+    followed as `out=y` is; `out=None` dropped."""
+    names = _positional_names(nz, call, callee)
+    at = out_args.out_position(names)
+    keyword = any(k.arg == "out" for k in call.keywords)
     if at is not None and any(isinstance(a, gast.Starred) for a in call.args[:at + 1]) \
-            and not any(k.arg == "out" for k in call.keywords):
+            and not keyword:
         nz.unsupported(call, "a spread `*...` of a length not known here in a call whose "
                              "`out` it may fill (a write into an array s2s_ad would not "
                              "see); pass the arguments one by one")
     if at is not None and len(call.args) > at and \
             not any(isinstance(a, gast.Starred) for a in call.args):
-        outs = call.args[at:at + getattr(callee, "nout", 1)]
-        out = outs[0] if len(outs) == 1 else gast.copy_location(astutil.tuple_(outs), outs[0])
+        count = names.count("out")
+        outs, rest = call.args[at:at + count], call.args[at + count:]
+        if len(rest) > len(names) - at - count or _is_none(outs[0]) and rest:
+            return call                 # (more than it takes: Python raises)
+        out = outs[0] if count == 1 else gast.copy_location(astutil.tuple_(outs), outs[0])
         call = gast.copy_location(astutil.call(call.func, call.args[:at], [
-            *call.keywords, ("out", out)]), call)
+            *call.keywords, ("out", out),
+            *zip(names[at + count:], rest)]), call)
     if any(k.arg == "out" and _is_none(k.value) for k in call.keywords) and \
             _writes_out(nz, call):          # `out=None`: NumPy's default, a new array
         call = gast.copy_location(astutil.call(call.func, call.args, [
@@ -178,8 +184,7 @@ def _out_by_keyword(nz, call, callee):
 def passes_out(nz, call) -> bool:
     """Whether a NumPy call is given `out` (not None), by keyword or by
     position."""
-    callee = nz.src.resolve(call.func, nz.locals)
-    at = _out_position(nz, call, callee)
+    at = out_args.out_position(_positional_names(nz, call, nz.src.resolve(call.func, nz.locals)))
     return any(k.arg == "out" and not _is_none(k.value) for k in call.keywords) or \
         at is not None and len(call.args) > at and not _is_none(call.args[at])
 
@@ -188,24 +193,13 @@ def _is_none(node) -> bool:
     return isinstance(node, gast.Constant) and node.value is None
 
 
-def _out_position(nz, call, callee) -> int | None:
-    """Where a positional argument of a NumPy function, ufunc or array
-    method binds `out`, if it has one."""
+def _positional_names(nz, call, callee) -> list | None:
+    """The parameters a NumPy call fills by position (out_args.py)."""
     if not _writes_out(nz, call):
         return None
-    if isinstance(callee, numpy.ufunc):
-        return callee.nin
-    shift = 0
     if not is_resolved(callee):         # `x.sum(...)` reads like `np.sum(x, ...)`
-        callee, shift = getattr(numpy, call.func.attr, None), 1
-        if not hasattr(numpy.ndarray, call.func.attr) or isinstance(callee, numpy.ufunc):
-            return None
-    try:
-        params = inspect.signature(callee).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return names.index("out") - shift if "out" in names else None
+        return out_args.positional_names(None, call.func.attr)
+    return out_args.positional_names(callee)
 
 
 def _writes_out(nz, call) -> bool:
