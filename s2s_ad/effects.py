@@ -27,7 +27,7 @@ import types
 import gast
 
 from . import out_args, scopes, traversal
-from .ir import MUTATING_METHODS
+from .ir import INPLACE_OPERATORS, MUTATING_METHODS
 from .frontend import is_library
 from .fresh import is_numpy, makes_new_array, method_makes_new_array
 from .sourcelines import source_lines
@@ -35,9 +35,7 @@ from .sourcelines import source_lines
 
 
 _MUTATING_CALLS = {"copyto", "fill_diagonal", "put", "put_along_axis", "place", "putmask", "at",
-                   "shuffle", "setitem", "delitem", "iadd", "isub", "imul", "imatmul",
-                   "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor", "ilshift",
-                   "irshift", "iconcat"}     # (NumPy's, and the operator module's)
+                   "shuffle"} | INPLACE_OPERATORS       # (NumPy's, and the operator module's)
 
 
 def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:

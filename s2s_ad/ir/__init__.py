@@ -33,14 +33,14 @@ from ..astutil import Block, Split
 from ..naming import BUILTINS
 from .adjoint import Adjoint, PairRef, Request, Site
 from .facts import Facts, ShapeFacts
-from .prims import (CALL, CONST, COPY, DYNAMIC, INPLACE, MUTATING_METHODS, RULE,
-                    SEQUENCE_OPERATORS, UNKNOWN, Prim, Star, StarStar, member, names_of,
-                    with_marker)
+from .prims import (CALL, CONST, COPY, DYNAMIC, INPLACE, INPLACE_OPERATORS,
+                    MUTATING_METHODS, RULE, SEQUENCE_OPERATORS, UNKNOWN, Prim, Star,
+                    StarStar, member, names_of, with_marker)
 from .program import (CLOSURE, GLOBAL, IMPORTED, NUMPY, OPERATORS, RUNTIME, Normalized,
                       Source, is_opaque, is_resolved)
 
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split", "Source",
            "Normalized", "Prim", "Facts", "ShapeFacts", "Request", "PairRef", "Adjoint", "Site",
            "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE", "MUTATING_METHODS",
-           "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_opaque", "is_resolved",
+           "INPLACE_OPERATORS", "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_opaque", "is_resolved",
            "names_of", "with_marker", "Star", "StarStar", "member"]

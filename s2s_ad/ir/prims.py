@@ -26,6 +26,10 @@ MUTATING_METHODS = frozenset({
     "partition", "setfield", "byteswap", "__setitem__", "__delitem__", "__iadd__",
     "__isub__", "__imul__", "__imatmul__", "__itruediv__", "__ifloordiv__", "__imod__",
     "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
+# the operator module's functions that update their first argument in place
+INPLACE_OPERATORS = frozenset({
+    "setitem", "delitem", "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv",
+    "imod", "ipow", "iand", "ior", "ixor", "ilshift", "irshift", "iconcat"})
 
 
 def member(obj, table) -> bool:

@@ -112,13 +112,16 @@ def _carried_stores(nz, loop) -> None:
                     Part(base, "index", item, certain=False, item=True))
 
 
+_INSERTS = ("append", "insert")     # methods that store an item at a run-time slot
+
+
 def _items_read(loop) -> set:
     """The names `loop` reads other than to store an item into them (`xs[i]
     = v`, `xs.append(v)`)."""
     storing = {n.value for n in traversal.walk(loop) if isinstance(n, gast.Subscript)
                and isinstance(n.ctx, gast.Store)}
     storing |= {n.func.value for n in traversal.walk(loop) if isinstance(n, gast.Call)
-                and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "insert")}
+                and isinstance(n.func, gast.Attribute) and n.func.attr in _INSERTS}
     return {n.id for n in traversal.walk(loop) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load) and n not in storing}
 
@@ -135,9 +138,10 @@ def _stores(stmt) -> list:
                 and len(target.elts) == len(stmt.value.elts) else [(target, stmt.value)]
             out += [(t.value.id, t.slice, v) for t, v in pairs
                     if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)]
-    calls = [n for n in traversal.walk(stmt) if isinstance(n, gast.Call)
+    simple = not hasattr(stmt, "body")     # (a block's statements come on their own)
+    calls = [n for n in traversal.walk(stmt) if simple and isinstance(n, gast.Call)
              and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
-             and n.func.attr in ("append", "insert") and n.args]
+             and n.func.attr in _INSERTS and n.args]
     return out + [(c.func.value.id, astutil.const(...), c.args[-1]) for c in calls]
 
 

@@ -16,7 +16,7 @@ import operator
 import gast
 import numpy
 
-from ..ir import MUTATING_METHODS
+from ..ir import INPLACE_OPERATORS, MUTATING_METHODS, member
 
 # NumPy functions and ndarray methods that update an argument in place and
 # have no functional form here (copyto, fill_diagonal and put_along_axis:
@@ -24,9 +24,7 @@ from ..ir import MUTATING_METHODS
 NAMES = {"put", "place", "putmask", "partition", "itemset", "resize", "shuffle",
          "setfield", "byteswap", "copyto", "fill_diagonal", "put_along_axis"}
 DUNDERS = {m for m in MUTATING_METHODS if m.startswith("__")}     # `y.__imul__(c)`
-OPERATORS = {getattr(operator, op) for op in (
-    "setitem", "delitem", "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv",
-    "imod", "ipow", "iand", "ior", "ixor", "ilshift", "irshift", "iconcat")}
+OPERATORS = {getattr(operator, op) for op in INPLACE_OPERATORS}   # `operator.iadd(y, v)`
 
 
 def root_name(node) -> str | None:
@@ -53,7 +51,7 @@ def opaque_target(nz, call: gast.Call, callee) -> str | None:
     root = root_name(call.args[0]) if call.args else None
     if root not in nz.locals:
         return None
-    if is_ufunc_at(callee) or _member(callee, OPERATORS) or \
+    if is_ufunc_at(callee) or member(callee, OPERATORS) or \
             callable(callee) and getattr(callee, "__name__", None) in NAMES:
         return root
     return None
@@ -66,10 +64,3 @@ def refuse_as_value(nz, call: gast.Call, callee) -> None:
         nz.unsupported(call, f"a call that updates `{target}` in place, used as a value "
                              "(s2s_ad follows such an update only as a statement of its "
                              f"own); call it on a line of its own, then read `{target}`")
-
-
-def _member(obj, table) -> bool:
-    try:
-        return obj in table
-    except TypeError:           # (unhashable)
-        return False
