@@ -50,9 +50,10 @@ def overlap(nz, item: str, container: str) -> None:
 
 def overwrite(nz, base: str, index, value: str) -> None:
     """`rt.refuse_overwrite(base, index, value, where)`: a located error at
-    run time if `base[index] = value` writes slots that `value` views
-    (`y[2] = y[:, 3]`): NumPy then reads some of them after writing them,
-    in an order it does not promise, which no derivative follows."""
+    run time if `base[index] = value` writes slots that `value` views in
+    an order NumPy does not promise (`y[2] = y[:, 3]`: it may read some
+    after writing them, which no derivative follows).  A write NumPy reads
+    whole first (`y[1:] = y[:-1]`, `M[...] = M.T`) passes."""
     what = f"`{value}`" if value in nz.locals else "the value written"
     message = (f"{what} shares memory with the part of `{base}` it is written to: "
                "NumPy may read an element after writing it, in an order it does not "

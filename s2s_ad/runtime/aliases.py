@@ -113,13 +113,38 @@ def refuse_overlap(item, container, where):
 def refuse_overwrite(x, index, value, where):
     """Raise the located `UnsupportedSyntaxError` `where` if `x[index] =
     value` writes elements `value` views (other than each onto itself,
-    `y[1:] = y[1:]`): NumPy's result then depends on its copy order."""
+    `y[1:] = y[1:]`) in an order that may read one after writing it: the
+    derivative takes `value` as read whole before the write, and NumPy's
+    result then depends on its copy order (`y[2] = y[:, 3]`)."""
     if type(x) is np.ndarray and type(value) is np.ndarray and \
             np.may_share_memory(x, value):
         target = x[index]
         if type(target) is np.ndarray and np.shares_memory(target, value) and \
-                not _same_view(target, value):
+                not _same_view(target, value) and not _read_first(index, target, value):
             _refuse(where)
+
+
+def _read_first(index, target: np.ndarray, value: np.ndarray) -> bool:
+    """Whether NumPy's `x[index] = value`, `target` being `x[index]`, gives
+    what it would with `value` copied first, although the two share memory.
+    Only a basic index (integers, slices, `...`, `None`) assigns a view;
+    NumPy then copies an overlapping `value` first into a target of two or
+    more dimensions, or of one walked the other way (`y[:] = y[::-1]`); a
+    1-d target walked in `value`'s own step is copied in the direction
+    that reads each element before it is overwritten (`y[1:] = y[:-1]`).
+    One element read and written is in order too.  Anything else (a step
+    of its own: `y[2] = y[:, 3]`) is not promised.  tests/test_overwrite.py
+    checks each case against NumPy's result."""
+    items = index if type(index) is tuple else (index,)
+    if not all(type(i) in (int, slice, type(Ellipsis), type(None)) or
+               isinstance(i, np.integer) for i in items):
+        return False
+    if target.size <= 1 or target.ndim > 1:
+        return True
+    if value.shape != target.shape:
+        return False
+    step, own = target.strides[0], value.strides[0]
+    return step == own or step * own < 0
 
 
 def _refuse(where):

@@ -164,8 +164,9 @@ def view_update(g: Gen, sc: Scope):
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
     forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
-                                 _view_chain, _loop_store] if vecs]
-    forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name] if mats]
+                                 _view_chain, _loop_store, _self_write] if vecs]
+    forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name,
+                                  _self_write] if mats]
     if not forms:
         return False
     form, found = g.pick(forms)
@@ -284,6 +285,20 @@ def _library_write(g: Gen, sc: Scope, var: Var):
                      f"np.multiply({v}[1:], {e}, {v}[1:])", f"np.tanh({v}, {v})",   # out by
                      f"np.cumsum({v} * {e}, 0, None, {v})",                         # position
                      f"np.floor({v} * {e}, out={v})", f"np.sign({v}[1:], {v}[1:])"]))  # no gradient
+
+
+def _self_write(g: Gen, sc: Scope, var: Var):
+    """An array written from an overlapping view of itself: a shift, a
+    reversal, rows, columns or the transpose, which NumPy reads whole
+    first, or a column into a row (`M[i] = M[:, j]`), whose order it does
+    not promise (refused where the two overlap)."""
+    v = var.name
+    if var.kind == "V":
+        g.w.line(g.pick([f"{v}[1:] = {v}[:-1]", f"{v}[:-1] = {v}[1:]", f"{v}[:] = {v}[::-1]",
+                         f"{v}[::2] = {v}[::-2]", f"np.copyto({v}[1:], {v}[:-1])"]))
+    else:
+        g.w.line(g.pick([f"{v}[1:] = {v}[:-1]", f"{v}[:, :-1] = {v}[:, 1:]", f"{v}[...] = {v}.T",
+                         f"{v}[:] = {v}[{g.index()}]", f"{v}[{g.index()}] = {v}[:, {g.index()}]"]))
 
 
 def _row_loop(g: Gen, sc: Scope, var: Var):
