@@ -113,6 +113,14 @@ def enumerate_zip_reversed(a, b):
     return s
 
 
+def enumerate_from_a_keyword_start(a):
+    s = 0.0
+    for i, v in enumerate(a, start=1):          # (a NoRuleError before)
+        s = s + v / i
+    pairs = dict(enumerate(a, start=2))
+    return s + sum([i * v for i, v in enumerate(a, start=3)]) + pairs[2] * pairs[3]
+
+
 def nested_loops(x, n):
     s = 0.0
     for i in range(n):
@@ -246,6 +254,7 @@ CASES = [
     (for_array_rows, [V[:3], np.zeros((0, 3))], 0),
     (for_lists_tuples, [0.6]),
     (enumerate_zip_reversed, [V[:4], V[2:]], (0, 1)),
+    (enumerate_from_a_keyword_start, [V[:4]]),
     (nested_loops, [0.7, 0]), (nested_loops, [0.7, 1]), (nested_loops, [0.7, 5]),
     (loop_carried_array, [rng.standard_normal((3, 3)), V[:3]], (0, 1)),
     (accumulate_augmented, [0.3]),

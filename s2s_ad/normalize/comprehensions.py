@@ -99,11 +99,14 @@ def consumed_generators(nz, call: gast.Call, callee) -> list:
 
 
 def _pairing(nz, arg) -> bool:
-    """`zip(a, b)` or `enumerate(a)`, with positional arguments."""
-    return isinstance(arg, gast.Call) and not arg.keywords and \
-        not any(isinstance(a, gast.Starred) for a in arg.args) and \
-        any(nz.src.resolve(arg.func, nz.locals) is f
-            for f in (builtins.zip, builtins.enumerate))
+    """`zip(a, b)` or `enumerate(a)`, with positional arguments (or
+    `enumerate`'s `start=`)."""
+    if not isinstance(arg, gast.Call) or any(isinstance(a, gast.Starred) for a in arg.args):
+        return False
+    callee = nz.src.resolve(arg.func, nz.locals)
+    if callee is builtins.enumerate:
+        return all(k.arg == "start" for k in arg.keywords) and len(arg.keywords) <= 1
+    return callee is builtins.zip and not arg.keywords
 
 
 def _spelled_out(nz, call: gast.Call) -> gast.ListComp:

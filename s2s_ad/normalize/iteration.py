@@ -156,8 +156,22 @@ def _may_resize(nz, body) -> bool:
 
 
 def _callee(nz, expr):
-    if isinstance(expr, gast.Call) and not expr.keywords:
-        return nz.src.resolve(expr.func, nz.locals)
+    """What the call `expr` calls, if its arguments are positional (or
+    `enumerate`'s `start=`)."""
+    if isinstance(expr, gast.Call):
+        callee = nz.src.resolve(expr.func, nz.locals)
+        if not expr.keywords or callee is enumerate and _start(expr) is not None:
+            return callee
+    return None
+
+
+def _start(call: gast.Call):
+    """`enumerate(a, s)`'s or `enumerate(a, start=s)`'s `s` (None if none,
+    or if anything else is given by keyword)."""
+    if len(call.args) > 1:
+        return None if call.keywords else call.args[1]
+    if len(call.keywords) == 1 and call.keywords[0].arg == "start":
+        return call.keywords[0].value
     return None
 
 
@@ -167,7 +181,8 @@ def _view(nz, iterable):
     callee = _callee(nz, iterable)
     if callee is enumerate:
         length, element = _view(nz, iterable.args[0])
-        start = nz.atom(iterable.args[1]) if len(iterable.args) > 1 else None
+        start = _start(iterable)
+        start = nz.atom(start) if start is not None else None
         count = (lambda k: astutil.binop(astutil.name(k), gast.Add, astutil.clone(start))) \
             if start is not None else astutil.name
         return length, lambda k: astutil.tuple_([count(k), element(k)])

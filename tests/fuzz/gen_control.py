@@ -170,7 +170,9 @@ def _enumerate(g: Gen, sc: Scope):
     seq, kind, small = g.pick(seqs)
     i = Var(g.fresh(sc), "I" if small else "X")
     t = Var(g.fresh(sc), kind, alias=True)
-    return f"{i.name}, {t.name} in enumerate({seq.name})", [i, t], seq if seq.kind == "L" else None
+    start = g.pick(["", "", ", start=-1", ", -1"])     # (-1 .. n - 2: still an index)
+    return f"{i.name}, {t.name} in enumerate({seq.name}{start})", [i, t], \
+        seq if seq.kind == "L" else None
 
 
 def _zip(g: Gen, sc: Scope):
