@@ -233,9 +233,9 @@ def list_comp(elt: gast.expr, generators: list) -> gast.ListComp:
     return gast.ListComp(elt=elt, generators=generators)
 
 
-def comprehension(target: gast.expr, iter_: gast.expr) -> gast.comprehension:
-    """`for target in iter_` of a comprehension, without filters."""
-    return gast.comprehension(target=target, iter=iter_, ifs=[], is_async=0)
+def comprehension(target: gast.expr, iter_: gast.expr, ifs: list = ()) -> gast.comprehension:
+    """`for target in iter_` of a comprehension, with the filters `ifs`."""
+    return gast.comprehension(target=target, iter=iter_, ifs=list(ifs), is_async=0)
 
 
 def function_def(fname: str, args: gast.arguments, body: list) -> gast.FunctionDef:
@@ -265,6 +265,11 @@ def module(body: list) -> gast.Module:
 def expression(body: gast.expr) -> gast.Expression:
     """The root of an expression compiled alone (`compile(..., "eval")`)."""
     return gast.Expression(body=body)
+
+
+def is_none(node: gast.expr) -> bool:
+    """The literal `None`."""
+    return isinstance(node, gast.Constant) and node.value is None
 
 
 def is_number(node: gast.expr) -> bool:

@@ -358,3 +358,67 @@ def test_reduce_of_nothing_without_a_start_raises_pythons_error():
         return functools.reduce(lambda a, b: a * b, []) + x
     with pytest.raises(TypeError, match="empty iterable with no initial value"):
         ad.grad(f)(1.0)
+
+
+# -- map and filter given to a consumer: the list comprehension they equal ---------
+def _squared_cosine(v):
+    return v * v + np.cos(v)
+
+
+def sums_a_map(x):
+    return sum(map(np.sin, x))
+
+
+def lists_a_map_of_a_lambda(x):
+    c = x[0]
+    return np.sum(np.array(list(map(lambda v: v * c, x))) * np.arange(4.0))
+
+
+def maps_over_two_sequences(x):
+    return sum(map(lambda a, b: a * b, x, x[::-1]))
+
+
+def takes_the_max_of_a_helper_map(x):
+    return max(map(_squared_cosine, x))
+
+
+def maps_the_rows_of_a_matrix(x):
+    return sum(map(np.sum, np.outer(x, x)))
+
+
+def sums_a_filter(x):
+    return sum(filter(lambda v: v > 0.0, x))
+
+
+def sums_a_filter_of_none(x):
+    return sum(filter(None, x * (x > 0.0)))
+
+
+def builds_a_dict_from_a_map(x):
+    d = dict(map(lambda i: (i, x[i] * 2.0), range(4)))
+    return d[0] * d[3]
+
+
+@pytest.mark.parametrize("f", [sums_a_map, lists_a_map_of_a_lambda, maps_over_two_sequences,
+                               takes_the_max_of_a_helper_map, maps_the_rows_of_a_matrix,
+                               sums_a_filter, sums_a_filter_of_none, builds_a_dict_from_a_map],
+                         ids=lambda f: f.__name__)
+def test_map_and_filter_given_to_a_consumer_are_differentiated(f):
+    # a NoRuleError for map / filter before
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    check_grad(f, [x])
+    check_jvp(f, [x])
+
+
+def test_a_map_kept_or_nested_is_refused_located():
+    def kept(x):
+        m = map(np.sin, x)
+        return sum(m)
+
+    def nested(x):
+        return sum(map(np.exp, filter(lambda v: v < 1.0, x)))
+    for f, line in ((kept, "m = map(np.sin, x)"), (nested, "filter(lambda v: v < 1.0, x)")):
+        with pytest.raises(ad.S2SADError) as info:
+            ad.grad(f)(V3)
+        assert info.value.location.filename == __file__
+        assert line in info.value.location.source_line

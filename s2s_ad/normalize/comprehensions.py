@@ -19,7 +19,8 @@ statement.  A set comprehension is `set([...])`.
 
 A generator expression is lowered as a list when a call consumes it whole
 at once (`sum`, `max`, `min`, `list`, ...), which gives the same values;
-so is `zip(...)` or `enumerate(...)` given to such a call (`dict(zip(k, v))`);
+so is `zip(...)` or `enumerate(...)` given to such a call (`dict(zip(k, v))`),
+and `map(f, a)` or `filter(f, a)` (`sum(map(np.sin, xs))`);
 anywhere else (kept, passed to `next`, iterated twice) lowering would
 change what the program does, so it is refused with a located error.
 
@@ -92,6 +93,8 @@ def consumed_generators(nz, call: gast.Call, callee) -> list:
                 arg = _as_list(arg)
         elif member(callee, _CONSUMERS) and _pairing(nz, arg):
             arg = _spelled_out(nz, arg)
+        elif member(callee, _CONSUMERS) and _mapping(nz, arg):
+            arg = _mapped(nz, arg)
         elif member(callee, _CONSUMERS) and iteration.dict_view(arg):
             arg = _listed(nz, arg)
         out.append(arg)
@@ -120,6 +123,43 @@ def _spelled_out(nz, call: gast.Call) -> gast.ListComp:
         astutil.tuple_([astutil.name(i, store=True) for i in items], store=True), call)
     return gast.copy_location(
         astutil.list_comp(astutil.tuple_([astutil.name(i) for i in items]), [loop]), call)
+
+
+def _mapping(nz, arg) -> bool:
+    """`map(f, a, ...)` or `filter(f, a)`, with positional arguments, `f`
+    a name (`np.sin`, `helper`), a lambda, or for `filter` None: nothing
+    whose evaluation the list comprehension `_mapped` could move."""
+    if not isinstance(arg, gast.Call) or arg.keywords or not arg.args or \
+            any(isinstance(a, gast.Starred) for a in arg.args):
+        return False
+    callee, func = nz.src.resolve(arg.func, nz.locals), arg.args[0]
+    plain = isinstance(func, gast.Lambda) or astutil.dotted_name(func) is not None
+    if callee is builtins.map:
+        return plain and len(arg.args) >= 2
+    return callee is builtins.filter and len(arg.args) == 2 and \
+        (plain or astutil.is_none(func))
+
+
+def _mapped(nz, call: gast.Call) -> gast.ListComp:
+    """`map(f, a, b)` given to a consumer is the list comprehension
+    `[f(_item1, _item2) for _item1, _item2 in zip(a, b)]`, and `filter(f,
+    a)` is `[_item1 for _item1 in a if f(_item1)]` (`filter(None, a)`:
+    `if _item1`): what a comprehension's loop iterates and differentiates."""
+    func, *seqs = call.args
+    items = [nz.namer.temp("item") for _ in seqs]
+    if len(seqs) == 1:
+        target, source = astutil.name(items[0], store=True), seqs[0]
+    else:
+        target = astutil.tuple_([astutil.name(i, store=True) for i in items], store=True)
+        source = astutil.call(astutil.builtin("zip"), seqs)
+    if nz.src.resolve(call.func, nz.locals) is builtins.filter:
+        test = astutil.name(items[0]) if astutil.is_none(func) else \
+            astutil.call(func, [astutil.name(items[0])])
+        loop, elt = astutil.comprehension(target, source, [test]), astutil.name(items[0])
+    else:
+        loop = astutil.comprehension(target, source)
+        elt = astutil.call(func, [astutil.name(i) for i in items])
+    return gast.copy_location(astutil.list_comp(elt, [loop]), call)
 
 
 def _listed(nz, view: gast.Call) -> gast.ListComp:

@@ -71,7 +71,8 @@ def list_comprehension(g: Gen, sc: Scope):
 
 @statement("comprehensions", 1.5)
 def reduced_generator(g: Gen, sc: Scope):
-    """`s = sum(e for v in src)`, or `max`/`min` of scalars."""
+    """`s = sum(e for v in src)`, or `max`/`min` of scalars; or the same
+    as `sum(map(lambda v: e, src))`, or `sum(filter(lambda v: v > 0.0, src))`."""
     source = _source(g, sc)
     if source is None:
         return False
@@ -86,7 +87,13 @@ def reduced_generator(g: Gen, sc: Scope):
         return False
     body = _body(g, sc, var, elem, kind)
     name = g.fresh(sc)
-    g.w.line(f"{name} = {reducer}({body} for {var} in {src})")
+    if sc.can("map") and g.chance(0.25):           # the same, as a map of a lambda
+        g.w.line(f"{name} = {reducer}(map(lambda {var}: {body}, {src}))")
+    elif elem == kind == "S" and sc.can("filter") and g.chance(0.2):
+        g.w.line(f"{name} = {reducer}(filter(lambda {var}: {var} > 0.0, {src}))"
+                 if reducer == "sum" else f"{name} = {reducer}(map(lambda {var}: {body}, {src}))")
+    else:
+        g.w.line(f"{name} = {reducer}({body} for {var} in {src})")
     sc.add(Var(name, kind))
 
 

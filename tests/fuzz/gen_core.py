@@ -41,7 +41,7 @@ FEATURES = (
 # Builtins a function may rebind as a parameter or a local.
 BUILTIN_SHADOWS = ("type", "range", "len", "sum", "list", "float", "min", "max",
                    "zip", "abs", "reversed", "slice", "tuple", "int", "isinstance",
-                   "enumerate", "bool", "dict", "pow", "iter")
+                   "enumerate", "bool", "dict", "pow", "iter", "map", "filter")
 # Names that look like the ones s2s_ad generates.
 GENERATED_LOOKING = ("tape", "saved", "rt", "np_1", "trips", "broke", "_t1", "_t2",
                      "_sum1", "_exp1", "_tanh1", "seed", "adj", "ret", "res_1")
