@@ -14,7 +14,10 @@ temporary directory and imported (s2s_ad reads source with `inspect`):
   (once 2^n: each round of a loop re-solved its inner loops from scratch);
 - helpers:  a chain of n distinct helpers, each calling the next;
 - branches: n conditional expressions in a row, with a view alive across
-  them (once 2^n: each branch join copied the view's relations).
+  them (once 2^n: each branch join copied the view's relations);
+- rebinds:  n `if` statements in a row, each rebinding a view of the
+  argument (once 2^n: each `if` added again, as new, the relations the
+  view had before it; 14 of them took 72 s).
 
 For each size it times `s2s_ad.source(s2s_ad.grad(f))` (transform, optimize,
 codegen and compile of everything the gradient needs, callees included) on
@@ -67,6 +70,13 @@ def branches(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rebinds(n: int) -> str:
+    lines = ["import numpy as np", "", "def f(x):", "    v = x[1:]"]
+    lines += ["    if x[0] > 0.0:", "        v = v * 1.1"] * n
+    lines.append("    return np.sum(v)")
+    return "\n".join(lines) + "\n"
+
+
 def helpers(n: int) -> str:
     lines = ["import numpy as np", ""]
     for i in range(n):
@@ -83,8 +93,9 @@ FAMILIES = {
     "nested": (nested, [2, 4, 8, 12], [2, 4, 6], 1.0, 100.0),
     "helpers": (helpers, [10, 30, 100, 300], [10, 30], None, None),
     "branches": (branches, [10, 30, 100, 300], [10, 30], None, None),
+    "rebinds": (rebinds, [10, 30, 100, 300], [10, 30], None, None),
 }
-TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300}
+TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300, "rebinds": 300}
 
 
 def _load(text: str, tag: str):

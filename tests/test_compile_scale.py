@@ -1,7 +1,8 @@
 """Programs at sizes where the compiler used to fail: long helper chains
 (once a RecursionError past 96 levels), deep loop nests (once 2^depth
-compile time) and branches in a row with a view alive (once 2^n: SciPy's
-`logsumexp` took 207 s to be refused).  Correctness only: costs are measured in
+compile time) branches in a row with a view alive (once 2^n: SciPy's
+`logsumexp` took 207 s to be refused), and `if` statements in a row each
+rebinding a view (once 2^n: 14 of them took 72 s).  Correctness only: costs are measured in
 benchmarks/compile_scale.py, never timed here."""
 import importlib.util
 import pathlib
@@ -49,5 +50,11 @@ def test_a_long_straight_line_function_differentiates(tmp_path):
 
 def test_many_branches_with_a_view_alive_differentiate(tmp_path):
     f = _module_function(compile_scale.branches(60), tmp_path, "branches60")
+    check_grad(f, [np.array([0.3, -0.2, 0.5])])
+    check_grad(f, [np.array([-0.3, -0.2, 0.5])])
+
+
+def test_ifs_in_a_row_rebinding_a_view_differentiate(tmp_path):
+    f = _module_function(compile_scale.rebinds(60), tmp_path, "rebinds60")
     check_grad(f, [np.array([0.3, -0.2, 0.5])])
     check_grad(f, [np.array([-0.3, -0.2, 0.5])])
