@@ -131,6 +131,11 @@ class Normalizer:
         self.augmented = {n.id for node in traversal.walk(src.tree)  # updated by `op=`
                           if isinstance(node, gast.AugAssign)
                           for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
+        self.last_read: dict = {}       # name -> where the user's code last reads it
+        for node in traversal.names(src.tree):
+            if type(node.ctx) is gast.Load and \
+                    (node.lineno, node.col_offset) > self.last_read.get(node.id, (0, 0)):
+                self.last_read[node.id] = (node.lineno, node.col_offset)
         self.bool_names: dict = {}      # name -> whether only bools are bound to it
         self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import astutil, scopes
 from ..ir import RUNTIME
 from . import aliasing
 from .alias_parts import Part
@@ -137,9 +137,5 @@ def read_later(nz, names: list) -> list:
     normalized, or anywhere in a loop around it."""
     here = nz.user_stmt
     end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
-    later = {node.id for node in traversal.walk(nz.src.tree)
-             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
-             and (node.lineno, node.col_offset) > end}
-    for loop in nz.loops:
-        later.update(scopes.load_names(loop))
-    return [n for n in names if n in later]
+    looped = {n for loop in nz.loops for n in scopes.load_names(loop)}
+    return [n for n in names if nz.last_read.get(n, (0, 0)) > end or n in looped]
