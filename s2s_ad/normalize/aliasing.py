@@ -41,15 +41,14 @@ from . import masks, sequences, slot_items, views
 def bind(nz, stmt: gast.Assign) -> None:
     """Update the relations for an emitted `target = value`."""
     target, value = stmt.targets[0].id, _same_object(nz, stmt.value)
-    if stmt in nz.rereads or isinstance(value, gast.Name) and value.id == target:
-        return                      # (`x = x` keeps the object and its relations)
-    if _updates_in_place(value, target):
-        _index_changed(nz, target)     # `j += 1` rebinds an int
-        slot_items.forget_updated(nz, value, nz.aliases.get(target, {target}) |
-                                  maybe_one(nz, {target}) | {target})
-        if astutil.dotted_name(value.func.value) == OPERATORS:
-            nz.loose.add(target)  # ...and `r *= c` a float: still one object?
-        sequences.note_items(nz, target, value, in_place=True)
+    if keeps_object(nz, stmt):
+        if _updates_in_place(value, target):
+            _index_changed(nz, target)     # `j += 1` rebinds an int
+            slot_items.forget_updated(nz, value, nz.aliases.get(target, {target}) |
+                                      maybe_one(nz, {target}) | {target})
+            if astutil.dotted_name(value.func.value) == OPERATORS:
+                nz.loose.add(target)  # ...and `r *= c` a float: still one object?
+            sequences.note_items(nz, target, value, in_place=True)
         return                      # the object, and its relations, stay
     old = _holders_of_old(nz, target)         # (`v = v[1:]` views the old object)
     _keep_old(nz, target, stmt)
@@ -191,6 +190,17 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
         if isinstance(elt, gast.Name) and elt.id != target and is_local(nz, elt.id):
             item = astutil.subscript(astutil.name(target), key)
             nz.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
+
+
+def keeps_object(nz, stmt: gast.Assign) -> bool:
+    """Whether the emitted `stmt` binds its target to the object it held
+    (whose relations stay): `x = x`, a view re-read after an update, an
+    in-place update (`x = setitem(x, ...)`, `x = iadd(x, ...)`) or a
+    write-back into a base (`b = sync_index(b, ..., x)`).  (`r *= c` of a
+    float makes a new object, of no memory: `loose` tells them apart.)"""
+    target, value = stmt.targets[0].id, _same_object(nz, stmt.value)
+    return stmt in nz.rereads or isinstance(value, gast.Name) and value.id == target or \
+        _updates_in_place(value, target)
 
 
 def _same_object(nz, value):

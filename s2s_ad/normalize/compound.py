@@ -13,6 +13,7 @@ normalize/aliasing.py, which are tracked in one pass in program order:
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import gast
@@ -241,8 +242,9 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     hold on the paths that did not rebind them: for a loop, all of them
     (it may run no times); for an `if`, those of the names it rebinds
     (`branches` joined its two paths)."""
-    rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if emitted else set())
     looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
+    rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if looped else
+                                      _rebound_by(nz, emitted) if emitted else set())
     if looped:
         _check_carried(nz, stmt, rebound)  # (the body's relations, before the joins)
         _check_kept_views(nz, stmt)
@@ -338,6 +340,22 @@ def _written_through(stmt) -> set:
     return {node.value.id for node in traversal.walk(stmt)
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
             and isinstance(node.value, gast.Name)}
+
+
+def _rebound_by(nz, emitted) -> set:
+    """The names the A-normal form `emitted` of an `if` binds to new
+    objects: all it stores but those only ever bound to the object they
+    held (`aliasing.keeps_object`: `row *= 0.5` on one path and the
+    write-back into `row`'s base leave the relations of both as they
+    were on the other path)."""
+    stores, kept = collections.Counter(), collections.Counter()
+    for node in traversal.walk(emitted):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] += 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and aliasing.keeps_object(nz, node):
+            kept[node.targets[0].id] += 1
+    return scopes.stored_names(emitted) - {n for n, k in kept.items() if k == stores[n]}
 
 
 def _rebound_names(stmt) -> set:
