@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import gen_comprehensions, gen_control  # noqa: F401  (register their statements)
+from . import gen_comprehensions, gen_control, gen_views  # noqa: F401  (register their statements)
 from .gen_core import FEATURES, FLOAT_KINDS, PARAM_NAMES, DictInfo, Gen, ListInfo, Scope, Var
 from .gen_exprs import expr
 from .gen_funcs import module_preamble
