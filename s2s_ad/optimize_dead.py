@@ -30,7 +30,9 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
     walk on the one walker (`dataflow.Walk`, loops to a fixpoint); a dead
     assignment reads nothing, so a chain of them goes in one walk.  An if
     or loop removed took the reads of its test or sequence with it, so the
-    walk runs again (the pass is idempotent, as the optimizer needs)."""
+    walk runs again (the pass is idempotent, as the optimizer needs); an if
+    that will be left empty is known in the walk (`_goes`), so a chain of
+    them does not take one walk each."""
     pure = Purity(is_pure_call)
     changed = False
     while True:
@@ -43,10 +45,14 @@ def dead_code(fdef: gast.FunctionDef, is_pure_call) -> bool:
 def _dead_once(fdef: gast.FunctionDef, pure) -> tuple[bool, bool]:
     """One liveness walk and its removals: (anything removed, an if or a
     loop removed)."""
-    dead: dict = {}                 # assignment -> dead (its last visit decides)
+    dead: dict = {}                 # assignment, or if left empty -> dead (the last visit decides)
     heads: dict = {}                # for loop -> names live at its head
 
     def transfer(stmt, live: set) -> set:      # (updated in place: see `fork`)
+        if type(stmt) is gast.If:
+            dead[stmt] = _goes(stmt.body, dead) and _goes(stmt.orelse, dead) and pure(stmt.test)
+            if dead[stmt]:          # it goes, and the reads of its test with it
+                return live
         if scopes.is_simple_assign(stmt):
             target = stmt.targets[0].id
             dead[stmt] = target not in live and pure(stmt.value)
@@ -70,7 +76,19 @@ def _dead_once(fdef: gast.FunctionDef, pure) -> tuple[bool, bool]:
         return live
     Walk(transfer, set.union, backward=True, loop_entry=loop_entry, fork=set.copy).run(
         fdef.body, set())
-    return _remove(fdef, {s for s, is_dead in dead.items() if is_dead}, pure, heads)
+    return _remove(fdef, {s for s, is_dead in dead.items() if is_dead and
+                          type(s) is not gast.If}, pure, heads)
+
+
+def _goes(body: list, dead: dict) -> bool:
+    """Whether `_remove` leaves `body` with no code: each statement a dead
+    assignment, an if that goes too, or a block of such.  An if whose
+    branches go (and whose test is pure) reads nothing, so what its test
+    reads may die in the same walk: a chain of write-back guards
+    (`_slots1 = rt.slots(...); if _slots1: y = rt.sync_index(...)`) goes in
+    one walk, not one walk per guard."""
+    return all(dead.get(s, False) if type(s) is not astutil.Block else _goes(s.body, dead)
+               for s in body)
 
 
 def _remove(fdef, doomed: set, pure, heads: dict) -> tuple[bool, bool]:

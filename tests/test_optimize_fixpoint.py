@@ -72,3 +72,21 @@ def test_no_pass_finds_work_after_the_fixpoint(seed, settled):
             pass            # refused programs still ran the optimizer on their callees
     loader.unload(module)
     assert settled == []
+
+
+def test_a_chain_of_write_back_guards_goes_in_two_liveness_walks(monkeypatch):
+    # each guard's test read the base the next guard writes: dead code took
+    # one walk per guard (a chain of n in-place writes compiled in O(n^2))
+    import gast
+    from s2s_ad import optimize_dead
+    lines = ["def f(x, w):"]
+    for i in range(30):
+        lines += [f"    s{i} = rt.slots(w, x, 0)", f"    if s{i}:", f"        x = rt.sync_index(x, s{i}, w)"]
+    lines += ["    return w"]
+    fdef = gast.parse("\n".join(lines)).body[0]
+    walks = []
+    once = optimize_dead._dead_once
+    monkeypatch.setattr(optimize_dead, "_dead_once", lambda *a: walks.append(1) or once(*a))
+    assert optimize_dead.dead_code(fdef, lambda call: True)
+    assert [type(s).__name__ for s in fdef.body] == ["Return"]
+    assert len(walks) == 2
