@@ -122,8 +122,9 @@ def _updated(fdef, nodes: list) -> tuple[set, set, list]:
 
 
 def _may_view(value) -> list[str]:
-    """The names whose memory `value` may share: `x`, `x[i]`, `x.T`, and
-    for a call, its receiver and every argument that is a name (a
+    """The names whose memory `value` may share: `x`, `x[i]`, `x.T`, the
+    items of a display (`[a, b]`: an item updated through the list is `a`),
+    and for a call, its receiver and every argument that is a name (a
     function - `np.asarray(x)`, `np.split(x, 2)`, a helper - may return
     its argument or a view of it; which names are locals is checked by
     the caller)."""
@@ -131,6 +132,10 @@ def _may_view(value) -> list[str]:
         return [value.id]
     if isinstance(value, (gast.Subscript, gast.Attribute)) and isinstance(value.value, gast.Name):
         return [value.value.id]
+    if isinstance(value, (gast.List, gast.Tuple, gast.Dict)):     # holds its items
+        items = value.values if isinstance(value, gast.Dict) else value.elts
+        items = [i.value if isinstance(i, gast.Starred) else i for i in items]
+        return [i.id for i in items if isinstance(i, gast.Name)]
     if isinstance(value, gast.Call):
         func = value.func
         receiver = [func.value] if isinstance(func, gast.Attribute) else []
@@ -214,17 +219,26 @@ class _Folder:
 
 
 def _results(expr) -> set:
-    """The nodes whose value `expr` may be itself: `expr`, and for a call,
-    its arguments (`rt.unbroadcast(g, x)`, `rt.expand(g, z)` return `g`
-    as it is where its shape is already right; a NumPy function or a
-    helper may return an argument), theirs, and so on."""
+    """The nodes whose value `expr` may be itself or hold: `expr`, for a
+    call, its arguments (`rt.unbroadcast(g, x)`, `rt.expand(g, z)` return
+    `g` as it is where its shape is already right; a NumPy function or a
+    helper may return an argument), and the items of a display (`[x * 1.0]`
+    holds the new array: folded to `[x]`, an update through the list would
+    write `x`), theirs, and so on."""
     out, todo = set(), [expr]
     while todo:
         node = todo.pop()
         out.add(node)
-        if type(node) is gast.Call:
+        kind = type(node)
+        if kind is gast.Call:
             todo.extend(node.args)
             todo.extend(k.value for k in node.keywords)
+        elif kind is gast.List or kind is gast.Tuple or kind is gast.Set:
+            todo.extend(node.elts)
+        elif kind is gast.Dict:
+            todo.extend(node.values)
+        elif kind is gast.Starred:
+            todo.append(node.value)
     return out
 
 

@@ -318,10 +318,29 @@ def updates_a_view_of_the_previous_row(Q):
     return np.sum(Q ** 2) + np.sum(prev)
 
 
-@pytest.mark.parametrize("f", [scales_each_item_in_place, scales_each_value_of_a_dict_in_place])
+def scales_an_item_made_by_times_one(x):
+    t = x * 2.0
+    params = [t * 1.0, x * 3.0]         # `t * 1.0` is a new array: not `t`
+    for p in params:
+        p *= 0.5
+    return np.sum(params[0] ** 2) + np.sum(t * x)
+
+
+def shifts_a_tuples_items(x):
+    pair = (x * 1.0, x + 1.0)           # `x * 1.0` is not `x`
+    for q in pair:
+        q += 1.0
+    return np.sum(pair[0] * pair[1]) + np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f", [scales_each_item_in_place, scales_each_value_of_a_dict_in_place,
+                               scales_an_item_made_by_times_one, shifts_a_tuples_items])
 def test_a_loop_updating_each_item_in_place_is_differentiated(f):
     """Refused before: the loop variable's write-back copied it into a name
-    read across iterations, which made every update look carried."""
+    read across iterations, which made every update look carried.  The
+    last two: in forward mode the optimizer folded `x * 1.0` inside the
+    display into `x` itself, and the update through the list wrote `x`
+    (a wrong value, masked until a dead guard was removed)."""
     from fdcheck import check_jvp
     check_grad(f, [X])
     check_jvp(f, [X])
