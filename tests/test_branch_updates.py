@@ -1,11 +1,12 @@
-"""A view updated in place inside an `if`, then again after it: gradient
-clipping of a row (`if norm > c: row *= c / norm`), a conditional rescale
-followed by an offset, an item of a list scaled in one branch.
+"""A view updated in place inside an `if` or a loop, then again after it:
+gradient clipping of a row (`if norm > c: row *= c / norm`), a conditional
+rescale followed by an offset, an item of a list scaled in one branch, a
+row decayed or normalized in a loop (`for _ in range(n): row /= row.sum()`).
 
 An in-place update keeps the object, so the relations of the updated name
 (and of the base it writes back into) hold after the `if` as they did on
-the path that skipped it; these were refused before ("cannot tell which
-part of `M` it is").  A name the branch binds to another object stays
+the path that skipped it, and after the loop as they did on entry; these
+were refused before ("cannot tell which part of `M` it is").  A name the branch binds to another object stays
 uncertain, and what it then writes is checked at run time.
 
 Each program is checked against central finite differences (value,
@@ -91,10 +92,52 @@ def a_number_updated_in_a_branch(x):
     return s * t + x[2]
 
 
+def a_row_decayed_in_a_loop(x):
+    M = np.outer(x, x)
+    row = M[0]
+    for _ in range(3):
+        row *= 0.9
+    row += 1.0
+    return np.sum(M * R9)
+
+
+def a_view_scaled_in_two_loops(x):
+    h = x * 1.0
+    v = h[1:]
+    for i in range(2):
+        v *= 1.1
+    for i in range(2):
+        v *= 1.0 + x[i]
+    return np.sum(h * np.arange(3.0))
+
+
+def a_row_normalized_in_a_while_loop(x):
+    M = np.outer(x, x) + 2.0
+    row = M[1]
+    k = 0
+    while k < 3:
+        row /= np.sum(row)
+        k += 1
+    row -= 0.1
+    return np.sum(M * R9)
+
+
+def a_row_halved_where_large_in_a_loop(x):
+    M = np.outer(x, x)
+    row = M[2]
+    for i in range(3):
+        if row[i] > 0.5:
+            row *= 0.5
+    row[0] = x[0] * 2.0
+    return np.sum(M * R9)
+
+
 @pytest.mark.parametrize("f", [clip_then_offset, rescaled_twice_in_two_ifs,
                                rescaled_then_written, updated_in_each_branch,
                                a_list_item_scaled_in_a_branch, clipped_rows_in_a_loop,
-                               a_number_updated_in_a_branch], ids=lambda f: f.__name__)
+                               a_number_updated_in_a_branch, a_row_decayed_in_a_loop,
+                               a_view_scaled_in_two_loops, a_row_normalized_in_a_while_loop,
+                               a_row_halved_where_large_in_a_loop], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("x", [X, -X], ids=["x", "-x"])
 def test_a_view_updated_in_a_branch_then_after_it(f, x):
     check_grad(f, (x.copy(),))

@@ -243,10 +243,10 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     (it may run no times); for an `if`, those of the names it rebinds
     (`branches` joined its two paths)."""
     looped = emitted is not None and isinstance(stmt, (gast.For, gast.While))
-    rebound = _rebound_names(stmt) | (scopes.stored_names(emitted) if looped else
-                                      _rebound_by(nz, emitted) if emitted else set())
+    rebound = _rebound_names(stmt) | (_rebound_by(nz, emitted) if emitted else set())
+    stored = _rebound_names(stmt) | scopes.stored_names(emitted) if looped else rebound
     if looped:
-        _check_carried(nz, stmt, rebound)  # (the body's relations, before the joins)
+        _check_carried(nz, stmt, stored)  # (the body's relations, before the joins)
         _check_kept_views(nz, stmt)
     if before is not None and looped:
         _join(nz, before)
@@ -265,7 +265,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     for _, part in aliasing.views_of(nz, rebound):
         part.certain = False
     if looped:
-        _carry_around(nz, emitted, rebound)
+        _carry_around(nz, emitted, stored)
 
 
 def _carry_around(nz, loop, rebound: set) -> None:
@@ -343,11 +343,11 @@ def _written_through(stmt) -> set:
 
 
 def _rebound_by(nz, emitted) -> set:
-    """The names the A-normal form `emitted` of an `if` binds to new
-    objects: all it stores but those only ever bound to the object they
-    held (`aliasing.keeps_object`: `row *= 0.5` on one path and the
-    write-back into `row`'s base leave the relations of both as they
-    were on the other path)."""
+    """The names the A-normal form `emitted` of an `if` or a loop binds to
+    new objects: all it stores but those only ever bound to the object they
+    held (`aliasing.keeps_object`: `row *= 0.5` on one path, or in any
+    iteration, and the write-back into `row`'s base leave the relations
+    of both as they were on entry)."""
     stores, kept = collections.Counter(), collections.Counter()
     for node in traversal.walk(emitted):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):

@@ -2,7 +2,7 @@
 column, `.T`, a row name, what a NumPy call returned, a list of views
 changed at a run-time slot, chains of views, a loop storing into the
 container it reads, NumPy calls writing into their argument, a write from
-an overlapping view of the target, an update inside an `if`.  Registered
+an overlapping view of the target, an update inside an `if` or a loop.  Registered
 with gen_stmts' `@statement`.
 """
 from __future__ import annotations
@@ -156,15 +156,16 @@ def _self_write(g: Gen, sc: Scope, var: Var):
 
 
 def _branch_update(g: Gen, sc: Scope, var: Var):
-    """A view (a slice, a row, a column) updated in place inside an `if`,
-    maybe in an `else` too, then again after it."""
+    """A view (a slice, a row, a column) updated in place inside an `if`
+    (maybe in an `else` too) or a loop, then again after it."""
     w, v = g.fresh(sc), var.name
     view = g.pick(["[1:]", "[::-1]", "[:2]"] if var.kind == "V" else
                   [f"[{g.index()}]", f"[:, {g.index()}]", "[1:]"])
     g.w.line(f"{w} = {v}{view}")
-    with g.w.block(f"if {cond(g, sc)}:"):
+    looped = sc.can("range") and g.chance(0.4)
+    with g.w.block(f"for {g.fresh(sc)} in range(2):" if looped else f"if {cond(g, sc)}:"):
         g.w.line(f"{w} *= {g.const(0.5, 1.5)}")
-    if g.chance(0.3):
+    if not looped and g.chance(0.3):
         with g.w.block("else:"):
             g.w.line(f"{w} -= {strip(expr(g, sc, 'S'))}")
     g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w}[0] = {strip(expr(g, sc, 'S'))}",
