@@ -6,8 +6,9 @@ row decayed or normalized in a loop (`for _ in range(n): row /= row.sum()`).
 An in-place update keeps the object, so the relations of the updated name
 (and of the base it writes back into) hold after the `if` as they did on
 the path that skipped it, and after the loop as they did on entry; these
-were refused before ("cannot tell which part of `M` it is").  A name the branch binds to another object stays
-uncertain, and what it then writes is checked at run time.
+were refused before ("cannot tell which part of `M` it is").  A name the
+branch binds to another object stays uncertain, and what it then writes is
+checked at run time.
 
 Each program is checked against central finite differences (value,
 gradient, unmutated inputs) in reverse and forward mode."""

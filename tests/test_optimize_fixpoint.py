@@ -81,7 +81,8 @@ def test_a_chain_of_write_back_guards_goes_in_two_liveness_walks(monkeypatch):
     from s2s_ad import optimize_dead
     lines = ["def f(x, w):"]
     for i in range(30):
-        lines += [f"    s{i} = rt.slots(w, x, 0)", f"    if s{i}:", f"        x = rt.sync_index(x, s{i}, w)"]
+        lines += [f"    s{i} = rt.slots(w, x, 0)", f"    if s{i}:",
+                  f"        x = rt.sync_index(x, s{i}, w)"]
     lines += ["    return w"]
     fdef = gast.parse("\n".join(lines)).body[0]
     walks = []
