@@ -346,6 +346,39 @@ def test_a_loop_updating_each_item_in_place_is_differentiated(f):
     check_jvp(f, [X])
 
 
+def updates_a_copy_made_by_times_one_in_a_list(x):
+    params = [x * 1.0, x * 2.0]
+    params[0] *= 0.5
+    return np.sum(params[0] * x)
+
+
+def updates_a_copy_held_by_a_list_through_a_name(x):
+    t = x * 2.0
+    params = [t * 1.0, x]
+    q = params[0]
+    q *= 3.0
+    return np.sum(t * x) + np.sum(q)
+
+
+def updates_a_copy_made_by_times_one_in_a_dict(x):
+    d = {"w": x * 1.0}
+    d["w"] += 1.0
+    return np.sum(d["w"] * x)
+
+
+@pytest.mark.parametrize("f", [updates_a_copy_made_by_times_one_in_a_list,
+                               updates_a_copy_held_by_a_list_through_a_name,
+                               updates_a_copy_made_by_times_one_in_a_dict],
+                         ids=lambda f: f.__name__)
+def test_an_item_made_by_times_one_is_a_new_array(f):
+    """A wrong value and gradient before: the optimizer folded `x * 1.0`,
+    an item of the display, into `x`, and the update through the list
+    wrote the argument's copy that the rest of the function reads."""
+    from fdcheck import check_jvp
+    check_grad(f, [X])
+    check_jvp(f, [X])
+
+
 def test_an_update_of_a_view_of_what_a_loop_rebinds_later_is_refused():
     """`cur = prev[0:3]; cur *= 2; prev = row`: from the second iteration on
     the update doubles the previous row of Q, which the single pass did not

@@ -282,9 +282,16 @@ def _joined(g: Gen, sc: Scope, var: Var):
 
 
 def _list_display(g: Gen, sc: Scope, _):
+    """`xs = [e, ...]`; an item may be a copy written as arithmetic by one
+    (`v * 1.0`: a new array, which an update through the list must not
+    write into `v`)."""
     kind, length = new_kind(g), g.rng.randint(2, g.n)
     name = g.fresh(sc)
-    g.w.line(f"{name} = [{', '.join(strip(expr(g, sc, kind, 2)) for _ in range(length))}]")
+    items = [strip(expr(g, sc, kind, 2)) for _ in range(length)]
+    same = [v for v in sc.of(kind) if v.name.isidentifier()] if kind in ("V", "M") else []
+    if same and g.chance(0.3):
+        items[0] = g.pick(["{} * 1.0", "1.0 * {}", "{} / 1.0", "{} ** 1"]).format(g.pick(same).name)
+    g.w.line(f"{name} = [{', '.join(items)}]")
     sc.add(Var(name, "L", ListInfo(kind, length)))
 
 
