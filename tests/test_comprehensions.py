@@ -236,6 +236,69 @@ def test_sequences_joined_and_repeated_match_finite_differences(f, args):
     check_grad(f, args)
 
 
+# -- an array a joined or repeated list holds, updated in place --------------------
+def updated_after_a_repetition(w):
+    tmp = w * np.ones(3)
+    err = [tmp] * 2
+    tmp[0] = w * 3.0
+    return np.mean(err) + np.sum(tmp)
+
+
+def updated_through_a_view_after_a_repetition(w):
+    tmp = w * np.ones(3)
+    err = [np.sin(tmp), tmp] * 2
+    t = tmp[:2]
+    t[0] = w * 3.0
+    return np.mean(err) + np.sum(tmp)
+
+
+def updated_through_a_view_after_a_join(w):
+    tmp = w * np.ones(3)
+    err = [tmp] + [tmp * 2.0]
+    t = tmp[:2]
+    t[0] = w * 3.0
+    return np.mean(err)
+
+
+def updated_in_a_loop_after_a_repetition(w):         # fuzz seed 429 (minimized)
+    tmp = w * np.ones(4)
+    c = [np.sin(tmp), tmp]
+    err = c * 2
+    t = tmp[:2]
+    for p in range(2):
+        t *= 1.04
+    return np.mean(err) + np.sum(tmp)
+
+
+@pytest.mark.parametrize("f, line", [
+    (updated_after_a_repetition, "tmp[0] = w * 3.0"),
+    (updated_through_a_view_after_a_repetition, "t[0] = w * 3.0"),
+    (updated_through_a_view_after_a_join, "t[0] = w * 3.0"),
+    (updated_in_a_loop_after_a_repetition, "t *= 1.04"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_an_array_a_joined_list_holds_updated_in_place_is_refused(f, line):
+    # silently wrong gradients before: the list made by `*` or `+` holds
+    # the array, and nothing related it to the update
+    with pytest.raises(UnsupportedSyntaxError, match="a list made by `\\+`, `\\*` or a copy") \
+            as info:
+        ad.grad(f)(0.77)
+    assert info.value.location.filename == __file__
+    assert line in info.value.location.source_line
+
+
+def updated_while_a_display_holds_it_twice(w):
+    tmp = w * np.ones(3)
+    err = [tmp, tmp]
+    t = tmp[:2]
+    t[0] = w * 3.0
+    return np.mean(err) + np.sum(tmp)
+
+
+def test_an_array_a_display_holds_twice_updated_in_place_is_differentiated():
+    check_grad(updated_while_a_display_holds_it_twice, [0.77])
+    check_jvp(updated_while_a_display_holds_it_twice, [0.77])
+
+
 def join_parameters(xs, ys):
     return np.sum(xs + ys)
 

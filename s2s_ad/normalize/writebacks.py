@@ -152,6 +152,10 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
                                 f"is updated in place, an item `{part.base}` shares "
                                 "with it,")
+            for other in sorted(c for c, sources in nz.joined.items() if part.base in sources):
+                refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
+                                "is updated in place while a list made by `+`, `*` or "
+                                "a copy holds it,")     # (`[a] * 2`: no relation follows)
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
                      "slots" if part.kind == "index" else "shares")
             if part.base not in walk.stepped:   # (claimed to be re-read, maybe:
