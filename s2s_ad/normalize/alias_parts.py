@@ -43,6 +43,21 @@ class Part:
         self.base = base
 
 
+def extend_new(known: list, parts) -> None:
+    """Append to `known` each of `parts` not equal to one in it already
+    (`p not in known`, as the dataclass compares: the same `view` node),
+    in one pass instead of one scan of `known` per part."""
+    seen = {_identity(p) for p in known}
+    for p in parts:
+        if _identity(p) not in seen:
+            seen.add(_identity(p))
+            known.append(p)
+
+
+def _identity(p: Part) -> tuple:
+    return (p.base, p.kind, id(p.view), p.certain, p.reread, p.item, p.masked)
+
+
 def items_of(value) -> list:
     """(key, item) of a tuple, list or dict display (dict keys: literals)."""
     if isinstance(value, (gast.Tuple, gast.List)):

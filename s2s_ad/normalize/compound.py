@@ -21,7 +21,7 @@ import gast
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
 from . import aliasing, refusals, sequences, slot_items, views
-from .alias_parts import Part
+from .alias_parts import Part, extend_new
 
 
 def _relations(nz) -> tuple:
@@ -289,8 +289,7 @@ def _carry_around(nz, loop, rebound: set) -> None:
         if members & carried:       # a value held around the loop
             _refuse_carried_updates(nz, loop, members, sorted(outside), carried)
         for name in sorted(members):
-            known = nz.parts.setdefault(name, [])
-            known.extend(p for p in shared if p not in known)
+            extend_new(nz.parts.setdefault(name, []), shared)
             nz.maybe_aliases.setdefault(name, set()).update(members - {name})
         for part in shared:
             part.certain = False

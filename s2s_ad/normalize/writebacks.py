@@ -32,7 +32,7 @@ import gast
 
 from .. import astutil
 from ..ir import RUNTIME
-from .alias_parts import Part, distinct_slots
+from .alias_parts import Part, distinct_slots, extend_new
 from . import aliasing, compound, masks, refusals
 
 
@@ -307,8 +307,7 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     nz.emit(guard)
     compound.leave_compound(nz, guard)     # still only maybe aliases
     for o, parts in kept.items():
-        known = nz.parts.setdefault(o, [])
-        known.extend(p for p in parts if p not in known)
+        extend_new(nz.parts.setdefault(o, []), parts)
 
 
 def _guarded(nz, view: str, part: Part, stmt, helper: str = "shares") -> None:
