@@ -43,6 +43,18 @@ class Part:
         self.base = base
 
 
+def extend_by_key(known: list, parts) -> None:
+    """Append to `known` each of `parts` (copies, from a branch or the
+    relations before it) saying what none in it says already: a copy is
+    another object, so telling them apart by identity let a long chain of
+    `if`s add the same relations again and again."""
+    keys = {p.key for p in known}
+    for p in parts:
+        if p.key not in keys:
+            keys.add(p.key)
+            known.append(p)
+
+
 def extend_new(known: list, parts) -> None:
     """Append to `known` each of `parts` not equal to one in it already
     (`p not in known`, as the dataclass compares: the same `view` node),

@@ -21,7 +21,7 @@ import gast
 from .. import astutil, scopes, traversal
 from ..errors import UnsupportedSyntaxError
 from . import aliasing, refusals, sequences, slot_items, views
-from .alias_parts import Part, extend_new
+from .alias_parts import Part, extend_by_key, extend_new
 
 
 def _relations(nz) -> tuple:
@@ -62,20 +62,7 @@ def _join(nz, other: tuple) -> None:
                 nz.maybe_aliases.setdefault(name, set()).add(other_name)
                 nz.maybe_aliases.setdefault(other_name, set()).add(name)
     for name, ps in parts.items():
-        _add_parts(nz, name, ps)
-
-
-def _add_parts(nz, name: str, parts: list) -> None:
-    """`parts` (copies, from `_relations`) that `name` does not have yet
-    added to its own: told apart by what they say, not by identity (a copy
-    of a part from before an `if` is another object; adding it again at
-    each `if` made the relations of a long chain of them grow without end)."""
-    known = nz.parts.setdefault(name, [])
-    keys = {p.key for p in known}
-    for p in parts:
-        if p.key not in keys:
-            keys.add(p.key)
-            known.append(p)
+        extend_by_key(nz.parts.setdefault(name, []), ps)
 
 
 def enter_compound(nz, stmt) -> tuple:
@@ -252,7 +239,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
         _join(nz, before)
     elif before is not None:
         for name in rebound:
-            _add_parts(nz, name, before[2].get(name, []))
+            extend_by_key(nz.parts.setdefault(name, []), before[2].get(name, []))
     for name in rebound:
         group = nz.aliases.pop(name, None)
         if group is not None:

@@ -236,7 +236,7 @@ def _reach(nz, name: str) -> set:
             todo.extend(nz.aliases.get(n, ()))
             todo.extend(aliasing.maybe_one(nz, {n}))
             todo.extend(p.base for p in nz.parts.get(n, []))
-            todo.extend(c for c, sources in nz.joined.items() if n in sources)
+            todo.extend(sequences.joined_from(nz, n))
     out, todo = set(), sorted(up)
     while todo:
         n = todo.pop()

@@ -60,6 +60,12 @@ def _with_sources(nz, names: set) -> set:
     return set(names).union(*(nz.joined.get(n, ()) for n in names))
 
 
+def joined_from(nz, name: str) -> list:
+    """The lists made from `name`'s items by `+`, `*` or a shallow copy
+    (`joined` read the other way)."""
+    return sorted(c for c, sources in nz.joined.items() if name in sources)
+
+
 def _copied(nz, value) -> set | None:
     """For `list(a)`, `tuple(a)`, `sorted(a)`, `dict(a)` (or of a display
     `(x, y)`): the local names whose items (or rows) it holds; for any

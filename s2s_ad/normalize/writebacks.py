@@ -33,7 +33,7 @@ import gast
 from .. import astutil
 from ..ir import RUNTIME
 from .alias_parts import Part, distinct_slots, extend_new
-from . import aliasing, compound, masks, refusals
+from . import aliasing, compound, masks, refusals, sequences
 
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
@@ -152,7 +152,7 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
                                 f"is updated in place, an item `{part.base}` shares "
                                 "with it,")
-            for other in sorted(c for c, sources in nz.joined.items() if part.base in sources):
+            for other in sequences.joined_from(nz, part.base):
                 refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
                                 "is updated in place while a list made by `+`, `*` or "
                                 "a copy holds it,")     # (`[a] * 2`: no relation follows)
