@@ -69,7 +69,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
 from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
-               iteration, masks, mutators, scope)
+               iteration, masks, mutators, scope, sequences)
 from .exprs import binds
 
 
@@ -119,6 +119,8 @@ class Normalizer:
         self.displays: dict = {}        # name bound once to a display -> its items
         self.keyed: dict = {}           # name bound once to a dict display -> its str keys
         self.sequences: set = set()     # names that may hold a list, tuple or dict built here
+        self.containers: set = set()    # names that surely do (sequences.surely_built)
+        self.unlinked: set = set()      # {a, b}: maybe one object, no slot between (slot_replaced)
         self.joined: dict = {}          # list made by + or * -> the names it shares items with
         self.masked: set = set()        # names bound to a value stop_gradient returned
         self.unmasked: set = set()      # names bound to another value
@@ -142,6 +144,7 @@ class Normalizer:
         self.out: list = []
         self.user_stmt = None
         masks.note_masks(self)
+        self.containers = sequences.surely_built(self)
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:

@@ -91,14 +91,19 @@ def _bind_alias(nz, target: str, value) -> None:
         nz.joined[target] = set(nz.joined.get(held[0], ()))
 
 
+def maybe_same(nz, a: str, b: str) -> None:
+    """`a` and `b` may be one object (which only the run time knows)."""
+    nz.maybe_aliases.setdefault(a, set()).add(b)
+    nz.maybe_aliases.setdefault(b, set()).add(a)
+
+
 def _inherit_maybe(nz, target: str, source: str) -> None:
     """`target` now holds `source`'s object, so it may be what `source`
     may be (`mu = v` made uncertain by an `if` that swaps them: a copy
     of either, taken in the `if`, may still be the other)."""
     for other in list(nz.maybe_aliases.get(source, ())):
         if other != target:
-            nz.maybe_aliases.setdefault(target, set()).add(other)
-            nz.maybe_aliases.setdefault(other, set()).add(target)
+            maybe_same(nz, target, other)
 
 
 def _bind_chosen(nz, target: str, value) -> None:
@@ -118,8 +123,7 @@ def _bind_chosen(nz, target: str, value) -> None:
         nz.parts.setdefault(target, []).append(
             Part(names.pop(0), "index", astutil.clone(value), certain=False))
     for name in names:
-        nz.maybe_aliases.setdefault(target, set()).add(name)
-        nz.maybe_aliases.setdefault(name, set()).add(target)
+        maybe_same(nz, target, name)
 
 
 def one_object(nz, name: str) -> dict:
@@ -177,8 +181,7 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
         container = nz.aliases.get(value.value.id, {value.value.id})
         for held, part in views_of(nz, container):        # `v = xs[i]` may be
             if part.item and held != target and may_be_slot(index, part.index):
-                nz.maybe_aliases.setdefault(target, set()).add(held)
-                nz.maybe_aliases.setdefault(held, set()).add(target)
+                maybe_same(nz, target, held)
     for arg in [] if view is not None else _viewed_arguments(nz, value):
         # (a helper or NumPy function may return a view of its argument:
         # of `target`'s old object, which `old`'s names hold or view)
@@ -215,18 +218,25 @@ def _same_object(nz, value):
 
 def _helper_arguments(nz, value) -> list:
     """The local names passed to a function of the user's (or a nested
-    one) called by `value`: its result may be one of them, or a view."""
+    one, or a namedtuple class) called by `value`: its result may be one
+    of them, or a view, or hold them."""
     if not isinstance(value, gast.Call):
         return []
     func = value.func
     callee = nz.src.resolve(func, nz.locals)
     nested = isinstance(func, gast.Name) and func.id in nz.nested
-    if not nested and not (isinstance(callee, types.FunctionType) and
-                           registry.lookup(callee) is None and
-                           not registry.is_nondifferentiable(callee)):
+    if not nested and not _namedtuple(callee) and not (
+            isinstance(callee, types.FunctionType) and registry.lookup(callee) is None
+            and not registry.is_nondifferentiable(callee)):
         return []
     args = [*value.args, *(k.value for k in value.keywords)]
     return sorted({a.id for a in args if isinstance(a, gast.Name) and is_local(nz, a.id)})
+
+
+def _namedtuple(callee) -> bool:
+    """A namedtuple class: what it makes holds its arguments themselves
+    (`p = Pair(1.0, b)`: `p.b` is `b`), as a helper's result may."""
+    return isinstance(callee, type) and issubclass(callee, tuple) and hasattr(callee, "_fields")
 
 
 def _viewed_arguments(nz, value) -> list:

@@ -35,6 +35,12 @@ def e_Call(nz, expr):
         return nz.rhs(gast.copy_location(astutil.dict_(
             [astutil.const(k.arg) for k in expr.keywords],
             [k.value for k in expr.keywords]), expr))
+    if (callee is list or callee is tuple) and len(expr.args) == 1 and not expr.keywords \
+            and isinstance(expr.args[0], (gast.List, gast.Tuple)) and \
+            not any(isinstance(e, gast.Starred) for e in expr.args[0].elts):
+        # `list((a, b))`: [a, b], whose items the alias analysis relates
+        make = astutil.list_ if callee is list else astutil.tuple_
+        return nz.rhs(gast.copy_location(make(expr.args[0].elts), expr))
     if comprehensions.is_reduce(nz, expr, callee):
         return comprehensions.reduced(nz, expr)
     pairs = _dict_pairs(nz, expr) if callee is dict else None

@@ -59,8 +59,7 @@ def _join(nz, other: tuple) -> None:
     for name, group in aliases.items():
         if nz.aliases.get(name) != group:
             for other_name in group - {name}:
-                nz.maybe_aliases.setdefault(name, set()).add(other_name)
-                nz.maybe_aliases.setdefault(other_name, set()).add(name)
+                aliasing.maybe_same(nz, name, other_name)
     for name, ps in parts.items():
         extend_by_key(nz.parts.setdefault(name, []), ps)
 
@@ -245,8 +244,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
         if group is not None:
             group.discard(name)
             for other in group:
-                nz.maybe_aliases.setdefault(name, set()).add(other)
-                nz.maybe_aliases.setdefault(other, set()).add(name)
+                aliasing.maybe_same(nz, name, other)
         for part in nz.parts.get(name, []):
             part.certain = False
     for _, part in aliasing.views_of(nz, rebound):

@@ -39,8 +39,11 @@ def subscript_target(nz, target) -> tuple[str, gast.expr]:
     return base.id, astutil.index_value(nz.index(target.slice))
 
 
-def setitem(nz, base: str, index, value) -> None:
-    """`x[index] = value` in place: `x = setitem(x, index, value)`."""
+def setitem(nz, base: str, index, value, replaces: bool = True) -> None:
+    """`x[index] = value` in place: `x = setitem(x, index, value)`;
+    `replaces`: the value may be another object than the one in a list's
+    slot (not `x[i] += v`, which stores back the item it read, in place
+    if it is an array)."""
     if not aliasing.is_local(nz, base):
         nz.unsupported(nz.user_stmt, f"an in-place update of `{base}`, which is not "
                           "a local variable of the function")
@@ -50,7 +53,10 @@ def setitem(nz, base: str, index, value) -> None:
     stmt = astutil.assign(base, astutil.call(
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
-    writebacks.after_update(nz, stmt, base, always=True)
+    # (into a list or dict: a slot replaced, no item's values changed)
+    writebacks.after_update(nz, stmt, base, always=True, moves_items=base in nz.containers)
+    if replaces:
+        sequences.slot_replaced(nz, base, index)
     sequences.note_stored(nz, base, index, value)
 
 
@@ -284,13 +290,13 @@ def pop(nz, call: gast.Call):
     # hold it too (`a` of `xs = [a]`): they stay maybe one object
     for held, part in aliasing.views_of(nz, {items}):
         if part.item and held != value:
-            nz.maybe_aliases.setdefault(value, set()).add(held)
-            nz.maybe_aliases.setdefault(held, set()).add(value)
+            aliasing.maybe_same(nz, value, held)
     stmt = astutil.assign(items, astutil.call(
         f"{RUNTIME}.pop", [astutil.name(items), astutil.clone(index)]))
     nz.emit(stmt)
     for _, part in aliasing.views_of(nz, {items}):
         part.certain = False        # its items moved: which index is which?
+    sequences.slot_replaced(nz, items, None)
     writebacks.after_update(nz, stmt, items, always=True, moves_items=True)
     return astutil.name(value)
 
@@ -335,7 +341,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
             refusals.shared(nz, item, Part(other, "reshape", astutil.name(other)),
                             "is updated in place, an item another list holds too,")
         _augment(nz, item, stmt.op, nz.atom(stmt.value))
-        setitem(nz, base, index, astutil.name(item))
+        setitem(nz, base, index, astutil.name(item), replaces=False)
         return
     if not isinstance(target, gast.Name):
         nz.unsupported(stmt, "augmented assignment to " + astutil.describe(target))

@@ -13,7 +13,7 @@ import gast
 
 from .. import astutil, scopes
 from ..ir import RUNTIME
-from . import aliasing
+from . import aliasing, sequences
 from .alias_parts import Part
 
 
@@ -129,6 +129,7 @@ def holders(nz, view: str, group: set, part: Part) -> set:
             todo.extend(nz.aliases.get(h, ()))
             todo.extend(nz.maybe_aliases.get(h, ()))
             todo.extend(p.base for p in nz.parts.get(h, []))
+            todo.extend(sequences.joined_from(nz, h))   # (a copy holds its items)
     return out
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil, fresh
+from .. import astutil, fresh, traversal
 from ..ir import OPERATORS, RUNTIME
 from . import aliasing
-from .alias_parts import Part
+from .alias_parts import Part, distinct_slots
 
 _COPIES = (list, tuple, sorted, dict)      # a new container holding the same items
 _NUMBERS = (len, bool, int, float, str, repr, isinstance, id, hash, any, all, abs, round)
@@ -52,6 +52,31 @@ def note_items(nz, target: str, value, in_place: bool) -> None:
     elif not in_place:
         nz.sequences.discard(target)
         nz.joined.pop(target, None)
+
+
+def surely_built(nz) -> set[str]:
+    """The names the user's function binds once, by `name = ` a list or
+    dict display, comprehension, `list(...)` or `dict(...)`: whenever code
+    runs that reads one, it holds that list or dict (an in-place update
+    keeps the object).  A store into one (`params[k] = v`) replaces a
+    slot and writes no array: the objects in its slots keep their values
+    (inplace.setitem)."""
+    out = set()
+    for node in traversal.walk(nz.src.tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                nz.store_counts[node.targets[0].id] == 1 and _makes_container(nz, node.value):
+            out.add(node.targets[0].id)
+    return out - nz.params
+
+
+def _makes_container(nz, value) -> bool:
+    if isinstance(value, (gast.List, gast.Dict, gast.ListComp, gast.DictComp)):
+        return True
+    if not isinstance(value, gast.Call):
+        return False
+    callee = nz.src.resolve(value.func, nz.locals)
+    return callee is list or callee is dict
 
 
 def _with_sources(nz, names: set) -> set:
@@ -110,6 +135,34 @@ def _join_operands(value) -> list:
     else:
         return []
     return [a.id for a in args if isinstance(a, gast.Name)]
+
+
+def slot_replaced(nz, base: str, index) -> None:
+    """After `base[index] = v` into what may be a list or dict (`index`
+    None: any slot, `xs.pop()`, `xs.insert(0, v)`): the names read from
+    or put into a slot the store may have replaced (`old = xs[0]`, the
+    item `a` of `xs = [a, b]`) were one object through that slot, and
+    stay maybe one object with no slot between them (`unlinked`): the
+    store replaced the object in the slot, not its values, so an update
+    of `old` changes `a`, while a write-back into `xs` reaches neither
+    (`rt.slots` finds the object in no slot) - the write-backs of such
+    a pair are checked at run time (writebacks._check_maybe_ones)."""
+    group = nz.aliases.get(base, {base})
+    if not group & nz.sequences:
+        return
+    held = [(name, _slot_of(part)) for name, part in aliasing.views_of(nz, group)
+            if part.kind == "index" and not distinct_slots(_slot_of(part), index)]
+    for i, (a, at) in enumerate(held):
+        for b, bt in held[i + 1:]:
+            if a != b and not distinct_slots(at, bt):
+                aliasing.maybe_same(nz, a, b)
+                nz.unlinked.add(frozenset((a, b)))
+
+
+def _slot_of(part: Part):
+    """The index an item was read with; None for one chosen when the
+    program runs (`max(xs, key=f)`)."""
+    return part.index if isinstance(part.view, gast.Subscript) else None
 
 
 def note_stored(nz, base: str, index, value, certain: bool = True) -> None:

@@ -179,11 +179,14 @@ def _written_twice(nz, walk: _Walk, member: str, group: set, part: Part) -> None
 def _check_maybe_ones(nz, walk: _Walk) -> None:
     """What holds a name that may be the updated object (`t = acc[q]` in
     a loop may be `_t1` or `_t2`) is checked at run time, not written,
-    unless the walk reached it (`e = [r if c else s]`)."""
+    unless the walk reached it (`e = [r if c else s]`) and the two may
+    still be in the slot that links them (not `unlinked`)."""
     for name, group in walk.maybe:
         for member in sorted(aliasing.maybe_one(nz, group)):
+            # (one that left a container's slot is reached through none)
+            unlinked = any(frozenset((member, g)) in nz.unlinked for g in group)
             for part in nz.parts.get(member, []):
-                if part.base not in group | walk.seen:
+                if part.base not in (group if unlinked else group | walk.seen):
                     refusals.shared(nz, name, part, "is written through")
 
 

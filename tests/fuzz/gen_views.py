@@ -2,7 +2,8 @@
 column, `.T`, a row name, what a NumPy call returned, a list of views
 changed at a run-time slot, chains of views, a loop storing into the
 container it reads, NumPy calls writing into their argument, a write from
-an overlapping view of the target, an update inside an `if` or a loop.  Registered
+an overlapping view of the target, an update inside an `if` or a loop, a
+name kept for an item whose slot is replaced.  Registered
 with gen_stmts' `@statement`.
 """
 from __future__ import annotations
@@ -18,7 +19,8 @@ def view_update(g: Gen, sc: Scope):
     vecs = [v for v in sc.targets("V") if mutable(g, v) and v.name.isidentifier()]
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
     forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
-                                 _view_chain, _loop_store, _self_write, _branch_update] if vecs]
+                                 _view_chain, _loop_store, _self_write, _branch_update,
+                                 _old_handle] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name,
                                   _self_write, _branch_update] if mats]
     if not forms:
@@ -113,6 +115,38 @@ def _loop_store(g: Gen, sc: Scope, var: Var):
         else:
             g.w.line(store)
     g.w.line(f"{out} = np.sum({b} * {g.const(0.5, 1.5)}) + np.sum({v} * {g.const(0.5, 1.5)})")
+    sc.add(Var(out, "S"))
+
+
+def _old_handle(g: Gen, sc: Scope, var: Var):
+    """A name kept for an item of a list or dict of views (`old = xs[0]`),
+    then the slot changed (replaced at a literal or run-time slot, popped,
+    or updated by `+=`; maybe in an `if` or a loop), then the name updated
+    in place or only read: replacing a slot moves no values, so an update
+    of the name writes the vector through the item it still is."""
+    xs, old, k, out = (g.fresh(sc) for _ in range(4))
+    v, keyed = var.name, g.chance(0.3)
+    first, second = g.pick([(f"{v}[:2]", f"{v}[1:]"), (f"{v}[::2]", f"{v}[-1:]"),
+                            (f"{v}[:1]", f"{v}[1:] * {g.const(0.5, 1.5)}")])
+    g.w.line(f"{xs} = {{'a': {first}, 'b': {second}}}" if keyed else f"{xs} = [{first}, {second}]")
+    slot, other = ("'a'", "'b'") if keyed else ("0", "1")
+    g.w.line(f"{old} = {xs}[{slot}]")
+    changes = [f"{xs}[{slot}] = {v}[1:] * {g.const(0.5, 1.5)}", f"{xs}[{slot}] = {xs}[{other}]",
+               f"{xs}[{slot}] += {g.const(0.5, 1.5)}"] + ([] if keyed else [f"{xs}.pop(0)"])
+    change = g.pick(changes)
+    where = g.pick(["", f"if {strip(cond(g, sc))}:"] +
+                   ([f"for {k} in range(2):"] if sc.can("range") and "pop" not in change else []))
+    if where:
+        with g.w.block(where):
+            g.w.line(change)
+    else:
+        g.w.line(change)
+    update = g.pick([f"{old} *= {g.const(0.5, 1.5)}", f"{old}[0] = {strip(expr(g, sc, 'S'))}", ""])
+    if update:
+        g.w.line(update)
+    last = f"{xs}['b']" if keyed else f"{xs}[-1]"
+    g.w.line(f"{out} = np.sum({last} * {g.const(0.5, 1.5)}) + np.sum({old} * "
+             f"{g.const(0.5, 1.5)}) + np.sum({v} * {g.const(0.5, 1.5)})")
     sc.add(Var(out, "S"))
 
 
