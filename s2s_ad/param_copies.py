@@ -18,16 +18,19 @@ reverse.py therefore opens the derived function with `p = rt.copy(p)` for
 each parameter returned here, so every update lands on the copy.
 
 Invariants:
-- sound, not exact: a may-alias analysis.  A name maps to every parameter
-  it may share memory with; a binding outside any `if` or loop replaces
-  that set, one inside adds to it, and a function with a loop is iterated
-  from the join of the passes until nothing grows.  A parameter missed here
-  would be a caller's input mutated; one too many is only a copy.
+- sound, not exact: a may-alias analysis on the one walker
+  (dataflow.Walk).  A name maps to every parameter it may share memory
+  with; a binding replaces that set, the sets of two paths are joined
+  where they meet, and a loop is iterated to a fixpoint at its head (a
+  walk over the whole function again from the passes' join lost what a
+  loop carried to its next iteration whenever a statement before the loop
+  rebound the name).  A parameter missed here would be a caller's input
+  mutated; one too many is only a copy.
 - pure: reads the ANF body, its prims and `Normalized.shares`; changes none.
 - deterministic: the result is sorted by parameter name (it orders the
   prologue of the generated code).
-- a fixpoint that does not settle is an `InternalError`, never a silent
-  stop.
+- a loop that does not settle is an `InternalError` (the walker's), never
+  a silent stop.
 """
 from __future__ import annotations
 
@@ -36,8 +39,8 @@ import operator
 
 import gast
 
-from . import fresh, runtime, scopes
-from .errors import InternalError
+from . import fresh, runtime
+from .dataflow import Walk
 from .ir import CALL, COPY, DYNAMIC, UNKNOWN, member, names_of
 from .rules import registry
 
@@ -46,30 +49,23 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     """Parameters that an in-place update may reach (directly, through plain
     copies, or through items and views of them), each with the first
     statement that does: the derived function copies them so that the
-    caller's arrays are never mutated.  A may-alias analysis: a name maps
-    to the parameters it may share memory with.  A binding outside any
-    `if` or loop replaces what the name shared; one inside adds to it (the
-    other path, the next iteration); with a loop, the pass repeats from what
-    the last one ended with until nothing grows, so a loop's later bindings
-    reach its earlier statements."""
-    start: dict = {p: {p} for p in params}
+    caller's arrays are never mutated.  A may-alias analysis on the one
+    walker (dataflow.Walk): a name maps to the parameters it may share
+    memory with; a binding replaces that set, paths join where they meet,
+    and a loop is iterated to a fixpoint at its head, so what a later
+    statement of the body binds reaches its earlier ones (`x = x * 1.0`
+    before a loop whose body updates `x` and then swaps it with a
+    parameter: the second pass updates the parameter)."""
     reached: dict = {}
-    top, flat = set(body), list(scopes.statements(body))
-    looped = any(isinstance(stmt, (gast.For, gast.While)) for stmt in flat)
-    for _ in range(len(params) * len(flat) + 2):    # each pass adds a (name, param)
-        alias = _copy(start)
-        for stmt in flat:
-            _alias_step(stmt, alias, prims.get(stmt), shares, reached, stmt not in top,
-                        params)
-        grown = _join(start, alias)
-        if not looped or grown == start:
-            return dict(sorted(reached.items()))
-        start = grown                   # what the next iteration may start from
-    raise InternalError("the parameter aliases reached no fixpoint")
+
+    def transfer(stmt, alias: dict) -> dict:        # (updated in place: see `fork`)
+        _alias_step(stmt, alias, prims.get(stmt), shares, reached, params)
+        return alias
+    Walk(transfer, _join, fork=_copy).run(body, {p: {p} for p in params})
+    return dict(sorted(reached.items()))
 
 
-def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bool,
-                params) -> None:
+def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, params) -> None:
     def reach(name):
         for param in sorted(alias.get(name, ())):
             reached.setdefault(param, stmt)
@@ -93,9 +89,7 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, nested: bo
         return
     shared, held = _shared_and_held(prim, source, alias, stmt.value)
     for key, found in ((target, shared), ((_ITEMS, target), held)):
-        if nested:
-            alias.setdefault(key, set()).update(found)
-        elif found:
+        if found:
             alias[key] = set(found)
         elif key not in params:     # (a parameter keeps its own)
             alias.pop(key, None)    # a new object

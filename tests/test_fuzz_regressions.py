@@ -1997,3 +1997,39 @@ def updates_what_a_list_of_a_tuple_holds(b):
 def test_an_update_of_what_a_list_of_a_tuple_holds():
     check_grad(updates_what_a_list_of_a_tuple_holds, (np.array([-1.39, 0.81, 0.37]),))
     check_jvp(updates_what_a_list_of_a_tuple_holds, (np.array([-1.39, 0.81, 0.37]),))
+
+
+# -- a parameter swapped into a local in a loop, updated next pass (seed 126466)
+# The analysis of which parameters to copy walked the whole function again
+# from the passes' join, and `step = x * ...` before the loop reset what the
+# loop carried: `mix` reached `step` only in the second pass, unseen, and the
+# derived function updated the caller's `mix` in place.
+def updates_a_swapped_in_parameter(x, mix):      # seed 126466, minimized
+    step = x * np.ones((3, 3))
+    for _ in range(3):
+        try:
+            step.T[2] *= 2.73
+        finally:
+            step, mix = mix, step
+    return np.sum(x * x) + np.sum(step)
+
+
+def updates_a_swapped_in_parameter_row(x, mix):
+    step = x * np.ones((3, 3))
+    for _ in range(3):
+        step[2] *= 2.73
+        step, mix = mix, step
+    return np.sum(step * x)
+
+
+@pytest.mark.parametrize("f", [updates_a_swapped_in_parameter,
+                               updates_a_swapped_in_parameter_row])
+def test_a_parameter_swapped_in_is_not_mutated(f):
+    x, mix = np.array([-0.65, -0.81, 1.22]), np.arange(9.0).reshape(3, 3)
+    for make, args in ((ad.grad, (x, mix)), (ad.jvp, (x, mix, np.ones(3))),
+                       (ad.value_and_grad, (x, mix))):
+        kept = [a.copy() for a in args]
+        make(f)(*args)
+        assert all(np.array_equal(a, k) for a, k in zip(args, kept))
+    check_grad(f, (x.copy(), mix.copy()))
+    check_jvp(f, (x.copy(), mix.copy()))
