@@ -234,6 +234,8 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     if looped:
         _check_carried(nz, stmt, stored)  # (the body's relations, before the joins)
         _check_kept_views(nz, stmt)
+    # (the objects the names share at the end of the body, for `_carry_around`)
+    ones = {n: frozenset(nz.aliases.get(n, {n})) for n in stored} if looped else {}
     if before is not None and looped:
         _join(nz, before)
     elif before is not None:
@@ -250,14 +252,16 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     for _, part in aliasing.views_of(nz, rebound):
         part.certain = False
     if looped:
-        _carry_around(nz, emitted, stored)
+        _carry_around(nz, emitted, stored, ones)
 
 
-def _carry_around(nz, loop, rebound: set) -> None:
+def _carry_around(nz, loop, rebound: set, ones: dict) -> None:
     """A loop's next iteration reads what this one bound: names the body
     copies into one another (`a, b = b, a`) may each hold, after the
     loop, what any of them held in some iteration.  They become
-    maybe-aliases of each other and share their (uncertain) parts."""
+    maybe-aliases of each other and share their (uncertain) parts.
+    `ones`: each name's aliases at the end of the body (two names one
+    object there hold it in every pass)."""
     group = {name: {name} for name in sorted(rebound)}   # (sorted: the code is deterministic)
     carried = _carried_names(loop)
     for stmt in scopes.assignments(loop.body):
@@ -271,6 +275,13 @@ def _carry_around(nz, loop, rebound: set) -> None:
         shared = [p for name in sorted(members) for p in nz.parts.get(name, [])]
         outside = {p.base for p in shared} | {
             a for name in members for a in nz.aliases.get(name, ())} - members
+        # and views of what a member held taken before the loop, which the
+        # body never re-reads (the sequence a loop over one reads each
+        # pass), where the members hold two objects (swapped: the view's
+        # base name holds the other one in the next pass)
+        outside |= {v for v, p in aliasing.views_of(nz, members)
+                    if v not in members and v not in rebound
+                    and members - ones.get(p.base, {p.base})}
         if members & carried:       # a value held around the loop
             _refuse_carried_updates(nz, loop, members, sorted(outside), carried)
         for name in sorted(members):
