@@ -2084,3 +2084,68 @@ def swaps_buffers_with_a_view_taken_each_pass(x):
 def test_swapped_buffers_viewed_anew_each_pass():
     check_grad(swaps_buffers_with_a_view_taken_each_pass, (np.array([-2.19, -0.10, -0.60]),))
     check_jvp(swaps_buffers_with_a_view_taken_each_pass, (np.array([-2.19, -0.10, -0.60]),))
+
+
+# -- a name rebound to itself, or to a view of its own object, then updated
+# in place, after a statement whose adjoint reads its old value (seed 128938)
+# `z = z` (or `z = z[:]`, `z.reshape(...)`, `np.asarray(z)`) saved the old
+# value by reference, and the update after it changed that saved object: the
+# adjoint of `np.outer(z, a)` read the new values (0.93 for 0.99).  The name
+# is the old value's heir now: the update records what it overwrites.
+def _ident(v):
+    return v
+
+
+def rebinds_itself_then_updates(a, z):                 # seed 128938, minimized
+    s = np.sum(np.outer(z, a))
+    z = z
+    z[0] += 1.0
+    return s + np.sum(z)
+
+
+def rebinds_itself_in_a_loop(a, z):
+    s = 0.0
+    for k in range(2):
+        s = s + np.sum(z * a)
+        z = z
+        z[k] += 1.0
+    return s
+
+
+def rebinds_to_asarray_then_updates(a, z):
+    s = np.sum(z * a)
+    z = np.asarray(z)
+    z[0] += 1.0
+    return s + np.sum(z)
+
+
+def rebinds_to_a_full_slice_then_updates(a, z):
+    s = np.sum(z * a)
+    z = z[:]
+    z[0] += 1.0
+    return s + np.sum(z)
+
+
+def rebinds_to_a_reshape_then_updates(a, z):
+    s = np.sum(z * a)
+    z = z.reshape(2, 2)
+    z[0] += 1.0
+    return s + np.sum(z)
+
+
+def rebinds_to_a_helpers_result_then_updates(a, z):
+    s = np.sum(z * a)
+    z = _ident(z)
+    z *= 2.0
+    return s + np.sum(z)
+
+
+@pytest.mark.parametrize("f", [rebinds_itself_then_updates, rebinds_itself_in_a_loop,
+                               rebinds_to_asarray_then_updates,
+                               rebinds_to_a_full_slice_then_updates,
+                               rebinds_to_a_reshape_then_updates,
+                               rebinds_to_a_helpers_result_then_updates])
+def test_an_update_after_rebinding_to_the_same_memory(f):
+    a, z = np.array([1.54, 0.29, -0.85, -0.86]), np.array([0.53, -0.71, -0.34, 0.61])
+    check_grad(f, (a, z))
+    check_jvp(f, (a, z))

@@ -42,6 +42,8 @@ def bind(nz, stmt: gast.Assign) -> None:
     """Update the relations for an emitted `target = value`."""
     target, value = stmt.targets[0].id, _same_object(nz, stmt.value)
     if keeps_object(nz, stmt):
+        if isinstance(value, gast.Name) and value.id == target:     # `z = z`
+            nz.heirs[stmt] = frozenset(related(nz, target))
         if _updates_in_place(value, target):
             _index_changed(nz, target)     # `j += 1` rebinds an int
             slot_items.forget_updated(nz, value, nz.aliases.get(target, {target}) |
@@ -59,6 +61,18 @@ def bind(nz, stmt: gast.Assign) -> None:
     _bind_alias(nz, target, value)
     _bind_parts(nz, target, value, stmt.value, old)
     _bind_chosen(nz, target, value)
+    if _views_its_old(nz, target, value):    # `z = z[:]`: the old object lives on
+        nz.heirs[stmt] = nz.heirs.get(stmt, frozenset()) | frozenset(related(nz, target))
+
+
+def _views_its_old(nz, target: str, value) -> bool:
+    """Whether `target = value` binds `target` to what may view the object
+    it held (`z = z[:]`, `z.reshape(2, 2)`, `np.asarray(z)`): that old
+    value, recorded by reference, changes with an update of `target`
+    after (its heir, as the `z` of `z = z` is)."""
+    view = views.view_of(nz, value)
+    return view.base == target if view is not None else \
+        target in _viewed_arguments(nz, value)
 
 
 def _bind_alias(nz, target: str, value) -> None:
