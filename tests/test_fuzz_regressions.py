@@ -2149,3 +2149,29 @@ def test_an_update_after_rebinding_to_the_same_memory(f):
     a, z = np.array([1.54, 0.29, -0.85, -0.86]), np.array([0.53, -0.71, -0.34, 0.61])
     check_grad(f, (a, z))
     check_jvp(f, (a, z))
+
+
+# -- a list's slot replaced by a number after NumPy read the list whole
+# (seed 131186): the list's adjoint held a zero for that slot, and the
+# mean's adjoint added to it a number, not an array of the old item's
+# shape; generated code then raised in NumPy (matmul of a 0-d array).
+def replaces_a_slot_after_a_mean_of_the_list(W):       # seed 131186, minimized
+    z = [np.outer(W, W), np.outer(W, W)]
+    a = np.mean(z)
+    z[1] = 0.52
+    return np.mean(z[0]) + a
+
+
+def replaces_a_slot_after_a_sum_of_the_tuple_list(W):
+    z = [W * 2.0, W ** 2, np.sin(W)]
+    a = np.sum(z)
+    z[2] = 1.5
+    z[0] = W[:1] * 3.0
+    return np.sum(z[1] * z[0]) + a
+
+
+@pytest.mark.parametrize("f", [replaces_a_slot_after_a_mean_of_the_list,
+                               replaces_a_slot_after_a_sum_of_the_tuple_list])
+def test_a_slot_replaced_after_numpy_read_the_list(f):
+    check_grad(f, (np.array([1.69, 0.41, -0.65]),))
+    check_jvp(f, (np.array([1.69, 0.41, -0.65]),))

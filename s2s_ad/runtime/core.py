@@ -123,8 +123,11 @@ def expand(g, like):
     if g is ZERO:
         return zeros_like(like)
     if isinstance(like, (list, tuple)):         # the adjoint of a list: its items'
-        if isinstance(g, (list, tuple)):
-            return g
+        if isinstance(g, (list, tuple)):        # (an item's may be a compact one:
+            if len(g) != len(like):             # a zeroed slot plus a mean's)
+                return g
+            return Seq(part if part is ZERO else expand(part, item)
+                       for part, item in zip(g, like))
         return Seq(expand(part, item) for part, item in zip(_rows(g, len(like)), like))
     shape = np.shape(like)
     if np.shape(g) == shape:

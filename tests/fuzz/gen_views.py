@@ -3,7 +3,8 @@ column, `.T`, a row name, what a NumPy call returned, a list of views
 changed at a run-time slot, chains of views, a loop storing into the
 container it reads, NumPy calls writing into their argument, a write from
 an overlapping view of the target, an update inside an `if` or a loop, a
-name kept for an item whose slot is replaced.  Registered
+name kept for an item whose slot is replaced, a name rebound to a view of
+itself and updated.  Registered
 with gen_stmts' `@statement`.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ def view_update(g: Gen, sc: Scope):
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
     forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
                                  _view_chain, _loop_store, _self_write, _branch_update,
-                                 _old_handle] if vecs]
+                                 _old_handle, _rebound_to_itself] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name,
                                   _self_write, _branch_update] if mats]
     if not forms:
@@ -147,6 +148,21 @@ def _old_handle(g: Gen, sc: Scope, var: Var):
     last = f"{xs}['b']" if keyed else f"{xs}[-1]"
     g.w.line(f"{out} = np.sum({last} * {g.const(0.5, 1.5)}) + np.sum({old} * "
              f"{g.const(0.5, 1.5)}) + np.sum({v} * {g.const(0.5, 1.5)})")
+    sc.add(Var(out, "S"))
+
+
+def _rebound_to_itself(g: Gen, sc: Scope, var: Var):
+    """A value read by a product (whose adjoint reads it), then its name
+    rebound to itself or to a view of its own object (`w = w[:]`,
+    `np.asarray(w)`, `w.reshape(-1)`), then updated in place: the update
+    changes the value the rebinding unbound."""
+    w, out = g.fresh(sc), g.fresh(sc)
+    g.w.line(f"{w} = {var.name} * {g.const(0.5, 1.5)}")
+    g.w.line(f"{out} = np.sum({w} * {var.name})")
+    g.w.line(f"{w} = " + g.pick([w, f"{w}[:]", f"np.asarray({w})", f"{w}.reshape(-1)",
+                                 f"{w}[::-1]"]))
+    g.w.line(g.pick([f"{w} *= {g.const(0.5, 1.5)}", f"{w}[0] += {strip(expr(g, sc, 'S'))}"]))
+    g.w.line(f"{out} = {out} + np.sum({w} * {g.const(0.5, 1.5)})")
     sc.add(Var(out, "S"))
 
 
