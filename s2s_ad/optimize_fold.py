@@ -177,10 +177,18 @@ class _Folder:
     def _unary(self, node):
         if isinstance(node.op, gast.USub):
             inner = node.operand
-            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub) and \
+                    not self._aliases(node, inner.operand):
                 self.changed = True
                 return inner.operand
         return node
+
+    def _aliases(self, node, kept) -> bool:
+        """Whether folding the result `node` to `kept` would make an alias
+        or a view where a fresh value was (`h = --x`, `h = x * 1.0`, then
+        `h[0] = 5.0` must not write into `x`)."""
+        return node in self.roots and isinstance(kept, _VIEWS) and \
+            bool(set(_may_view(kept)) & self.unsafe or self._binds_unsafe())
 
     def _binop(self, node):
         left, right, op = node.left, node.right, type(node.op)
@@ -207,8 +215,7 @@ class _Folder:
         one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
         if one or (_is_one(left) and op is gast.Mult):
             kept = left if one else right
-            if node in self.roots and isinstance(kept, _VIEWS) and \
-                    (set(_may_view(kept)) & self.unsafe or self._binds_unsafe()):
+            if self._aliases(node, kept):
                 return node         # keep a fresh value rather than an alias or a view
             self.changed = True
             return kept

@@ -2175,3 +2175,21 @@ def replaces_a_slot_after_a_sum_of_the_tuple_list(W):
 def test_a_slot_replaced_after_numpy_read_the_list(f):
     check_grad(f, (np.array([1.69, 0.41, -0.65]),))
     check_jvp(f, (np.array([1.69, 0.41, -0.65]),))
+
+
+# -- `--x` folded to `x`, then updated in place (seed 132061) -----------------
+# The optimizer folded `h = --err` (a new array) into `h = err`, so `h[0] =
+# 5.0` wrote into `err`, a row of the caller's argument: the input mutated
+# and the gradient wrong, in reverse and forward mode.  `--e` is kept where
+# `e * 1.0` is (where folding would make an alias of what is updated).
+def negates_twice_then_updates(trips):                 # seed 132061, minimized
+    err = trips[1]
+    h = --err
+    h[0] = 5.0
+    return np.sum(h) + np.mean(err ** 2)
+
+
+def test_a_double_negation_updated_in_place():
+    trips = np.array([[0.89, 0.56], [-0.47, -0.28]])
+    check_grad(negates_twice_then_updates, (trips,))
+    check_jvp(negates_twice_then_updates, (trips,))
