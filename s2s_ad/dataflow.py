@@ -9,8 +9,9 @@ ones, except where a walk is given `fork`: then states are mutable (dicts,
 sets) that a transfer may update and return, and the walk copies one
 (`fork`) wherever two paths start from it or a jump sees it, so
 straight-line code costs no copy per statement.
-Analyses (analysis.py, shapes.py), dead-code elimination
-(optimize.py) and adjoint ownership (ownership.py) all run on it.
+Analyses (analysis.py, shapes.py, param_copies.py), dead-code
+elimination (optimize.py) and adjoint ownership (ownership.py) all run
+on it.
 
 Invariant: a loop head is the join of everything seen at it so far, so it
 moves one way and settles; one that has not settled after 1000 rounds is a
