@@ -160,9 +160,10 @@ def slot_replaced(nz, base: str, index) -> None:
 
 
 def _slot_of(part: Part):
-    """The index an item was read with; None for one chosen when the
-    program runs (`max(xs, key=f)`)."""
-    return part.index if isinstance(part.view, gast.Subscript) else None
+    """The index an item was read with; None where it is not known: one
+    chosen when the program runs (`max(xs, key=f)`), or an uncertain
+    relation (items moved by a `pop`: which index is which?)."""
+    return part.index if part.certain and isinstance(part.view, gast.Subscript) else None
 
 
 def note_stored(nz, base: str, index, value, certain: bool = True) -> None:
