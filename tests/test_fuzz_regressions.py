@@ -2193,3 +2193,24 @@ def test_a_double_negation_updated_in_place():
     trips = np.array([[0.89, 0.56], [-0.47, -0.28]])
     check_grad(negates_twice_then_updates, (trips,))
     check_jvp(negates_twice_then_updates, (trips,))
+
+
+# -- a slot stored in a loop, read and updated in the next pass (seed 142979)
+# `feat[-1] = state[::-1]` stores a view of `state`; the next pass reads it
+# back and updates it, writing `state`.  A store into a list built here was
+# taken to change no item's values, which dropped the check that refuses
+# this update where the analysis cannot follow it: a wrong gradient (found
+# by the fuzzer on this session's own change, before it landed elsewhere).
+def updates_what_the_last_pass_stored(W):              # seed 142979, minimized
+    state = np.ones(3)
+    feat = [state]
+    for _ in range(3):
+        w = feat[-1]
+        w += W
+        feat[-1] = state[::-1]
+    return state @ state
+
+
+def test_an_update_of_what_the_last_pass_stored_is_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory"):
+        ad.grad(updates_what_the_last_pass_stored)(np.float64(0.43))

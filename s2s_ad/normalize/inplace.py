@@ -53,11 +53,20 @@ def setitem(nz, base: str, index, value, replaces: bool = True) -> None:
     stmt = astutil.assign(base, astutil.call(
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
-    # (into a list or dict: a slot replaced, no item's values changed)
-    writebacks.after_update(nz, stmt, base, always=True, moves_items=base in nz.containers)
+    writebacks.after_update(nz, stmt, base, always=True, moves_items=_keeps_items(nz, base))
     if replaces:
         sequences.slot_replaced(nz, base, index)
     sequences.note_stored(nz, base, index, value)
+
+
+def _keeps_items(nz, base: str) -> bool:
+    """Whether a store into `base` surely changes no item's values: it is
+    a list or dict built here (a slot replaced), and every item known is
+    surely one of its objects.  An uncertain one (what a loop's body may
+    have stored there: `feat[-1] = state[::-1]`, then `w = feat[-1]; w +=
+    W` in the next pass) is re-read, or refused where it is read again."""
+    return base in nz.containers and all(
+        part.certain for _, part in aliasing.views_of(nz, nz.aliases.get(base, {base})))
 
 
 def _row_of(nz, base: str, index, value: str) -> bool:
