@@ -5,7 +5,7 @@ item read is what the round before stored.
 The alias analysis makes one pass over a loop body in program order, so it
 saw the store after the update; each of these programs had a silently wrong
 gradient before the loop's containers were given, on entry, the items
-their body stores (`compound._carried_stores`).  Each is now differentiated
+their body stores (`carried.carried_stores`).  Each is now differentiated
 (checked against finite differences, with its tangent), or refused, located,
 where the stored object is not a name the analysis can follow."""
 import numpy as np
