@@ -17,7 +17,9 @@ temporary directory and imported (s2s_ad reads source with `inspect`):
   them (once 2^n: each branch join copied the view's relations);
 - rebinds:  n `if` statements in a row, each rebinding a view of the
   argument (once 2^n: each `if` added again, as new, the relations the
-  view had before it; 14 of them took 72 s).
+  view had before it; 14 of them took 72 s);
+- writes:   n writes into an array, each reading another of its rows (once
+  n^3: each write re-read every row read before it, 80 of them took 6 s).
 
 For each size it times `s2s_ad.source(s2s_ad.grad(f))` (transform, optimize,
 codegen and compile of everything the gradient needs, callees included) on
@@ -77,6 +79,13 @@ def rebinds(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def writes(n: int) -> str:
+    lines = ["import numpy as np", "", "def f(x):", "    w = x * 1.0"]
+    lines += [f"    w[{i % 3}] = w[{(i + 1) % 3}] * 1.1" for i in range(n)]
+    lines.append("    return np.sum(w)")
+    return "\n".join(lines) + "\n"
+
+
 def helpers(n: int) -> str:
     lines = ["import numpy as np", ""]
     for i in range(n):
@@ -94,8 +103,10 @@ FAMILIES = {
     "helpers": (helpers, [10, 30, 100, 300], [10, 30], None, None),
     "branches": (branches, [10, 30, 100, 300], [10, 30], None, None),
     "rebinds": (rebinds, [10, 30, 100, 300], [10, 30], None, None),
+    "writes": (writes, [10, 30, 100, 300], [10, 30], None, None),
 }
-TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300, "rebinds": 300}
+TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300, "rebinds": 300,
+               "writes": 300}
 
 
 def _load(text: str, tag: str):

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from s2s_ad import api
 from fdcheck import check_grad
 
 
@@ -58,3 +59,17 @@ def test_ifs_in_a_row_rebinding_a_view_differentiate(tmp_path):
     f = _module_function(compile_scale.rebinds(60), tmp_path, "rebinds60")
     check_grad(f, [np.array([0.3, -0.2, 0.5])])
     check_grad(f, [np.array([-0.3, -0.2, 0.5])])
+
+
+def test_writes_reading_their_array_differentiate(tmp_path):
+    f = _module_function(compile_scale.writes(150), tmp_path, "writes150")
+    check_grad(f, [np.array([[0.3, -0.2], [0.5, 0.1], [-0.4, 0.2]])])
+
+
+def test_writes_reading_their_array_normalize_to_code_linear_in_them(tmp_path):
+    # (each write once re-read every row read before it: n^2 statements)
+    sizes = {}
+    for n in (20, 40):
+        f = _module_function(compile_scale.writes(n), tmp_path, f"writes{n}")
+        sizes[n] = len(api.stages(f)["jumps"].splitlines())
+    assert sizes[40] - sizes[20] <= sizes[20]

@@ -108,6 +108,8 @@ class Normalizer:
         self.parts: dict = {}           # name -> [Part]: what it is a view or item of
         self.slot_items: dict = {}      # name -> the slots of its display (slot_items.py)
         self.rereads: set = set()       # views re-read after an update
+        self.temps: list = []           # expression temporaries of the statements being normalized
+        self.retired: set = set()       # ...of those done: the user's code reads them no more
         self.shares: dict = {}          # see Normalized.shares
         self.heirs: dict = {}           # see Normalized.heirs
         self.loose: set = set()         # updated by `op=`: one object with its aliases if an array
@@ -156,7 +158,10 @@ class Normalizer:
             handler = _STATEMENTS.get(type(stmt))
             if handler is None:
                 self.unsupported(stmt, astutil.describe(stmt))
+            open_temps = len(self.temps)
             handler(self, stmt)
+            self.retired.update(self.temps[open_temps:])
+            del self.temps[open_temps:]
         self.user_stmt = outer
         self.depth -= outer is not None
         out, self.out = self.out, saved
@@ -253,6 +258,7 @@ class Normalizer:
             return exprs.e_NamedExpr(self, expr)
         value = self.rhs(expr)
         t = self.namer.temp(_stem(expr))
+        self.temps.append(t)
         self.emit(astutil.assign(t, value))
         return astutil.name(t)
 

@@ -7,7 +7,7 @@ from the base (`view`), and whether that is known for sure (`certain`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gast
 
@@ -24,6 +24,7 @@ class Part:
     reread: bool = True         # re-read it when `base` changes (not a temporary)
     item: bool = False          # an item a display or `append` put there
     masked: bool = False        # bound by `stop_gradient(view)`: no gradient to `base`
+    _reads: frozenset = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def index(self):
@@ -36,11 +37,19 @@ class Part:
         return (self.base, self.kind, gast.dump(self.view), self.certain, self.reread,
                 self.item, self.masked)
 
+    def reads(self) -> frozenset:
+        """The names `view` reads (its base, and what it is indexed with)."""
+        if self._reads is None:
+            self._reads = frozenset(n.id for n in traversal.names(self.view)
+                                    if type(n.ctx) is gast.Load)
+        return self._reads
+
     def rebase(self, base: str) -> None:
         for node in traversal.walk(self.view):
             if isinstance(node, gast.Name) and node.id == self.base:
                 node.id = base
         self.base = base
+        self._reads = None
 
 
 def extend_by_key(known: list, parts) -> None:

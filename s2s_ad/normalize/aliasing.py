@@ -345,7 +345,7 @@ def _index_changed(nz, name: str) -> None:
     """Views read with `name` (`B[:, name]`) are no longer known."""
     for parts in nz.parts.values():
         for part in parts:
-            if part.base != name and name in scopes.load_names(part.view):
+            if part.base != name and name in part.reads():
                 part.certain = False
 
 
@@ -360,8 +360,11 @@ def view_base(nz, expr) -> gast.Name:
 
 
 def views_of(nz, names: set):
-    return [(view, part) for view, parts in sorted(nz.parts.items())
-            for part in parts if part.base in names]
+    """(view, part) of each part of a name in `names`, by view name."""
+    found = [(view, part) for view, parts in nz.parts.items()
+             for part in parts if part.base in names]
+    found.sort(key=lambda pair: pair[0])        # (stable: a view's parts in order)
+    return found
 
 
 def _updates_in_place(value, target: str) -> bool:

@@ -236,10 +236,11 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
     _realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
+    bases = {p.base for parts in nz.parts.values() for p in parts}
     for view, part in views.items():
         walk.reached.add(view)      # its values change: record them if needed
-        if not part.reread and not nz.parts.get(view):
-            continue                # (a temporary that is no link to further bases)
+        if _dead_temporary(nz, view, part, bases):
+            continue                # no code reads it again: its values need no name
         if not part.certain:
             below = sorted(aliasing.related(nz, view, upward=False))
             for other in refusals.read_later(nz, below):
@@ -261,6 +262,18 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
         nz.rereads.add(reread)    # the same object: its relations stay
         _guarded(nz, view, fresh, lambda slots: reread)
         _step(nz, walk, view, True, part)
+
+
+def _dead_temporary(nz, view: str, part: Part, bases: set) -> bool:
+    """Whether `view`, surely `part` of a base, need not be re-read: a
+    temporary of a statement done (`nz.retired`: no code reads it again)
+    that links to no other name (no alias; a part of nothing but `part`'s
+    base; nothing is a view or an item of it, in `bases`), out of any loop
+    (a loop's body re-reads it: the loop-carried checks take a view not
+    re-read in the body for one held around it)."""
+    return part.certain and view in nz.retired and not nz.loops and \
+        nz.aliases.get(view, {view}) == {view} and not nz.maybe_aliases.get(view) and \
+        all(p is part for p in nz.parts.get(view, ())) and view not in bases
 
 
 def _realias(nz, name: str, always: bool) -> None:
