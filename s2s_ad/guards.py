@@ -13,7 +13,9 @@ Each compilation therefore has *dependencies* (`Dep`): the callables that
 `ir.Source.resolve` returned for names of the user's code (closure
 cells, module globals, builtins, names imported inside the function, and
 attributes of the user's own modules: `helpers.act`), plus, transitively,
-those of the callees whose adjoint pairs it calls.  Modules of Python and
+those of the callees whose adjoint pairs it calls, and for a derived
+function handed to the user, the function itself (its code and defaults,
+edited in place by an autoreload).  Modules of Python and
 of installed packages are taken as fixed: `np.tanh` is a dependency on
 nothing (neither numpy's attributes nor the name `np` are guarded).  From
 the dependencies `guard` builds
@@ -21,18 +23,20 @@ the dependencies `guard` builds
 - for a derived function handed to the user, a first statement that reads
   those names again and compares them with the objects they had:
 
-      # derive again if a name resolved at compile time was rebound
-      if act is not was_act or helper != was_helper:
+      # derive again if this function, or a name resolved at compile time, changed
+      if act is not was_act or helper != was_helper or loss_ref() != was_loss:
           return rederive(x)
 
   A name of the function's own scope is read as the function reads it;
   names of another scope (a callee in another module) with one
-  `rt.bound(scope, 'name', ...)` per scope, compared by `!=`.  `rederive`
-  (a `Rederive`) derives afresh, replacing the stale cache entry, and
-  forwards the call.  A user's function is compared by `!=` with its
-  `Version`, which also checks its code and defaults.  A function with no
-  dependency has no guard: it costs nothing; else about 10-20 ns per name
-  read by name (an `is not`), 0.2-0.4 µs per user's function;
+  `rt.bound(scope, 'name', ...)` per scope, compared by `!=`; the function
+  itself through a weak reference (`loss_ref()`: it may be bound to no
+  name).  `rederive` (a `Rederive`) derives afresh, replacing the stale
+  cache entry, and forwards the call (refusing one that passes a default
+  the function no longer has: `_check_defaults`).  A user's function is
+  compared by `!=` with its `Version`, which also checks its code and
+  defaults.  About 10-20 ns per name read by name (an `is not`), 0.2-0.4
+  µs per user's function;
 - `stale()`, the same comparison compiled alongside, which the cache asks
   before handing out an entry.  A callee's pair has no guard of its own:
   the guards of the functions that call it cover it; its cache entry's
@@ -64,6 +68,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import astutil, runtime
+from .errors import S2SADError, location_of
 from .frontend import INSTALLED
 from .ir import CLOSURE, GLOBAL, Source
 from .rules import registry
@@ -71,7 +76,7 @@ from .rules import registry
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
 PRIMAL = "__s2s_ad_primal__"    # ...: a weak reference to their primal
 OPTIONS = "__s2s_ad_options__"  # ...: the request they were compiled for
-COMMENT = "derive again if a name resolved at compile time was rebound"
+COMMENT = "derive again if this function, or a name resolved at compile time, changed"
 
 _STALE = object()       # an expected object that no name denotes
 # guarded function -> the cell of its first expected object (see `_invalidate`)
@@ -155,6 +160,13 @@ def own(src: Source) -> list[Dep]:
     return deps
 
 
+def _itself(func) -> Dep:
+    """The dependency of a derived function handed to the user on its
+    primal's code and defaults (edited in place: autoreload), read through
+    a weak reference: the primal may be bound to no name it can read."""
+    return Dep(weakref.ref(func), "", Version(func), func.__name__)
+
+
 def _up_to_fixed(scope, path: str, obj) -> tuple:
     """`path` and its object, cut after the first module on it that is part
     of Python or an installed package (`np` for `np.linalg.norm`)."""
@@ -195,21 +207,30 @@ class Guard:
 
 
 def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, namer,
-          in_body: bool) -> Guard | None:
+          in_body: bool, itself: bool) -> Guard | None:
     """The guard of `fdef`, generated from `src` (whose parameters and
     locals are `locals_`, whose names `namer` gave) and reading `imports`
     (among them the callees' pairs, whose dependencies it inherits); None if
-    there is nothing to compare.  `in_body`: also as `fdef`'s first statements."""
+    there is nothing to compare.  `in_body`: also as `fdef`'s first
+    statements; `itself`: a derived function of `src.func` (not a pair),
+    which depends on its code and defaults too."""
     readers = _Readers(src, locals_, imports, namer)
     seen: dict = {}
     callees = [d for obj in imports.values() if isinstance(obj, types.FunctionType)
                for d in getattr(obj, DEPS, ())]
-    for dep in [d for d in own(src) if not readers.shadowed(d)] + callees:
+    # (a derived function differentiated again: what it was compiled against)
+    inherited = getattr(src.func, DEPS, None)
+    for dep in [d for d in own(src) if not readers.shadowed(d)] + callees + list(inherited or ()):
         seen.setdefault(dep.key, dep)
+    if itself and inherited is None and not any(
+            isinstance(d.expected, Version) and d.expected.function() is src.func
+            for d in seen.values()):
+        own_code = _itself(src.func)
+        seen.setdefault(own_code.key, own_code)
     deps = tuple(d for d in seen.values() if d.holds())     # else: unguardable
     if not deps:
         return None
-    if not in_body:             # a pair: its cache entry checks `deps` directly
+    if not in_body:             # a pair or twin: its cache entry checks `deps` directly
         return Guard(deps, [], None, {}, [], None)
     for dep in deps:            # heads read by name must not be shadowed
         namer.reserve(dep.path.split(".")[0])
@@ -273,7 +294,9 @@ class _Readers:
                for d in sorted((d for d in deps if self.own(d)), key=lambda d: d.path)]
         groups: dict = {}
         for dep in deps:
-            if not self.own(dep):
+            if isinstance(dep.scope, weakref.ref):      # the primal itself: `f_ref()`
+                out.append((astutil.call(self._scope(dep), []), dep.expected, dep.label, False))
+            elif not self.own(dep):
                 groups.setdefault(dep.key[0], []).append(dep)
         for group in sorted(groups.values(), key=lambda g: g[0].label):
             group.sort(key=lambda d: d.path)
@@ -293,7 +316,7 @@ class _Readers:
     def _scope(self, dep: Dep) -> gast.expr:
         if isinstance(dep.scope, str):
             return astutil.const(dep.scope)
-        ident = self.namer.fresh(dep.label)
+        ident = self.namer.fresh(dep.label + ("_ref" if isinstance(dep.scope, weakref.ref) else ""))
         self.added[ident] = dep.scope
         return astutil.name(ident)
 
@@ -332,6 +355,7 @@ class Rederive:
         return cls(weakref.ref(primal), options, again, _parts=parts)
 
     def __call__(self, *args, **kwargs):
+        _check_defaults(self.function(), self.derived(), args, kwargs)
         fresh = self.again(self.function(), self.options, self.derived())
         return fresh(*args, **kwargs)
 
@@ -349,6 +373,37 @@ class Rederive:
 
     def __repr__(self) -> str:
         return f"<s2s_ad rederive of {self._parts[6]}>"
+
+
+def _check_defaults(primal, stale, args: tuple, kwargs: dict) -> None:
+    """Refuse to forward a call whose defaulted arguments may be stale:
+    the guard passes on every parameter, and a value that is the old
+    default (the primal's defaults were replaced since: `f.__defaults__ =
+    ...`, or IPython's autoreload) may have been given by the caller or
+    filled in by the stale function, which cannot be told apart."""
+    if stale is None:
+        return
+    old, new = stale.__defaults__ or (), primal.__defaults__ or ()
+    count = stale.__code__.co_argcount
+    names = stale.__code__.co_varnames[:count]
+    first = count - len(old)        # (the parameters with defaults come last)
+    doubtful = [names[first + i] for i, value in enumerate(old)
+                if first + i < len(args) and args[first + i] is value and
+                (len(new) != len(old) or new[i] is not value)]
+    old_kw, new_kw = stale.__kwdefaults__ or {}, primal.__kwdefaults__ or {}
+    doubtful += [k for k, value in old_kw.items()
+                 if kwargs.get(k, _MISSING) is value and new_kw.get(k, _MISSING) is not value]
+    if doubtful:
+        raise S2SADError(
+            f"the defaults of {primal.__qualname__!r} were replaced after its derived "
+            f"function was made, and this call passes the old default of "
+            f"{', '.join(f'`{n}`' for n in doubtful)} (given, or filled in: s2s_ad cannot "
+            "tell which)", location_of(primal),
+            hint=f"derive it again (`s2s_ad.grad({primal.__name__})` and friends) after "
+                 "changing the function")
+
+
+_MISSING = object()
 
 
 def changed(deps: tuple):

@@ -140,8 +140,11 @@ def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compi
             lower.lower(adj, fr.facts.shapes, adj.rt)
             observe("lowered", lambda: _printed(adj.tree))
         trees = _finish(adj, norm, src, fr.wrt, options, observe)
+        # (no guard statements in a pair, or in a derived function's twin that
+        # is only read to differentiate it again: see frontend.PURE)
+        derived = options.mode != "pair"
         guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
-                             norm.namer, in_body=options.mode != "pair")
+                             norm.namer, in_body=derived and options.owned, itself=derived)
         imports, deps = dict(adj.imports), ()
         if guard is not None:
             trees[0].body[:0] = guard.statements

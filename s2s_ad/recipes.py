@@ -8,7 +8,8 @@ written to disk.  `decode` resolves a recipe in this process, or raises
 `Miss` when the object is gone or differs (its fingerprint changed).
 
 - modules by name; module globals by their module's name; closure cells by
-  the variable name of the function being loaded;
+  the variable name of the function being loaded; the function itself, and
+  a weak reference to it (its guard's), as such;
 - literals (None, bool, int, float, str, and tuples of them) by value;
 - functions and classes by module and qualified name, with a fingerprint:
   the code of the function (and of its defaults' recipes), of each method
@@ -29,6 +30,7 @@ import importlib
 import marshal
 import sys
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -66,6 +68,8 @@ def encode(obj, ctx: Context) -> dict:
         return {"k": "version", "of": encode(obj.function(), ctx)}
     if obj is ctx.func:
         return {"k": "self"}
+    if isinstance(obj, weakref.ref) and obj() is ctx.func:
+        return {"k": "selfref"}
     if _literal(obj):
         return {"k": "literal", "v": repr(obj)}
     if isinstance(obj, types.ModuleType):
@@ -95,6 +99,8 @@ def decode(recipe: dict, ctx: Context):
         return guards.Version(decode(recipe["of"], ctx))
     if kind == "self":
         return ctx.func
+    if kind == "selfref":
+        return weakref.ref(ctx.func)
     if kind == "literal":
         return ast.literal_eval(recipe["v"])
     if kind == "module":

@@ -227,10 +227,41 @@ def test_rebinding_reaches_through_a_callee_pair(restore_act):
     check_grad(calls_helper_using_global, (x,))
 
 
-def test_the_guard_reads_the_names_and_costs_nothing_without_them():
+def test_the_guard_reads_the_names_and_the_function_itself():
     text = ad.source(ad.grad(uses_global))
-    assert "if act is not was_act:\n        return rederive(x)" in text, text
-    assert "rederive" not in ad.source(ad.grad(resolves_nothing))
+    assert "if act is not was_act or uses_global_ref() != was_uses_global:\n" \
+           "        return rederive(x)" in text, text
+    text = ad.source(ad.grad(resolves_nothing))
+    assert "if resolves_nothing_ref() != was_resolves_nothing:\n" \
+           "        return rederive(x)" in text, text
+
+
+def squares_summed(x):
+    return np.sum(x * x)
+
+
+def cubes_summed(x):
+    return np.sum(x * x * x)
+
+
+def test_the_function_itself_edited_in_place_is_derived_again():
+    # IPython's autoreload gives the old function object the new code: a
+    # derived function made before must not go on computing the old code's
+    # gradient (or tangent)
+    x = np.array([0.3, -0.8])
+    code = squares_summed.__code__
+    held, held_jvp = ad.grad(squares_summed), ad.jvp(squares_summed)
+    np.testing.assert_allclose(held(x), 2.0 * x, rtol=1e-12)
+    try:
+        squares_summed.__code__ = cubes_summed.__code__
+        np.testing.assert_allclose(held(x), 3.0 * x * x, rtol=1e-12)
+        value, tangent = held_jvp(x, np.ones(2))
+        assert value == pytest.approx(np.sum(x ** 3))
+        assert tangent == pytest.approx(np.sum(3.0 * x * x))
+        value_checked(ad.grad, squares_summed, x)
+        check_grad(squares_summed, (x,))
+    finally:
+        squares_summed.__code__ = code
 
 
 def test_value_and_grad_vjp_and_has_aux_forward_every_argument(restore_act):
@@ -428,6 +459,28 @@ def calls_scaled_sine(x):
     return scaled_sine(x) + 0.5
 
 
+def test_derivatives_of_derivatives_follow_what_the_function_depends_on(restore_act):
+    # the inner derivative's guard is not differentiated (third order
+    # through one was refused): the outer one checks what it checked
+    x = 0.3
+    second, third = ad.grad(ad.grad(uses_global)), ad.grad(ad.grad(ad.grad(uses_global)))
+    t = np.tanh(x)
+    assert second(x) == pytest.approx(2.0 * -2.0 * t * (1.0 - t * t), rel=1e-12)
+    assert third(x) == pytest.approx(2.0 * (-2.0 + 8.0 * t * t - 6.0 * t ** 4), rel=1e-12)
+    globals()["act"] = np.sin
+    assert second(x) == pytest.approx(-2.0 * np.sin(x), rel=1e-12)
+    assert third(x) == pytest.approx(-2.0 * np.cos(x), rel=1e-12)
+    code = resolves_nothing.__code__
+    second, third = ad.grad(ad.grad(resolves_nothing)), ad.grad(ad.grad(ad.grad(resolves_nothing)))
+    assert (second(x), third(x)) == pytest.approx((18.0 * x, 18.0), rel=1e-12)
+    try:
+        resolves_nothing.__code__ = uses_global.__code__    # (now 2 sin(x))
+        assert (second(x), third(x)) == pytest.approx((-2.0 * np.sin(x), -2.0 * np.cos(x)),
+                                                      rel=1e-12)
+    finally:
+        resolves_nothing.__code__ = code
+
+
 def test_code_or_defaults_replaced_in_place_are_derived_again():
     x = np.array([0.2, -0.7])
     code, defaults = scaled_sine.__code__, scaled_sine.__defaults__
@@ -438,12 +491,20 @@ def test_code_or_defaults_replaced_in_place_are_derived_again():
         np.testing.assert_allclose(held(x), 3.0 * np.cos(x), rtol=1e-12)
         scaled_sine.__code__ = scaled_cosine.__code__
         np.testing.assert_allclose(held(x), -3.0 * np.sin(x), rtol=1e-12)
-        # the function's own defaults: `grad` again derives afresh (a
-        # derived function already handed out keeps the defaults it had)
+        # the function's own defaults: `grad` again derives afresh; a
+        # derived function already handed out takes what it is given, and
+        # refuses a call passing the old default (given, or filled in by
+        # its own signature: it cannot tell)
         own = ad.grad(scaled_sine)
         scaled_sine.__defaults__ = (5.0,)
         assert ad.grad(scaled_sine) is not own
         np.testing.assert_allclose(ad.grad(scaled_sine)(x), -5.0 * np.sin(x), rtol=1e-12)
+        np.testing.assert_allclose(own(x, 4.0), -4.0 * np.sin(x), rtol=1e-12)
+        with pytest.raises(ad.S2SADError, match="defaults of 'scaled_sine' were replaced") \
+                as info:
+            own(x)
+        # (located where its code now comes from)
+        assert_located(info.value, scaled_cosine, "def scaled_cosine(x, k=1.0):")
         check_grad(calls_scaled_sine, (x,))
         check_grad(scaled_sine, (x,))
     finally:

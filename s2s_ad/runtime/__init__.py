@@ -62,6 +62,7 @@ import builtins
 import functools
 from typing import TypeVar
 import sys
+import weakref
 
 from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
                       UnsupportedSyntaxError, UnsupportedValueError)
@@ -199,9 +200,10 @@ def bound(scope, *paths: str):
     """What each dotted path denotes now, for a staleness guard (see
     s2s_ad/guards.py): the object for one path, a tuple for several.
     `scope` is a module's globals (then builtins), a closure cell (holding
-    the paths' head), or the name of a module imported inside the function
-    (the paths are then attribute paths in it).  A name that no longer
-    resolves gives a value equal to nothing."""
+    the paths' head), the name of a module imported inside the function
+    (the paths are then attribute paths in it), or a weak reference to the
+    function being derived (the path "": the function).  A name that no
+    longer resolves gives a value equal to nothing."""
     values = tuple(_bound(scope, path) for path in paths)
     return values[0] if len(values) == 1 else values
 
@@ -211,6 +213,10 @@ def _bound(scope, path: str):
     try:
         if isinstance(scope, str):
             obj, rest = sys.modules[scope], path.split(".") if path else []
+        elif isinstance(scope, weakref.ref):    # (the primal itself: path "")
+            obj = scope()
+            if obj is None:
+                return _GONE
         elif isinstance(scope, dict):
             obj = scope[first] if first in scope else getattr(builtins, first)
         else:
