@@ -141,10 +141,12 @@ def back(fr: Front, pairs_of: Callable, observe: Callable = unobserved) -> Compi
             observe("lowered", lambda: _printed(adj.tree))
         trees = _finish(adj, norm, src, fr.wrt, options, observe)
         # (no guard statements in a pair, or in a derived function's twin that
-        # is only read to differentiate it again: see frontend.PURE)
-        derived = options.mode != "pair"
+        # is only read to differentiate it again: see frontend.PURE; a pair's
+        # primal may be a lifted function, made anew per compile: its code is
+        # its caller's)
         guard = guards.guard(trees[0], src, norm.locals | set(parameters(src)), adj.imports,
-                             norm.namer, in_body=derived and options.owned, itself=derived)
+                             norm.namer, in_body=options.mode != "pair" and options.owned,
+                             itself=options.mode not in ("pair", "jvp_pair"))
         imports, deps = dict(adj.imports), ()
         if guard is not None:
             trees[0].body[:0] = guard.statements

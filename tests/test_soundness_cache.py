@@ -481,6 +481,23 @@ def test_derivatives_of_derivatives_follow_what_the_function_depends_on(restore_
         resolves_nothing.__code__ = code
 
 
+def scales_by_a_nested_helper(x, a):
+    def inner(v):
+        return np.sin(v) * a
+    return np.sum(x * inner(x[0]))
+
+
+def test_a_nested_helper_is_no_dependency_of_its_own():
+    # a nested function is lifted into a function object made anew per
+    # compile: its forward-mode pair must not depend on that object (each
+    # call derived again, forever: an InternalError)
+    x, a = np.array([0.3, -0.5, 0.8]), 1.2
+    check_grad(scales_by_a_nested_helper, (x, a))
+    value, tangent = ad.jvp(scales_by_a_nested_helper)(x, a, np.ones(3))
+    assert value == pytest.approx(scales_by_a_nested_helper(x, a))
+    assert tangent == pytest.approx(ad.grad(scales_by_a_nested_helper)(x, a) @ np.ones(3))
+
+
 def test_code_or_defaults_replaced_in_place_are_derived_again():
     x = np.array([0.2, -0.7])
     code, defaults = scaled_sine.__code__, scaled_sine.__defaults__
