@@ -2214,3 +2214,32 @@ def updates_what_the_last_pass_stored(W):              # seed 142979, minimized
 def test_an_update_of_what_the_last_pass_stored_is_refused():
     with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory"):
         ad.grad(updates_what_the_last_pass_stored)(np.float64(0.43))
+
+
+# -- an item appended in a loop, updated through another name (seed 145862) --
+# `total.append(sl)` stores `sl` at a slot known at run time only (`...`);
+# the loop's entry took that for a literal slot, certain, so the update of
+# `ret[-1]` (the same object) re-read `sl`'s temporary alias `_t1` through
+# `ret[...]`, which never matches a list: `_t1` kept its old value and was
+# then copied into `sl`, so the gradient reached `x[0]`, overwritten by
+# 1.24 (wrong in both modes).  The slot is uncertain now: refused, located,
+# where the item may be updated.
+def appends_an_alias_of_what_it_updates(x):            # seed 145862, minimized
+    q = x
+    sl, q = (q, 1.0)
+    ret = [sl]
+    total = ret
+    for _ in range(2):
+        diff = ret[-1]
+        diff[0] = 1.24
+        total.append(sl)
+    return np.sum(sl)
+
+
+def test_an_alias_appended_in_a_loop_and_updated_is_refused():
+    x = np.array([-0.36, 0.52, -0.95])
+    for transform in (ad.grad, lambda f: lambda x: ad.jvp(f)(x, np.ones(3))):
+        with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory") as err:
+            transform(appends_an_alias_of_what_it_updates)(x.copy())
+        assert err.value.location.line == \
+            appends_an_alias_of_what_it_updates.__code__.co_firstlineno + 7

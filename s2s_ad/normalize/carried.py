@@ -41,7 +41,9 @@ def carried_stores(nz, loop) -> None:
             literal = index if isinstance(index, gast.Constant) else astutil.const(...)
             name = value.id if isinstance(value, gast.Name) else None
             if name is not None and aliasing.is_local(nz, name) and name not in rebound:
-                sequences.note_stored(nz, base, literal, value, literal is index)
+                # (`...`: a slot known at run time only, an `append`'s)
+                sequences.note_stored(nz, base, literal, value,
+                                      literal is index and index.value is not ...)
             shared = viewing.get(name, set()) if name in viewing else \
                 _viewed_names(nz, value) - ({name} - rebound)
             shared |= {held for seq in shared & nz.sequences     # (what it read them from)
