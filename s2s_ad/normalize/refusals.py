@@ -17,9 +17,10 @@ from . import aliasing, sequences
 from .alias_parts import Part
 
 
-def shared(nz, name: str, part: Part, how: str) -> None:
+def shared(nz, name: str, part: Part, how: str, unless_same: bool = False) -> None:
     """`rt.refuse_shared(name, base, ...)`: a located error at run time
-    if `name` shares memory with `base` (it cannot be followed here)."""
+    if `name` shares memory with `base` (it cannot be followed here);
+    `unless_same`: not if it is `base` (followed: rebound to it)."""
     base = f"`{part.base}`" if part.base in nz.locals else "the array it was read from"
     what = f"`{name}`" if name in nz.locals else \
         "an intermediate value (such as the sequence a loop iterates)"
@@ -28,7 +29,7 @@ def shared(nz, name: str, part: Part, how: str) -> None:
                f"is (it was bound in an `if` or a loop above, or returned by a "
                f"function, or what it was read with changed since)")
     hint = f"update {base} directly, or copy where {what} is bound (`.copy()`)"
-    refusal(nz, name, part.base, message, hint)
+    refusal(nz, name, part.base, message, hint, unless_same=unless_same)
 
 
 def overlap(nz, item: str, container: str) -> None:
@@ -91,13 +92,14 @@ def masked(nz, name: str, other: str) -> None:
 
 
 def refusal(nz, name: str, base: str, message: str, hint: str,
-            overlap: bool = False) -> None:
-    """`rt.refuse_shared(name, base, where)`, or with `overlap`
-    `rt.refuse_overlap(name, base, where)`."""
+            overlap: bool = False, unless_same: bool = False) -> None:
+    """`rt.refuse_shared(name, base, where[, unless_same=True])`, or with
+    `overlap` `rt.refuse_overlap(name, base, where)`."""
     nz.unbound.update({name, base} - nz.params)    # maybe bound in a branch only
     nz.emit(astutil.expr_stmt(astutil.call(
         f"{RUNTIME}.refuse_overlap" if overlap else f"{RUNTIME}.refuse_shared",
-        [astutil.name(name), astutil.name(base), _where(nz, message, hint)])))
+        [astutil.name(name), astutil.name(base), _where(nz, message, hint)],
+        [("unless_same", astutil.const(True))] if unless_same else [])))
 
 
 def _where(nz, message: str, hint: str) -> gast.expr:

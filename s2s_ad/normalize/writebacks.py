@@ -243,9 +243,17 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
             continue                # no code reads it again: its values need no name
         if not part.certain:
             below = sorted(aliasing.related(nz, view, upward=False))
+            # (an item of a list or dict changed only if it shares memory with
+            # the object the update wrote through, not with the container; and
+            # if it is that object, where it is rebound to it: `_realias`)
+            origin = walk.origin
+            through = part.item and part.base in nz.sequences and \
+                part.base not in nz.aliases.get(origin, {origin})
+            written = Part(origin, "reshape", astutil.name(origin)) if through else \
+                Part(part.base, part.kind, part.view)
+            rebound = _rebound_with(nz, origin) if through else set()
             for other in refusals.read_later(nz, below):
-                refusals.shared(nz, other, Part(part.base, part.kind, part.view),
-                                "is read again")
+                refusals.shared(nz, other, written, "is read again", other in rebound)
             held = sorted(refusals.holders(nz, view, group, part))
             for holder in refusals.read_later(nz, held):
                 refusals.shared(nz, walk.origin, Part(holder, "reshape", astutil.name(holder)),
@@ -274,6 +282,17 @@ def _dead_temporary(nz, view: str, part: Part, bases: set) -> bool:
     return part.certain and view in nz.retired and not nz.loops and \
         nz.aliases.get(view, {view}) == {view} and not nz.maybe_aliases.get(view) and \
         all(p is part for p in nz.parts.get(view, ())) and view not in bases
+
+
+def _rebound_with(nz, name: str) -> set:
+    """The names `_realias` rebinds to `name` where they are one object
+    with it: its aliases (locals, or bases of views), and the locals bound
+    with what may be one object with it."""
+    group = set(nz.aliases.get(name, {name}))
+    out = {o for o in group - {name} if o in nz.locals or aliasing.views_of(nz, {o})}
+    for other in aliasing.maybe_one(nz, group):
+        out |= {n for n in nz.aliases.get(other, {other}) if n in nz.locals}
+    return out
 
 
 def _realias(nz, name: str, always: bool) -> None:

@@ -77,11 +77,14 @@ def _same_view(a, b) -> bool:
 _IMMUTABLE = (int, float, complex, str, bytes, np.generic, type(None))
 
 
-def refuse_shared(view, base, where):
+def refuse_shared(view, base, where, unless_same=False):
     """Raise the located `UnsupportedSyntaxError` `where` = (message, hint,
     file, line, column, source line) if `view` shares memory with `base`
     (an in-place update through a relation s2s_ad could not follow): with
-    `base`, one of its items or attributes, or theirs."""
+    `base`, one of its items or attributes, or theirs.  `unless_same`: not
+    where `view` is `base` (the update rebinds such a name to it)."""
+    if unless_same and view is base:
+        return
     views = view if isinstance(view, (list, tuple)) and view is not base else [view]
     shared = any(_in(v, base) for v in views    # (a list: any of its items)
                  if not isinstance(v, _IMMUTABLE))
