@@ -2256,3 +2256,60 @@ def test_an_alias_appended_in_a_loop_and_updated():
         ad.grad(appends_a_view_of_what_it_updates)(x.copy())
     assert err.value.location.line == \
         appends_a_view_of_what_it_updates.__code__.co_firstlineno + 6
+
+
+# -- nested loops over lists they update (seed 145765) ------------------------
+# A 40-line program took 31 s to compile: each loop entry compared every
+# relation of a name with every item of each list it may be read from,
+# printing each slot again per pair (`aliasing.one_object`), and the
+# relations' copies were told apart by printing each again (`Part.key`).
+# It compiles now, and is refused where it runs, located (`loss`, updated,
+# may be the buffer `diff` swaps in); compile time is measured by
+# benchmarks/compile_scale.py, not here.
+def loops_over_lists_it_updates(theta, W, z):     # seed 145765, as generated
+    mu = sum(map(lambda e: (0.1 * e) * (-0.34), range(3)))
+    state = [mu, -0.88 * (-theta[0])]
+    with np.errstate(all="raise"):
+        if not (mu > -1.3):
+            mu = mu
+            lr = mu ** 2
+            lr += -lr
+        for w in state:
+            score = z * 1.14
+            step = [score, z]
+            diff = step
+            for val in range(2):
+                loss = step[0]
+                loss *= 0.66
+                diff[0], diff[1] = step[1], step[0]
+            u = np.sum(score * 1.19) + np.sum(z * 0.97)
+            p = [theta[0:2], theta[1:3]]
+            for hid in range(2):
+                p[hid] *= 1.12
+    res = [z[:2], z[:2]]
+    for t in range(2):
+        res[t] *= 0.91
+    for tmp in state:
+        if (tmp < -0.2) and (tmp < -0.58):
+            s = theta[1:]
+            s *= 0.5 + tmp ** 2
+        else:
+            c = [tmp, (tmp * tmp) - tmp]
+            r = z * 1.11
+            feat = [r, z]
+            for a in range(2):
+                acc = feat[0]
+                acc[0] = acc[0] * 1.27
+                feat.append(z)
+            beta = np.sum(r * 0.91) + np.sum(z * 0.74)
+    return np.outer(theta, theta)
+
+
+def test_nested_loops_over_lists_they_update():
+    theta = np.array([-0.084, 0.867, 0.230])
+    z = np.array([-0.537, 0.143, 0.631])
+    ct = np.random.default_rng(145772).standard_normal((3, 3))
+    with pytest.raises(ad.UnsupportedSyntaxError, match="names copied into one another") \
+            as err:
+        ad.vjp(loops_over_lists_it_updates, wrt=2)(theta, 1, z, ct)
+    assert err.value.location.source_line.strip() == "loss *= 0.66"

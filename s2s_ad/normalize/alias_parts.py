@@ -25,6 +25,7 @@ class Part:
     item: bool = False          # an item a display or `append` put there
     masked: bool = False        # bound by `stop_gradient(view)`: no gradient to `base`
     _reads: frozenset = field(default=None, init=False, compare=False, repr=False)
+    _dump: str = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def index(self):
@@ -34,7 +35,9 @@ class Part:
     def key(self) -> tuple:
         """What the part says, for telling two copies of it apart from two
         parts (its `view` is a node: copies are other objects)."""
-        return (self.base, self.kind, gast.dump(self.view), self.certain, self.reread,
+        if self._dump is None:
+            self._dump = gast.dump(self.view)
+        return (self.base, self.kind, self._dump, self.certain, self.reread,
                 self.item, self.masked)
 
     def reads(self) -> frozenset:
@@ -49,7 +52,7 @@ class Part:
             if isinstance(node, gast.Name) and node.id == self.base:
                 node.id = base
         self.base = base
-        self._reads = None
+        self._reads = self._dump = None
 
 
 def extend_by_key(known: list, parts) -> None:

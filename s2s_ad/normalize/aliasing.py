@@ -148,15 +148,19 @@ def one_object(nz, name: str) -> dict:
     either relation uncertain)."""
     group = nz.aliases.get(name, {name})
     out = dict.fromkeys(group, True)
-    for part in [p for n in group for p in nz.parts.get(n, [])]:
+    slots: dict = {}        # base -> slot read -> [(name, part)]: each dumped once
+    unique = {p.key: p for n in group for p in nz.parts.get(n, [])}    # (copies: once)
+    for part in unique.values():
         if part.kind != "index" or not isinstance(part.view, gast.Subscript) or \
                 part.base not in nz.sequences:
             continue
-        slot = gast.dump(part.view.slice)
-        for other, held in views_of(nz, nz.aliases.get(part.base, {part.base})):
-            if held.kind == "index" and isinstance(held.view, gast.Subscript) and \
-                    gast.dump(held.view.slice) == slot:
-                out[other] = out.get(other, False) or part.certain and held.certain
+        if part.base not in slots:
+            held_at = slots[part.base] = {}
+            for other, held in views_of(nz, nz.aliases.get(part.base, {part.base})):
+                if held.kind == "index" and isinstance(held.view, gast.Subscript):
+                    held_at.setdefault(gast.dump(held.view.slice), []).append((other, held))
+        for other, held in slots[part.base].get(gast.dump(part.view.slice), ()):
+            out[other] = out.get(other, False) or part.certain and held.certain
     for other in maybe_one(nz, group):
         out.setdefault(other, False)
     return out
