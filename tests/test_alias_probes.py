@@ -9,6 +9,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, check_jvp
+from rulecheck import check_hvp
 
 X = np.array([0.5, -0.3, 1.2, 0.8])
 
@@ -302,3 +303,13 @@ def test_rows_read_inside_a_statement_then_written(f):
     x = np.array([[0.5, -0.3], [1.2, 0.8], [-0.7, 0.4]])
     check_grad(f, (x,))
     check_jvp(f, (x,))
+
+
+@pytest.mark.parametrize("f", [
+    squares_a_row_then_writes_it, unpacks_two_rows_then_writes_one, holds_a_row_in_a_list,
+    views_a_row_of_a_row, writes_a_row_in_two_halves, mixes_rows_in_a_branch_and_a_while])
+def test_rows_read_inside_a_statement_then_written_to_second_order(f):
+    # (the first-order code no longer re-reads a temporary under a guard,
+    # which the second order took for a view bound in a branch: refused)
+    check_hvp(f, (np.array([[0.5, -0.3], [1.2, 0.8], [-0.7, 0.4]]),), (0,))
+

@@ -109,6 +109,7 @@ class Normalizer:
         self.slot_items: dict = {}      # name -> the slots of its display (slot_items.py)
         self.rereads: set = set()       # views re-read after an update
         self.temps: list = []           # expression temporaries of the statements being normalized
+        self.statement_start = 0        # ...where the innermost one's start
         self.retired: set = set()       # ...of those done: the user's code reads them no more
         self.shares: dict = {}          # see Normalized.shares
         self.heirs: dict = {}           # see Normalized.heirs
@@ -158,10 +159,11 @@ class Normalizer:
             handler = _STATEMENTS.get(type(stmt))
             if handler is None:
                 self.unsupported(stmt, astutil.describe(stmt))
-            open_temps = len(self.temps)
+            outer_start, self.statement_start = self.statement_start, len(self.temps)
             handler(self, stmt)
-            self.retired.update(self.temps[open_temps:])
-            del self.temps[open_temps:]
+            self.retired.update(self.temps[self.statement_start:])
+            del self.temps[self.statement_start:]
+            self.statement_start = outer_start
         self.user_stmt = outer
         self.depth -= outer is not None
         out, self.out = self.out, saved

@@ -28,17 +28,20 @@ def s_Assign(nz, stmt: gast.Assign) -> None:
         return
     value = nz.atom(stmt.value) if len(targets) > 1 else None
     for target in targets:
-        assign_target(nz, target, value if value is not None else stmt.value)
+        assign_target(nz, target, value if value is not None else stmt.value,
+                      last=len(targets) == 1)
 
 
-def assign_target(nz, target, value) -> None:
+def assign_target(nz, target, value, last: bool = False) -> None:
+    """Bind `target` to `value`; `last`: the statement's last operation
+    (after it no code reads the statement's temporaries)."""
     if isinstance(target, gast.Name):
         nz.emit(astutil.assign(target.id, nz.rhs(value)))
     elif isinstance(target, (gast.Tuple, gast.List)):
         _unpack(nz, target, value)
     elif isinstance(target, gast.Subscript):
         base, index = inplace.subscript_target(nz, target)
-        inplace.setitem(nz, base, index, nz.atom(value))
+        inplace.setitem(nz, base, index, nz.atom(value), last=last)
     else:
         nz.unsupported(target, "assignment to " + astutil.describe(target))
 

@@ -39,11 +39,11 @@ def subscript_target(nz, target) -> tuple[str, gast.expr]:
     return base.id, astutil.index_value(nz.index(target.slice))
 
 
-def setitem(nz, base: str, index, value, replaces: bool = True) -> None:
+def setitem(nz, base: str, index, value, replaces: bool = True, last: bool = False) -> None:
     """`x[index] = value` in place: `x = setitem(x, index, value)`;
     `replaces`: the value may be another object than the one in a list's
     slot (not `x[i] += v`, which stores back the item it read, in place
-    if it is an array)."""
+    if it is an array); `last`: the user's statement's last operation."""
     if not aliasing.is_local(nz, base):
         nz.unsupported(nz.user_stmt, f"an in-place update of `{base}`, which is not "
                           "a local variable of the function")
@@ -53,7 +53,8 @@ def setitem(nz, base: str, index, value, replaces: bool = True) -> None:
     stmt = astutil.assign(base, astutil.call(
         f"{RUNTIME}.setitem", [astutil.name(base), index, value]))
     nz.emit(stmt)
-    writebacks.after_update(nz, stmt, base, always=True, moves_items=_keeps_items(nz, base))
+    writebacks.after_update(nz, stmt, base, always=True, moves_items=_keeps_items(nz, base),
+                            last=last)
     if replaces:
         sequences.slot_replaced(nz, base, index)
     sequences.note_stored(nz, base, index, value)

@@ -39,15 +39,19 @@ from . import aliasing, compound, masks, refusals, sequences
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
 
 
-def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False) -> None:
+def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
+                 last: bool = False) -> None:
     """Emit what keeps related names true after the in-place update
     `stmt` of `name`; record the names whose memory it may write.  (A
     write through a relation that cannot be followed is checked before
     the update, so a refused call changes nothing.)  An update that
     only `moves_items` of a list (`append`, `pop`) changes no item: the
-    names bound to its items are not read again."""
+    names bound to its items are not read again; nor are the temporaries
+    of a user's statement done, or of this one where it is its `last`
+    operation (`x[i] = v`)."""
     at = len(nz.out) - 1
-    walk = _Walk(seen={name}, origin=name)
+    done = nz.retired | set(nz.temps[nz.statement_start:]) if last else nz.retired
+    walk = _Walk(seen={name}, origin=name, done=done)
     _step(nz, walk, name, always, items_kept=moves_items)
     while walk.later:                       # views re-read once every write is out
         _reread_views(nz, walk, *walk.later.pop(0))
@@ -67,7 +71,8 @@ class _Walk:
     """One update's walk over the relations.  `seen`: the names claimed
     (reached, or to be re-read by the name that claimed them); `written`:
     the slots written so far, a view held in several slots is re-read from
-    the one written; `origin`: the name the update wrote through;
+    the one written; `origin`: the name the update wrote through; `done`:
+    the temporaries no code reads again (their values change, unread);
     `reached`: the names whose values may change; `later`: the re-reads
     not yet emitted, one task per changed name; `maybe`: the names whose
     maybe-aliases are checked once the walk is done; `bases`: the names
@@ -85,6 +90,7 @@ class _Walk:
     that is refused (`_check_partial_writers`)."""
     seen: set
     origin: str
+    done: set                   # temporaries no code reads again
     written: dict = dataclasses.field(default_factory=dict)
     reached: set = dataclasses.field(default_factory=set)
     later: list = dataclasses.field(default_factory=list)
@@ -239,7 +245,7 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
     bases = {p.base for parts in nz.parts.values() for p in parts}
     for view, part in views.items():
         walk.reached.add(view)      # its values change: record them if needed
-        if _dead_temporary(nz, view, part, bases):
+        if _dead_temporary(nz, view, part, bases, walk.done):
             continue                # no code reads it again: its values need no name
         if not part.certain:
             below = sorted(aliasing.related(nz, view, upward=False))
@@ -272,14 +278,13 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
         _step(nz, walk, view, True, part)
 
 
-def _dead_temporary(nz, view: str, part: Part, bases: set) -> bool:
+def _dead_temporary(nz, view: str, part: Part, bases: set, done: set) -> bool:
     """Whether `view`, surely `part` of a base, need not be re-read: a
-    temporary of a statement done (`nz.retired`: no code reads it again)
-    that links to no other name (no alias; a part of nothing but `part`'s
+    temporary no code reads again (`done`) that links to no other name (no alias; a part of nothing but `part`'s
     base; nothing is a view or an item of it, in `bases`), out of any loop
     (a loop's body re-reads it: the loop-carried checks take a view not
     re-read in the body for one held around it)."""
-    return part.certain and view in nz.retired and not nz.loops and \
+    return part.certain and view in done and not nz.loops and \
         nz.aliases.get(view, {view}) == {view} and not nz.maybe_aliases.get(view) and \
         all(p is part for p in nz.parts.get(view, ())) and view not in bases
 
