@@ -114,20 +114,28 @@ class Version:
     it, but changes what it computes: its adjoint must be derived again.
     The function being compiled stands for itself this way too."""
 
-    def __init__(self, func):
+    def __init__(self, func, itself: bool = False):
         self._ref = weakref.ref(func)
         self._code, self._defaults, self._kwdefaults = \
             func.__code__, func.__defaults__, func.__kwdefaults__
+        # the derived function's own primal (read through a weak reference
+        # to it, `_itself`): gone, it was not edited (`grad(lambda x: ...)`
+        # keeps no lambda; a name's object gone means the name was rebound)
+        self.itself = itself
 
     def function(self):
         return self._ref()
 
     def __eq__(self, other):
+        if other is None and self.itself:
+            return self._ref() is None
         return other is self._ref() and other is not None and \
             other.__code__ is self._code and other.__defaults__ is self._defaults and \
             other.__kwdefaults__ is self._kwdefaults
 
     def __ne__(self, other):        # (a guard's test: once per call, kept short)
+        if other is None and self.itself:
+            return self._ref() is not None
         return other is not self._ref() or other is None or \
             other.__code__ is not self._code or other.__defaults__ is not self._defaults \
             or other.__kwdefaults__ is not self._kwdefaults
@@ -164,7 +172,7 @@ def _itself(func) -> Dep:
     """The dependency of a derived function handed to the user on its
     primal's code and defaults (edited in place: autoreload), read through
     a weak reference: the primal may be bound to no name it can read."""
-    return Dep(weakref.ref(func), "", Version(func), func.__name__)
+    return Dep(weakref.ref(func), "", Version(func, itself=True), func.__name__)
 
 
 def _up_to_fixed(scope, path: str, obj) -> tuple:

@@ -65,7 +65,7 @@ class Context:
 
 def encode(obj, ctx: Context) -> dict:
     if isinstance(obj, guards.Version):
-        return {"k": "version", "of": encode(obj.function(), ctx)}
+        return {"k": "version", "of": encode(obj.function(), ctx), "itself": obj.itself}
     if obj is ctx.func:
         return {"k": "self"}
     if isinstance(obj, weakref.ref) and obj() is ctx.func:
@@ -96,7 +96,7 @@ def encode(obj, ctx: Context) -> dict:
 def decode(recipe: dict, ctx: Context):
     kind = recipe["k"]
     if kind == "version":
-        return guards.Version(decode(recipe["of"], ctx))
+        return guards.Version(decode(recipe["of"], ctx), recipe.get("itself", False))
     if kind == "self":
         return ctx.func
     if kind == "selfref":

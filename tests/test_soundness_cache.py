@@ -498,6 +498,22 @@ def test_a_nested_helper_is_no_dependency_of_its_own():
     assert tangent == pytest.approx(ad.grad(scales_by_a_nested_helper)(x, a) @ np.ones(3))
 
 
+def test_a_primal_nobody_holds_is_no_change():
+    # `grad(lambda x: ...)` keeps no reference to its lambda: once it is
+    # collected, the guard's weak reference to it reads None, which is no
+    # edit (deriving again would need the lambda, and a second-order
+    # derivative of it found no source to read)
+    import gc
+    derived = ad.grad(lambda x: np.sum(np.tanh(x) ** 2))
+    hvp = ad.hvp(lambda x: np.sum(np.tanh(x) ** 2))
+    gc.collect()
+    x = np.array([0.5, -0.3])
+    t = np.tanh(x)
+    np.testing.assert_allclose(derived(x), 2.0 * t * (1.0 - t * t), rtol=1e-12)
+    np.testing.assert_allclose(hvp(x, np.ones(2)), 2.0 * (1.0 - t * t) * (1.0 - 3.0 * t * t),
+                               rtol=1e-10)
+
+
 def test_code_or_defaults_replaced_in_place_are_derived_again():
     x = np.array([0.2, -0.7])
     code, defaults = scaled_sine.__code__, scaled_sine.__defaults__

@@ -214,9 +214,7 @@ def _bound(scope, path: str):
         if isinstance(scope, str):
             obj, rest = sys.modules[scope], path.split(".") if path else []
         elif isinstance(scope, weakref.ref):    # (the primal itself: path "")
-            obj = scope()
-            if obj is None:
-                return _GONE
+            return scope()                      # (None once gone, as the guard reads it)
         elif isinstance(scope, dict):
             obj = scope[first] if first in scope else getattr(builtins, first)
         else:
