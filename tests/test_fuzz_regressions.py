@@ -2313,3 +2313,25 @@ def test_nested_loops_over_lists_they_update():
             as err:
         ad.vjp(loops_over_lists_it_updates, wrt=2)(theta, 1, z, ct)
     assert err.value.location.source_line.strip() == "loss *= 0.66"
+
+
+# -- a loop variable over a display holding a view, names swapped in the loop
+# (seed 147674, minimized; known, not fixed) -------------------------------
+# `ret` is bound from the display's slot at run time; the analysis does not
+# relate it to the display's item `v[:, 0]`, so when `z` (which after an odd
+# number of swaps is `v`) is updated after the loop, nothing re-reads or
+# checks `ret`: the gradient misses the update (present at the session
+# start; with two swaps, `z` is its own array and the result is right).
+def swaps_then_updates_what_the_loop_variable_views(v, z):
+    for ret in [1.0, 1.0, v[:, 0]]:
+        z, v = (v, z)
+    z[:, 0] += z[1]
+    return ret @ ret
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known: the loop variable is not related to the display's items")
+def test_a_loop_variable_viewing_a_swapped_name():
+    rng = np.random.default_rng(7)
+    check_grad(swaps_then_updates_what_the_loop_variable_views,
+               (rng.normal(size=(3, 3)), rng.normal(size=(3, 3))))
