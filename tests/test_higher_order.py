@@ -359,3 +359,25 @@ def test_third_order_through_reconcatenate_and_restack(f):
     (the transposes of unconcatenate / unstack); their adjoint templates
     are those again: grad of it against central differences."""
     check_grad(f, [W])
+
+
+def _alike():
+    return lambda x: np.sum(np.cumprod(x, axis=0) ** 2)
+
+def test_a_second_order_refusal_is_located_after_an_alike_derivative_died():
+    # two derivatives printed alike compile to equal code objects: the table
+    # locating generated code was keyed by equality, so the first collected
+    # took the second's entry along (found by the full suite, by chance)
+    import gc
+    x = np.array([[0.3, -0.5], [0.8, 1.1]])
+    first = _alike()
+    with pytest.raises(ad.S2SADError):
+        ad.hvp(first)(x, np.ones_like(x))
+    second = _alike()
+    with pytest.raises(ad.S2SADError):      # (its derivative printed as the first's)
+        ad.hvp(second)(x, np.ones_like(x))
+    del first
+    gc.collect()
+    with pytest.raises(ad.S2SADError, match="cumprod_adjoint") as info:
+        ad.hvp(second)(x, np.ones_like(x))
+    assert info.value.location.filename == __file__, str(info.value)
