@@ -60,7 +60,8 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
     nz.shares[stmt] = frozenset(walk.reached)
     checks = [s for s in nz.out[at + 1:] if refusals.is_refusal(s)]
     if checks:
-        pairs = [(astutil.dotted_name(s.value.func), *(a.id for a in s.value.args[:2]))
+        pairs = [(astutil.dotted_name(s.value.func), *(a.id for a in s.value.args[:2]),
+                  *(k.arg for k in s.value.keywords))
                  for s in checks]           # (one of each kind for each pair of names)
         checks = [s for i, s in enumerate(checks) if pairs[i] not in pairs[:i]]
         nz.out[at:] = checks + [s for s in nz.out[at:] if not refusals.is_refusal(s)]
