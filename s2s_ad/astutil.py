@@ -197,6 +197,10 @@ def or_(values: list) -> gast.BoolOp:
     return gast.BoolOp(op=gast.Or(), values=list(values))
 
 
+def and_(values: list) -> gast.BoolOp:
+    return gast.BoolOp(op=gast.And(), values=list(values))
+
+
 def chain(values: list, op) -> gast.Compare:
     """`a op b op c ...`, a chained comparison of `values`."""
     return gast.Compare(left=values[0], ops=[_op(op) for _ in values[1:]],

@@ -24,14 +24,15 @@ the dependencies `guard` builds
   those names again and compares them with the objects they had:
 
       # derive again if this function, or a name resolved at compile time, changed
-      if act is not was_act or helper != was_helper or loss_ref() != was_loss:
+      if act is not was_act or helper != was_helper or \
+              loss_ref() is not None and loss_ref().__code__ is not was_loss:
           return rederive(x)
 
   A name of the function's own scope is read as the function reads it;
   names of another scope (a callee in another module) with one
   `rt.bound(scope, 'name', ...)` per scope, compared by `!=`; the function
-  itself through a weak reference (`loss_ref()`: it may be bound to no
-  name).  `rederive` (a `Rederive`) derives afresh, replacing the stale
+  itself by its code, through a weak reference (it may be bound to no
+  name: `_itself`).  `rederive` (a `Rederive`) derives afresh, replacing the stale
   cache entry, and forwards the call (refusing one that passes a default
   the function no longer has: `_check_defaults`).  A user's function is
   compared by `!=` with its `Version`, which also checks its code and
@@ -97,7 +98,10 @@ class Dep:
         return (self.scope if isinstance(self.scope, str) else id(self.scope), self.path)
 
     def holds(self) -> bool:
-        """Whether the name still denotes the object it denoted."""
+        """Whether the name still denotes the object it denoted (a primal
+        gone, `_itself`, was not edited)."""
+        if isinstance(self.scope, weakref.ref) and self.scope() is None:
+            return True
         now = runtime.bound(self.scope, self.path)
         try:
             return now is self.expected or bool(now == self.expected)
@@ -114,28 +118,20 @@ class Version:
     it, but changes what it computes: its adjoint must be derived again.
     The function being compiled stands for itself this way too."""
 
-    def __init__(self, func, itself: bool = False):
+    def __init__(self, func):
         self._ref = weakref.ref(func)
         self._code, self._defaults, self._kwdefaults = \
             func.__code__, func.__defaults__, func.__kwdefaults__
-        # the derived function's own primal (read through a weak reference
-        # to it, `_itself`): gone, it was not edited (`grad(lambda x: ...)`
-        # keeps no lambda; a name's object gone means the name was rebound)
-        self.itself = itself
 
     def function(self):
         return self._ref()
 
     def __eq__(self, other):
-        if other is None and self.itself:
-            return self._ref() is None
         return other is self._ref() and other is not None and \
             other.__code__ is self._code and other.__defaults__ is self._defaults and \
             other.__kwdefaults__ is self._kwdefaults
 
     def __ne__(self, other):        # (a guard's test: once per call, kept short)
-        if other is None and self.itself:
-            return self._ref() is not None
         return other is not self._ref() or other is None or \
             other.__code__ is not self._code or other.__defaults__ is not self._defaults \
             or other.__kwdefaults__ is not self._kwdefaults
@@ -170,9 +166,14 @@ def own(src: Source) -> list[Dep]:
 
 def _itself(func) -> Dep:
     """The dependency of a derived function handed to the user on its
-    primal's code and defaults (edited in place: autoreload), read through
-    a weak reference: the primal may be bound to no name it can read."""
-    return Dep(weakref.ref(func), "", Version(func, itself=True), func.__name__)
+    primal's code (replaced in place by an autoreload), read through a weak
+    reference: the primal may be bound to no name it can read, and is not
+    held.  Gone, it was not edited (`grad(lambda x: ...)` keeps no lambda).
+    The generated test is a few C-level operations, `f_ref() is not None
+    and f_ref().__code__ is not was_f`: the primal's defaults are compared
+    when a changed code derives again (`_check_defaults`), not at every
+    call."""
+    return Dep(weakref.ref(func), "__code__", func.__code__, func.__name__)
 
 
 def _up_to_fixed(scope, path: str, obj) -> tuple:
@@ -243,10 +244,11 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
     for dep in deps:            # heads read by name must not be shadowed
         namer.reserve(dep.path.split(".")[0])
     tests, was, expected_by_name = [], [], {}
-    for value, expected, stem, same in readers.read_all(deps):
-        was.append(namer.fresh("was_" + stem))
+    for value, expected, stem, same, named in readers.read_all(deps):
+        was.append(named or namer.fresh("was_" + stem))
         expected_by_name[was[-1]] = expected
-        tests.append(astutil.compare(value, gast.IsNot if same else gast.NotEq,
+        tests.append(value if same is None else      # (`value` is the test itself)
+                     astutil.compare(value, gast.IsNot if same else gast.NotEq,
                                      astutil.name(was[-1])))
     new = {**readers.added, **expected_by_name}    # read_all added the scopes
 
@@ -291,19 +293,21 @@ class _Readers:
         return self._in_scope(dep) and dep.path.split(".")[0] not in self.imports
 
     def read_all(self, deps) -> list:
-        """(expression, expected value, stem, compared by `is`) per name read
-        as the primal reads it, and per other scope (`rt.bound(scope, 'a',
-        'b')`, a tuple for several names, compared by `!=`).  A name whose
+        """(expression, expected value, stem, compared by `is` (None: the
+        expression is the whole test), the name of the expected value if
+        chosen here) per name read as the primal reads it, per other scope
+        (`rt.bound(scope, 'a', 'b')`, a tuple for several names, compared by
+        `!=`), and for the primal itself (`_itself`).  A name whose
         object compares equal without being identical (a bound method, made
         anew at each read) or is a user's function (its `Version`) is
         compared by `!=` too."""
         out = [(astutil.dotted(d.path), d.expected, d.path.replace(".", "_"),
-                runtime.bound(d.scope, d.path) is d.expected)
+                runtime.bound(d.scope, d.path) is d.expected, None)
                for d in sorted((d for d in deps if self.own(d)), key=lambda d: d.path)]
         groups: dict = {}
         for dep in deps:
-            if isinstance(dep.scope, weakref.ref):      # the primal itself: `f_ref()`
-                out.append((astutil.call(self._scope(dep), []), dep.expected, dep.label, False))
+            if isinstance(dep.scope, weakref.ref):      # the primal itself
+                out.append(self._itself(dep))
             elif not self.own(dep):
                 groups.setdefault(dep.key[0], []).append(dep)
         for group in sorted(groups.values(), key=lambda g: g[0].label):
@@ -312,8 +316,20 @@ class _Readers:
                                  [astutil.const(d.path) for d in group])
             expected = group[0].expected if len(group) == 1 else \
                 tuple(d.expected for d in group)
-            out.append((value, expected, group[0].label, False))
+            out.append((value, expected, group[0].label, False, None))
         return out
+
+    def _itself(self, dep: Dep) -> tuple:
+        """The test `f_ref() is not None and f_ref().__code__ is not was_f`
+        (the primal gone was not edited), and its expected code."""
+        was = self.namer.fresh("was_" + dep.label)
+        ref = self._scope(dep)
+        test = astutil.and_([
+            astutil.compare(astutil.call(astutil.clone(ref), []), gast.IsNot,
+                            astutil.const(None)),
+            astutil.compare(astutil.attribute(astutil.call(ref, []), dep.path), gast.IsNot,
+                            astutil.name(was))])
+        return test, dep.expected, dep.label, None, was
 
     def _runtime(self) -> str:
         if self.rt is None:

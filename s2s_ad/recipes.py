@@ -8,8 +8,8 @@ written to disk.  `decode` resolves a recipe in this process, or raises
 `Miss` when the object is gone or differs (its fingerprint changed).
 
 - modules by name; module globals by their module's name; closure cells by
-  the variable name of the function being loaded; the function itself, and
-  a weak reference to it (its guard's), as such;
+  the variable name of the function being loaded; the function itself, a
+  weak reference to it and its code (its guard's), as such;
 - literals (None, bool, int, float, str, and tuples of them) by value;
 - functions and classes by module and qualified name, with a fingerprint:
   the code of the function (and of its defaults' recipes), of each method
@@ -65,11 +65,13 @@ class Context:
 
 def encode(obj, ctx: Context) -> dict:
     if isinstance(obj, guards.Version):
-        return {"k": "version", "of": encode(obj.function(), ctx), "itself": obj.itself}
+        return {"k": "version", "of": encode(obj.function(), ctx)}
     if obj is ctx.func:
         return {"k": "self"}
     if isinstance(obj, weakref.ref) and obj() is ctx.func:
         return {"k": "selfref"}
+    if obj is getattr(ctx.func, "__code__", None):
+        return {"k": "selfcode"}
     if _literal(obj):
         return {"k": "literal", "v": repr(obj)}
     if isinstance(obj, types.ModuleType):
@@ -96,11 +98,13 @@ def encode(obj, ctx: Context) -> dict:
 def decode(recipe: dict, ctx: Context):
     kind = recipe["k"]
     if kind == "version":
-        return guards.Version(decode(recipe["of"], ctx), recipe.get("itself", False))
+        return guards.Version(decode(recipe["of"], ctx))
     if kind == "self":
         return ctx.func
     if kind == "selfref":
         return weakref.ref(ctx.func)
+    if kind == "selfcode":
+        return ctx.func.__code__
     if kind == "literal":
         return ast.literal_eval(recipe["v"])
     if kind == "module":

@@ -202,8 +202,8 @@ def bound(scope, *paths: str):
     `scope` is a module's globals (then builtins), a closure cell (holding
     the paths' head), the name of a module imported inside the function
     (the paths are then attribute paths in it), or a weak reference to the
-    function being derived (the path "": the function).  A name that no
-    longer resolves gives a value equal to nothing."""
+    function being derived (attribute paths of it).  A name that no longer
+    resolves gives a value equal to nothing."""
     values = tuple(_bound(scope, path) for path in paths)
     return values[0] if len(values) == 1 else values
 
@@ -213,8 +213,8 @@ def _bound(scope, path: str):
     try:
         if isinstance(scope, str):
             obj, rest = sys.modules[scope], path.split(".") if path else []
-        elif isinstance(scope, weakref.ref):    # (the primal itself: path "")
-            return scope()                      # (None once gone, as the guard reads it)
+        elif isinstance(scope, weakref.ref):    # (the primal itself: `__code__`)
+            obj, rest = scope(), path.split(".")
         elif isinstance(scope, dict):
             obj = scope[first] if first in scope else getattr(builtins, first)
         else:
