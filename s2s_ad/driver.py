@@ -41,7 +41,8 @@ import gc
 import threading
 import weakref
 
-from . import cache, codegen, diskcache, dispatch, frontend, guards, pipeline, recipes, reverse
+from . import (cache, codegen, diskcache, dispatch, frontend, guards, pipeline, recipes,
+               rederive, reverse)
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
                      location_of)
 from .pipeline import Compiled, Options
@@ -61,7 +62,7 @@ def derive(func, options: Options):
 
 def _rederive(func, options: Options, stale):
     """A derived function in place of `stale`, whose guard found a name
-    rebound since it was compiled (see guards.Rederive)."""
+    rebound since it was compiled (see rederive.Rederive)."""
     cache.discard(func, options, stale)
     fresh = derive(func, options)
     if cache.lookup(func, options, registry.version()) is not fresh:
@@ -94,7 +95,7 @@ def _link(func, options: Options, art: diskcache.Artifact):
     """Compile `art`'s text into live functions reading its imports."""
     imports, thunk = dict(art.imports), None
     if art.rederive:
-        thunk = imports[art.rederive] = guards.Rederive.of(func, options, _rederive)
+        thunk = imports[art.rederive] = rederive.Rederive.of(func, options, _rederive)
     with pipeline.reported(func, art.text):
         fns = codegen.compile_functions(
             art.text, f"{func.__qualname__}.<{options.mode}>", func.__globals__, imports,

@@ -32,9 +32,9 @@ the dependencies `guard` builds
   names of another scope (a callee in another module) with one
   `rt.bound(scope, 'name', ...)` per scope, compared by `!=`; the function
   itself by its code, through a weak reference (it may be bound to no
-  name: `_itself`).  `rederive` (a `Rederive`) derives afresh, replacing the stale
+  name: `_itself`).  `rederive` (a `rederive.Rederive`) derives afresh, replacing the stale
   cache entry, and forwards the call (refusing one that passes a default
-  the function no longer has: `_check_defaults`).  A user's function is
+  the function no longer has: `rederive._check_defaults`).  A user's function is
   compared by `!=` with its `Version`, which also checks its code and
   defaults.  About 10-20 ns per name read by name (an `is not`), 0.2-0.4
   µs per user's function;
@@ -64,12 +64,11 @@ import os
 import sys
 import types
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 
-from . import astutil, runtime
-from .errors import S2SADError, location_of
+from . import astutil, rederive, runtime
 from .frontend import INSTALLED
 from .ir import CLOSURE, GLOBAL, Source
 from .rules import registry
@@ -171,7 +170,7 @@ def _itself(func) -> Dep:
     held.  Gone, it was not edited (`grad(lambda x: ...)` keeps no lambda).
     The generated test is a few C-level operations, `f_ref() is not None
     and f_ref().__code__ is not was_f`: the primal's defaults are compared
-    when a changed code derives again (`_check_defaults`), not at every
+    when a changed code derives again (`rederive._check_defaults`), not at every
     call."""
     return Dep(weakref.ref(func), "__code__", func.__code__, func.__name__)
 
@@ -356,80 +355,6 @@ def _forward(args: gast.arguments, rederive: str) -> gast.stmt:
     return astutil.ret(astutil.call(rederive, positional, keywords))
 
 
-@dataclass(eq=False)
-class Rederive:
-    """What a guarded function calls when a name was rebound: `again(primal,
-    options, stale function)` derives anew; the call is forwarded to it.
-
-    Holds the primal weakly, with the parts to rebuild it if it is gone:
-    `grad(lambda x: ...)` keeps no reference to its lambda."""
-
-    primal: weakref.ref
-    options: object
-    again: object
-    derived: weakref.ref = field(default=lambda: None)
-    _parts: tuple = ()
-    _kept: object = None
-
-    @classmethod
-    def of(cls, primal, options, again) -> "Rederive":
-        parts = (primal.__code__, primal.__globals__, primal.__name__, primal.__defaults__,
-                 primal.__closure__, primal.__kwdefaults__, primal.__qualname__,
-                 primal.__module__)
-        return cls(weakref.ref(primal), options, again, _parts=parts)
-
-    def __call__(self, *args, **kwargs):
-        _check_defaults(self.function(), self.derived(), args, kwargs)
-        fresh = self.again(self.function(), self.options, self.derived())
-        return fresh(*args, **kwargs)
-
-    def function(self):
-        """The primal, or while it is gone, one rebuilt from its parts."""
-        func = self.primal()
-        if func is None:
-            if self._kept is None:
-                code, globals_, name, defaults, closure, kwdefaults, qualname, module = self._parts
-                self._kept = types.FunctionType(code, globals_, name, defaults, closure)
-                self._kept.__kwdefaults__ = kwdefaults
-                self._kept.__qualname__, self._kept.__module__ = qualname, module
-            func = self._kept
-        return func
-
-    def __repr__(self) -> str:
-        return f"<s2s_ad rederive of {self._parts[6]}>"
-
-
-def _check_defaults(primal, stale, args: tuple, kwargs: dict) -> None:
-    """Refuse to forward a call whose defaulted arguments may be stale:
-    the guard passes on every parameter, and a value that is the old
-    default (the primal's defaults were replaced since: `f.__defaults__ =
-    ...`, or IPython's autoreload) may have been given by the caller or
-    filled in by the stale function, which cannot be told apart."""
-    if stale is None:
-        return
-    old, new = stale.__defaults__ or (), primal.__defaults__ or ()
-    count = stale.__code__.co_argcount
-    names = stale.__code__.co_varnames[:count]
-    first = count - len(old)        # (the parameters with defaults come last)
-    doubtful = [names[first + i] for i, value in enumerate(old)
-                if first + i < len(args) and args[first + i] is value and
-                (len(new) != len(old) or new[i] is not value)]
-    old_kw, new_kw = stale.__kwdefaults__ or {}, primal.__kwdefaults__ or {}
-    doubtful += [k for k, value in old_kw.items()
-                 if kwargs.get(k, _MISSING) is value and new_kw.get(k, _MISSING) is not value]
-    if doubtful:
-        raise S2SADError(
-            f"the defaults of {primal.__qualname__!r} were replaced after its derived "
-            f"function was made, and this call passes the old default of "
-            f"{', '.join(f'`{n}`' for n in doubtful)} (given, or filled in: s2s_ad cannot "
-            "tell which)", location_of(primal),
-            hint=f"derive it again (`s2s_ad.grad({primal.__name__})` and friends) after "
-                 "changing the function")
-
-
-_MISSING = object()
-
-
 def changed(deps: tuple):
     """The `stale()` check of a pair's cache entry: whether a name in `deps`
     (its own and its callees', transitively) was rebound.  Not generated
@@ -443,7 +368,7 @@ def first_expected(g: Guard | None) -> str | None:
     return g.was[0] if g is not None and g.statements else None
 
 
-def install(was: str | None, derived, thunk: Rederive | None) -> None:
+def install(was: str | None, derived, thunk: rederive.Rederive | None) -> None:
     """Point `thunk` at the compiled guarded function `derived`, whose
     expected objects (the first is named `was`) a rule registered later
     makes stale."""
