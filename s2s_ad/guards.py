@@ -14,8 +14,8 @@ Each compilation therefore has *dependencies* (`Dep`): the callables that
 cells, module globals, builtins, names imported inside the function, and
 attributes of the user's own modules: `helpers.act`), plus, transitively,
 those of the callees whose adjoint pairs it calls, and for a derived
-function handed to the user, the function itself (its code and defaults,
-edited in place by an autoreload).  Modules of Python and
+function, the function itself (its code, replaced in place by an
+autoreload).  Modules of Python and
 of installed packages are taken as fixed: `np.tanh` is a dependency on
 nothing (neither numpy's attributes nor the name `np` are guarded).  From
 the dependencies `guard` builds
@@ -221,7 +221,7 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
     (among them the callees' pairs, whose dependencies it inherits); None if
     there is nothing to compare.  `in_body`: also as `fdef`'s first
     statements; `itself`: a derived function of `src.func` (not a pair),
-    which depends on its code and defaults too."""
+    which depends on its code too."""
     readers = _Readers(src, locals_, imports, namer)
     seen: dict = {}
     callees = [d for obj in imports.values() if isinstance(obj, types.FunctionType)

@@ -50,8 +50,8 @@ def after_update(nz, stmt, name: str, always: bool, moves_items: bool = False,
     of a user's statement done, or of this one where it is its `last`
     operation (`x[i] = v`)."""
     at = len(nz.out) - 1
-    done = nz.retired | set(nz.temps[nz.statement_start:]) if last else nz.retired
-    walk = _Walk(seen={name}, origin=name, done=done)
+    walk = _Walk(seen={name}, origin=name,
+                 own_temps=frozenset(nz.temps[nz.statement_start:]) if last else frozenset())
     _step(nz, walk, name, always, items_kept=moves_items)
     while walk.later:                       # views re-read once every write is out
         _reread_views(nz, walk, *walk.later.pop(0))
@@ -72,8 +72,9 @@ class _Walk:
     """One update's walk over the relations.  `seen`: the names claimed
     (reached, or to be re-read by the name that claimed them); `written`:
     the slots written so far, a view held in several slots is re-read from
-    the one written; `origin`: the name the update wrote through; `done`:
-    the temporaries no code reads again (their values change, unread);
+    the one written; `origin`: the name the update wrote through;
+    `own_temps`: the temporaries of the user's statement no code reads
+    after this update, its last operation (with `nz.retired`);
     `reached`: the names whose values may change; `later`: the re-reads
     not yet emitted, one task per changed name; `maybe`: the names whose
     maybe-aliases are checked once the walk is done; `bases`: the names
@@ -91,7 +92,7 @@ class _Walk:
     that is refused (`_check_partial_writers`)."""
     seen: set
     origin: str
-    done: set                   # temporaries no code reads again
+    own_temps: frozenset        # this statement's temporaries, read no more
     written: dict = dataclasses.field(default_factory=dict)
     reached: set = dataclasses.field(default_factory=set)
     later: list = dataclasses.field(default_factory=list)
@@ -243,11 +244,14 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
     _realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
-    bases = {p.base for parts in nz.parts.values() for p in parts}
+    bases = None                    # (the names something is a part of: asked rarely)
     for view, part in views.items():
         walk.reached.add(view)      # its values change: record them if needed
-        if _dead_temporary(nz, view, part, bases, walk.done):
-            continue                # no code reads it again: its values need no name
+        if _dead_temporary(nz, view, part, walk):
+            if bases is None:
+                bases = {p.base for parts in nz.parts.values() for p in parts}
+            if view not in bases:
+                continue            # no code reads it again: its values need no name
         if not part.certain:
             below = sorted(aliasing.related(nz, view, upward=False))
             # (an item of a list or dict changed only if it shares memory with
@@ -279,26 +283,24 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
         _step(nz, walk, view, True, part)
 
 
-def _dead_temporary(nz, view: str, part: Part, bases: set, done: set) -> bool:
-    """Whether `view`, surely `part` of a base, need not be re-read: a
-    temporary no code reads again (`done`) that links to no other name (no alias; a part of nothing but `part`'s
-    base; nothing is a view or an item of it, in `bases`), out of any loop
-    (a loop's body re-reads it: the loop-carried checks take a view not
-    re-read in the body for one held around it)."""
-    return part.certain and view in done and not nz.loops and \
-        nz.aliases.get(view, {view}) == {view} and not nz.maybe_aliases.get(view) and \
-        all(p is part for p in nz.parts.get(view, ())) and view not in bases
+def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
+    """Whether `view`, surely `part` of a base, may go without a re-read:
+    a temporary no code reads again (of a statement done, or this one's
+    after its last operation) that has no alias and is a part of nothing
+    but `part`'s base, out of any loop (a loop's body re-reads it: the
+    loop-carried checks take a view not re-read in the body for one held
+    around it).  The caller also asks that nothing be a view or an item of
+    it."""
+    return part.certain and (view in nz.retired or view in walk.own_temps) and \
+        not nz.loops and nz.aliases.get(view, {view}) == {view} and \
+        not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view, ()))
 
 
 def _rebound_with(nz, name: str) -> set:
     """The names `_realias` rebinds to `name` where they are one object
-    with it: its aliases (locals, or bases of views), and the locals bound
-    with what may be one object with it."""
-    group = set(nz.aliases.get(name, {name}))
-    out = {o for o in group - {name} if o in nz.locals or aliasing.views_of(nz, {o})}
-    for other in aliasing.maybe_one(nz, group):
-        out |= {n for n in nz.aliases.get(other, {other}) if n in nz.locals}
-    return out
+    with it."""
+    aliases, groups = _realiased(nz, name)
+    return set(aliases).union(*groups)
 
 
 def _realias(nz, name: str, always: bool) -> None:
@@ -307,11 +309,8 @@ def _realias(nz, name: str, always: bool) -> None:
     (bound in a branch or loop, with their own aliases) are rebound if
     they still are.  An alias holding what `stop_gradient` returned
     stays masked; an update through one is refused (`_crossing`)."""
-    group = set(nz.aliases.get(name, {name}))
-    maybe = aliasing.maybe_one(nz, group)
-    for other in sorted(group - {name}):
-        if other not in nz.locals and not aliasing.views_of(nz, {other}):
-            continue                # a temporary, read once already (no base of views)
+    aliases, maybe_groups = _realiased(nz, name)
+    for other in aliases:
         how = masks.crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
         if how == "refuse":
             refusals.masked(nz, other, name)
@@ -319,19 +318,31 @@ def _realias(nz, name: str, always: bool) -> None:
             nz.emit(astutil.assign(other, masks.masked_as(astutil.name(name), how)))
         else:               # (a number updated by `op=` is a new object)
             _if_same(nz, [other], name, how)
+    for names in maybe_groups:
+        nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
+        ways: dict = {}
+        for n in names:
+            ways.setdefault(masks.crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
+        for n in ways.pop("refuse", []):
+            refusals.masked(nz, n, name)
+        for how, same in sorted(ways.items()):
+            _if_same(nz, same, name, how)
+
+
+def _realiased(nz, name: str) -> tuple[list, list]:
+    """What `_realias` rebinds to `name`: its aliases (but a temporary read
+    once already, no base of views), and the groups of locals bound to what
+    may be one object with it (each rebound where it is)."""
+    group = set(nz.aliases.get(name, {name}))
+    aliases = [o for o in sorted(group - {name}) if o in nz.locals or aliasing.views_of(nz, {o})]
+    groups: list = []
     done: set = set()
-    for other in sorted(maybe):
+    for other in sorted(aliasing.maybe_one(nz, group)):
         names = sorted(n for n in nz.aliases.get(other, {other}) if n in nz.locals)
         if names and names[0] not in done:
             done.update(names)
-            nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
-            ways: dict = {}
-            for n in names:
-                ways.setdefault(masks.crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
-            for n in ways.pop("refuse", []):
-                refusals.masked(nz, n, name)
-            for how, same in sorted(ways.items()):
-                _if_same(nz, same, name, how)
+            groups.append(names)
+    return aliases, groups
 
 
 def _if_same(nz, others: list, name: str, how: str = "same") -> None:
