@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .. import astutil, traversal
+from .. import astutil, scopes, traversal
 from ..ir import Normalized
 from ..naming import Namer
 
@@ -54,8 +54,8 @@ def lower(body: list, namer: Namer, origin: dict, while_tests: dict) -> list:
     """`body` (ANF) with jumps lowered; see the module docstring."""
     lowerer = _Lowerer(namer, origin, while_tests)
     final = body[-1] if body and isinstance(body[-1], gast.Return) else None
-    early = [n for s in body for n in traversal.walk(s)
-             if isinstance(n, gast.Return) and n is not final]
+    early = [s for s in scopes.statements(body)     # (ANF: no `def` left in it)
+             if isinstance(s, gast.Return) and s is not final]
     if not early:
         out, _ = lowerer.block(body[:-1] if final is not None else body)
         return out + [final if final is not None else astutil.ret(astutil.const(None))]
