@@ -177,18 +177,23 @@ REFUSED_AT_SECOND_ORDER = (
     "accumulate_adjoint", "cofactors", "cumprod_adjoint", "einsum_adjoints",
     "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
     "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs", "pinv_adjoint",
-    "reduce_adjoint", "trapezoid_adjoints")
+    "reduce_initial_adjoint", "reduce_where_adjoint", "trapezoid_adjoints")
+# `reduce`'s adjoint differentiated again: of these ufuncs (the others refused
+# at run time, naming the reduction)
+REDUCED_AT_SECOND_ORDER = ("add", "subtract", "multiply", "maximum", "minimum", "fmax",
+                           "fmin", "logaddexp", "logaddexp2", "hypot")
 
 
 def refused_at_second_order(f, wrt) -> str | None:
-    """The helper without a second-order rule that `f`'s gradient calls, if any;
-    `np.polyval`'s coefficients' adjoint when `x` varies too."""
+    """The helper without a second-order rule that `f`'s gradient calls, if
+    any, or the reduction whose adjoint has none (`np.divide.reduce`)."""
     text = ad.source(ad.grad(f, wrt=wrt))
-    found = [h for h in REFUSED_AT_SECOND_ORDER if f"rt.{h}(" in text]
-    if not found and re.search(r"rt\.polyval_coefficients\(.*, x\)", text) \
-            and "x" in inspect.signature(f).parameters:
-        found = ["polyval_coefficients"]
-    return found[0] if found else None
+    found = [(text.index(f"rt.{h}("), h) for h in REFUSED_AT_SECOND_ORDER
+             if f"rt.{h}(" in text]         # (the first the code calls is refused)
+    found += [(m.start(), f"np.{m.group(1)}.reduce")
+              for m in re.finditer(r"rt\.reduce_adjoint\(np\.(\w+),", text)
+              if m.group(1) not in REDUCED_AT_SECOND_ORDER]
+    return min(found)[1] if found else None
 
 
 def check_refused_at_second_order(f, args, wrt, helper: str) -> None:

@@ -381,3 +381,77 @@ def test_a_second_order_refusal_is_located_after_an_alike_derivative_died():
     with pytest.raises(ad.S2SADError, match="cumprod_adjoint") as info:
         ad.hvp(second)(x, np.ones_like(x))
     assert info.value.location.filename == __file__, str(info.value)
+
+
+# -- second order of adjoint helpers that read a primal operand -----------------
+M34 = rng.standard_normal((3, 4))
+M34Z = M34.copy()
+M34Z[0, 1] = M34Z[2, 0] = M34Z[2, 3] = 0.0      # zeros in the products
+
+
+def polyval_summed(p, x):
+    """The coefficients' adjoint reads `x`; under `np.sum` its own adjoint
+    is a constant (once a silent zero: the term in `x` was dropped)."""
+    return np.sum(np.polyval(p, x))
+
+
+def polyval_both(v):
+    return np.sum(np.polyval(v[:3], v[3:]) ** 2)
+
+
+def dict_display(x):
+    d = {"w": x * 2.0, "b": x ** 2, "w2": np.sin(x)}
+    return np.sum(d["w"] * d["b"]) + np.sum(d["w2"] ** 2)
+
+
+def dict_call_and_get(x):
+    d = dict([("a", x * 2.0), ("b", x ** 2)])
+    return np.sum(d.get("c", x) ** 3) + np.sum(d.get("a", x) * d["b"])
+
+
+def reduced(ufunc, axis):
+    def f(x, axis=axis):        # (a parameter: the axis is no literal)
+        return np.sum(np.sin(ufunc.reduce(x * x, axis=axis)) * np.cos(x).sum())
+    return f
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (polyval_summed, (X3, X5), (0, 1)), (polyval_summed, (M34[:, :2], X3[:2]), (0, 1)),
+    (polyval_both, (X5,), (0,)), (dict_display, (X5,), (0,)),
+    (dict_call_and_get, (X5,), (0,))])
+def test_hvp_through_coefficients_and_dicts(f, args, wrt):
+    check_hvp(f, args, wrt)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.maximum, np.fmin,
+                                   np.logaddexp, np.logaddexp2, np.hypot])
+@pytest.mark.parametrize("axis,x", [(1, M34), (0, M34Z), (None, M34Z), (-1, M34Z[:, :3])])
+def test_hvp_through_the_adjoint_of_reduce(ufunc, axis, x):
+    if ufunc is np.subtract and axis is None:
+        pytest.skip("NumPy: subtract.reduce takes one axis")
+    if ufunc is not np.multiply and x is not M34:
+        x = x + 0.5         # (zeros matter to products; ties of extrema are not smooth)
+    check_hvp(reduced(ufunc, axis), (x,), (0,))
+
+
+def test_hvp_through_the_adjoint_of_another_reduce_is_refused_at_the_user():
+    f = reduced(np.divide, 1)
+    with pytest.raises(ad.NoRuleError, match=r"np\.divide\.reduce again") as info:
+        ad.hvp(f)(M34 + 2.0, np.ones((3, 4)))
+    assert info.value.location.filename == __file__
+
+
+def test_a_linear_helper_refuses_a_varied_parameter_its_linearity_leaves_out():
+    """A helper declared linear in some parameters carries no derivative
+    through the others unless declared inert: a varied one is refused
+    (the activity analysis once did not see it at all: a silent zero)."""
+    from s2s_ad.rules import registry
+
+    def scaled(g, c):
+        return g * c
+    registry.linear(scaled, "g")
+
+    def f(x):
+        return scaled(2.0, x)
+    with pytest.raises(ad.RuleError, match="parameter 'c'"):
+        ad.jvp(f)(X3, np.ones(3))

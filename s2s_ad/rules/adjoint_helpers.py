@@ -132,6 +132,11 @@ def unpop(z, g, items, index):
     d[g] += rt.unpop_transpose(d[z], items, index)
 
 
+@adjoint(rt.unget_default, linear="g", inert="items")
+def unget_default(z, g, items):
+    d[g] += d[z]
+
+
 @adjoint(rt.head, linear="g", inert="position")
 def head(z, g, position):
     d[g] += rt.unhead(d[z], g)
@@ -267,7 +272,7 @@ for _helper, _inert in [
         (rt.diff_adjoints, ("a", "n", "axis", "prepend", "append")),
         (rt.ediff1d_adjoints, ("ary", "to_end", "to_begin")),
         (rt.gradient_adjoint, ("f", "axis", "edge_order")),    # (the spacings are not)
-        (rt.polyval_coefficients, ("p",)),                      # (nor `x`)
+        (rt.polyval_coefficients, ("p",)),                      # (`x`: below)
         (rt.linspace_adjoints, ("start", "stop", "num", "endpoint", "retstep", "dtype",
                                 "axis")),
         (rt.arange_adjoints, ("z", "start_or_stop", "stop", "step")),
@@ -277,13 +282,21 @@ for _helper, _inert in [
         (rt.extremum_parts, ("z", "first", "rest", "key")),
         (rt.default_part, ("first", "rest")),
         (rt.initial_share, ("x", "z", "axis", "keepdims", "where")),
-        (rt.extremum_at_adjoints, ("z", "old", "index", "values"))]:
+        (rt.extremum_at_adjoints, ("z", "old", "index", "values")),
+        (rt.dict_parts, ("keys", "values")), (rt.undict, ("mapping",))]:
     linear(_helper, "g", inert=_inert)
 linear(rt.cov_variables, "m", "y", inert=("rowvar",))
+
+
+@tangent(rt.polyval_coefficients)
+def polyval_coefficients_tangent(z, g, p, x):
+    t[z] += rt.polyval_coefficients(t[g], p, x)
+    t[z] += rt.polyval_coefficients_tangent(t[x], g, p, x)     # sum g x**(n-1-k), in x
 linear(rt.average_weights, "weights", inert=("a", "axis"))
 
 nondifferentiable(rt.zeros_like, rt.shape_only, rt.size, rt.check_seed, rt.check_tangent,
-                  rt.reduced_mask, rt.reduced_mask_where)
+                  rt.reduced_mask, rt.reduced_mask_where,
+                  rt.unget_other)       # (a missing key's: zeros, whatever its arguments)
 # which elements a reduction selects, and with what weight: piecewise constant in
 # the values, or read from shapes, counts and masks only
 nondifferentiable(rt.median_weights, rt.where_share, rt.nan_reduced_mask, rt.extremum_share,

@@ -91,7 +91,9 @@ class Rule:
             return self.template.writes | frozenset(self.refused)
         if self.tangent_fn is not None:
             return self.tangent_template.operands | frozenset(self.refused)
-        return frozenset(self.linear + self.multilinear)
+        # (declared linear: every parameter not declared inert, so that a
+        # varied one its linearity leaves out is refused, never a zero)
+        return frozenset(self.signature.parameters) - frozenset(self.inert)
 
     @property
     def elementwise(self) -> bool:

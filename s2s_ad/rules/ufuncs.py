@@ -81,6 +81,13 @@ def reduce_tangent(z, ufunc, array, axis=0, dtype=None, *, keepdims=False, initi
     t[z] += rt.initial_tangent(ufunc, t[initial], array, z, axis, keepdims, initial, where)
 
 
+@tangent(rt.reduce_adjoint, inert=("ufunc", "axis", "keepdims"))
+def reduce_adjoint_tangent(out, ufunc, g, array, z, axis=0, keepdims=False):
+    # second order (forward over reverse): linear in g; in array and z, a helper
+    t[out] += rt.reduce_adjoint(ufunc, t[g], array, z, axis, keepdims)
+    t[out] += rt.reduce_adjoint_tangent(ufunc, g, t[array], t[z], array, z, axis, keepdims)
+
+
 @adjoint(*(u.accumulate for u in SCANNED))
 def accumulate(z, ufunc, array, axis=0, dtype=None):
     d[array] += rt.accumulate_adjoint(ufunc, d[z], array, z, axis)

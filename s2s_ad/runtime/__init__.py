@@ -32,7 +32,8 @@ its submodules:
     signal.py       diff, ediff1d, gradient, convolve/correlate, polyval,
                     trapezoid, meshgrid
     interpolation.py  interp
-    signal_tangents.py  the tangents of gradient, interp, trapezoid
+    signal_tangents.py  the tangents of gradient, interp, trapezoid, polyval's
+                        coefficients' adjoint
     ufuncs.py       the adjoints of ufunc methods: reduce, accumulate, outer
     masked_reduce.py  the adjoints of ufunc.reduce with initial= or where=
     ufunc_tangents.py  the tangents of ufunc methods (initial= and where= too)
@@ -53,8 +54,8 @@ its submodules:
 Submodules import `.core` (which imports `.zero`; and `linalg`, `statistics` and `ufuncs` import
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
 `.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
-`.signal` and `.interpolation`, `ufunc_tangents` `.ufuncs` and
-`.masked_reduce`), never this package, so there is no import cycle.
+`.signal` and `.interpolation`, `ufunc_tangents` `.ufuncs`, `.reductions`,
+`.origins` and `.masked_reduce`), never this package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -119,14 +120,15 @@ from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
 from .interpolation import interp_adjoints
-from .signal_tangents import gradient_tangent, interp_tangent, trapezoid_tangent
+from .signal_tangents import (gradient_tangent, interp_tangent, polyval_coefficients_tangent,
+                              trapezoid_tangent)
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
 from .ufunc_tangents import (accumulate_tangent, initial_tangent, outer_tangent_lhs,
-                             outer_tangent_rhs, reduce_tangent)
+                             outer_tangent_rhs, reduce_adjoint_tangent, reduce_tangent)
 
 
 T = TypeVar("T")

@@ -1,7 +1,8 @@
 """Run-time helpers for the tangents (forward mode) of the signal-processing
 and calculus rules (rules/signal.py) that are not linear in all their
-operands: `gradient` (in its spacings), `interp` (in x and xp) and
-`trapezoid` (in x).
+operands: `gradient` (in its spacings), `interp` (in x and xp),
+`trapezoid` (in x), and the coefficients' adjoint of `polyval` (in x:
+forward over reverse).
 
 Each is the transpose of the adjoint helper in signal.py (interp's: in
 interpolation.py), sharing its stencils and interpolation cells, so that
@@ -20,7 +21,8 @@ import numpy as np
 from .duck import asarray
 from .core import _float_dtype, _summed_to as _to, split
 from .interpolation import _interp_cells, _interp_knots
-from .signal import _column, _gradient_axes, _gradient_spacings, _per_axis, _steps
+from .signal import (_column, _gradient_axes, _gradient_spacings, _per_axis, _steps,
+                     polyval_coefficients)
 
 
 def gradient_tangent(tf, tvarargs, z, f, varargs=(), axis=None, edge_order=1):
@@ -138,3 +140,17 @@ def trapezoid_tangent(ty, tx, tdx, z, y, x=None, dx=1.0, axis=-1):
     else:
         out = out + _trapezoid(y, tx, dx, axis)
     return _to(out, z)
+
+
+def polyval_coefficients_tangent(tx, g, p, x):
+    """The tangent in `x` of `polyval_coefficients(g, p, x)`, whose k-th
+    coefficient is sum g * x**(n-1-k): sum g * tx * (n-1-k) x**(n-2-k),
+    the coefficients of the derivative's polynomial, scaled; the last
+    (constant) coefficient's is zero."""
+    p = asarray(p)
+    n = len(p)
+    if n < 2:
+        return np.zeros_like(polyval_coefficients(g, p, x))
+    lower = polyval_coefficients(asarray(g) * asarray(tx), p[1:], x)
+    scaled = lower * _column(np.arange(n - 1, 0, -1), lower.ndim)
+    return _to(np.concatenate([scaled, np.zeros_like(scaled[:1])]), p)

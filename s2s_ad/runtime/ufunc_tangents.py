@@ -10,19 +10,25 @@ adjoint's recurrence forwards by the same scan (tz_0 = t_0, tz_k = c_k
 tz_{k-1} + df/dx2 t_k), an extremum's giving each result the mean of its
 ties' tangents; `outer` is elementwise.  `t` is the operand's tangent (a
 list of tangents for a list operand); each result has z's shape and float
-dtype.
+dtype.  `reduce_adjoint_tangent` is the second order: the tangent of the
+adjoint of `reduce` in its primal operands (forward over reverse).
 
 Invariants: every helper returns fresh values and mutates none of its
-arguments.  Imports NumPy, `.core`, `.ufuncs` and `.masked_reduce` only.
+arguments.  Imports NumPy, `.core`, `.ufuncs`, `.masked_reduce`,
+`.reductions` and `.origins` only.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .duck import asarray
+from ..errors import NoRuleError
 from .core import _axes, _float_dtype, _summed_to as _to
 from .masked_reduce import weighted_parts
-from .ufuncs import EXTREMA, PARTIALS, _moved, _suffix_recurrence, reduce_adjoint
+from .origins import origin
+from .reductions import prod_others
+from .ufuncs import (EXTREMA, PARTIALS, _hypot_part, _like, _moved, _suffix_recurrence,
+                     aligned, reduce_adjoint)
 
 
 def outer_tangent_lhs(ufunc, t, A, B, z):
@@ -146,3 +152,50 @@ def _masked_weights(ufunc, a, z, axes, keepdims, initial, where):
     da, ds = weighted_parts(ufunc, gk, a, zk, axes, initial, where)
     sel = np.broadcast_to(asarray(where, dtype=bool), a.shape)
     return np.where(sel, da, 0.0), np.broadcast_to(ds, zk.shape)
+
+
+def reduce_adjoint_tangent(ufunc, g, t_array, t_z, array, z, axis=0, keepdims=False):
+    """The tangent of `reduce_adjoint(ufunc, g, array, z, ...)` in `array`
+    and `z` (its term in `g` is itself, linear): none for a sum, a
+    difference or an extremum (constant, or piecewise constant), the
+    derivative of the others' product for a product, of the softmax
+    weights for logaddexp(2), of a / z for hypot.  Other ufuncs are
+    refused at run time, located."""
+    a, dtype, axes, gk, zk = aligned(g, array, z, axis, keepdims)
+    ta = np.broadcast_to(asarray(t_array, dtype=dtype), a.shape)
+    tz = asarray(t_z, dtype=dtype)
+    tz = tz if keepdims else np.expand_dims(tz, axes)
+    if ufunc in (np.add, np.subtract) or ufunc in EXTREMA:
+        out = np.zeros(a.shape, dtype)
+    elif ufunc is np.multiply:
+        out = gk * _prod_others_tangent(a, ta, axes)
+    elif ufunc is np.logaddexp or ufunc is np.logaddexp2:
+        scale = 1.0 if ufunc is np.logaddexp else np.log(2.0)
+        weights = np.exp(a - zk) if ufunc is np.logaddexp else np.exp2(a - zk)
+        out = gk * weights * scale * (ta - tz)
+    elif ufunc is np.hypot:             # d(a / z) = ta / z - a tz / z**2; 0 at the origin
+        safe = np.where(zk == 0, 1.0, zk)
+        out = gk * np.where(zk == 0, 0.0, ta / safe - _hypot_part(a, zk) * tz / safe)
+    else:
+        raise NoRuleError(
+            f"s2s_ad cannot differentiate the derivative of np.{ufunc.__name__}.reduce "
+            "again (hvp, hessian, jvp of grad)", origin(),
+            hint="write the reduction as a loop, or differentiate this part once only")
+    return _like(np.broadcast_to(out, a.shape), array)
+
+
+def _prod_others_tangent(a, ta, axes):
+    """The tangent of `prod_others(a, axes)` along `ta`: for each element,
+    sum over the other elements k of ta_k times the product of the rest
+    (zeros safe: each element's own product, with it set to one, once)."""
+    moved, tmoved = (np.moveaxis(v, axes, tuple(range(-len(axes), 0))) for v in (a, ta))
+    lead = moved.shape[:moved.ndim - len(axes)]
+    flat, tflat = moved.reshape(lead + (-1,)), tmoved.reshape(lead + (-1,))
+    out = np.zeros_like(flat)
+    for i in range(flat.shape[-1]):
+        without = flat.copy()
+        without[..., i] = 1.0
+        others = prod_others(without, -1)       # others[k] = prod over j not in {i, k}
+        others[..., i] = 0.0
+        out[..., i] = np.sum(tflat * others, axis=-1)
+    return np.moveaxis(out.reshape(moved.shape), tuple(range(-len(axes), 0)), axes)
