@@ -232,6 +232,12 @@ linear(rt.unlist, "g", inert=("items",))
 linear(rt.einsum_adjoints, "g", "operands", multi=True)
 
 
+@tangent(rt.einsum_adjoints)
+def einsum_adjoints_tangent(z, g, operands):
+    # (the product rule over `operands` needs their subscripts: one helper)
+    t[z] += rt.einsum_adjoints_tangent(g, t[g], operands, t[operands])
+
+
 @adjoint(rt.reconcatenate, linear="g", inert=("x", "arrays", "axis"))
 def reconcatenate(z, g, x, arrays, axis=0):
     d[g] += rt.unlike_each(rt.unconcatenate(d[z], arrays, axis), g)

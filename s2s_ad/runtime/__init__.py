@@ -92,8 +92,8 @@ from .shapes import (choose_adjoints, kept_indices, reshape_as, select_adjoints,
                      unvstack)
 from .ranges import (arange_adjoints, geomspace_adjoints, linspace_adjoints,
                      logspace_adjoints)
-from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, inner_lhs,
-                       inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
+from .products import (LazyParts, dot_lhs, dot_rhs, einsum_adjoints, einsum_adjoints_tangent,
+                       inner_lhs, inner_rhs, kron_lhs, kron_rhs, matmul_lhs, matmul_rhs,
                        multi_dot_adjoints, multi_dot_adjoints_along, multi_dot_tangent,
                        multi_dot_tangent_along, tensordot_lhs, tensordot_rhs)
 from .linalg import (cholesky_adjoint, cofactors, eig_adjoint, eigh_adjoint, eigvals_adjoint,

@@ -189,19 +189,7 @@ def einsum_adjoints(g, operands):
     labels (diagonals, traces), labels summed within one operand only,
     broadcasting, any number of operands and scalar operands.
     """
-    if isinstance(operands[0], str):
-        subscripts, arrays, at = operands[0], operands[1:], range(1, len(operands))
-    elif not all(_is_sublist(operands[i]) for i in range(1, len(operands), 2)):
-        # (the operands' tangents, in forward mode over this adjoint: no subscripts)
-        raise UnsupportedValueError(
-            "s2s_ad cannot differentiate np.einsum's derivative again (hvp, hessian, "
-            "jvp of grad)", origin(),
-            hint="write the contraction with @, np.dot or np.tensordot, whose "
-                 "derivatives are differentiated again")
-    else:                               # array, sublist, ..., [output sublist]
-        pairs = 2 * (len(operands) // 2)
-        subscripts, arrays = _einsum_subscripts(operands), operands[0:pairs:2]
-        at = range(0, pairs, 2)
+    subscripts, arrays, at = _einsum_form(operands)
     inputs, output = _einsum_labels(subscripts, [np.shape(x) for x in arrays])
     g = _as_float(g, *arrays)
     which = {i: k for k, i in enumerate(at)}
@@ -210,6 +198,43 @@ def einsum_adjoints(g, operands):
         k = which.get(i)
         return None if k is None else _einsum_adjoint(g, inputs, output, arrays, k)
     return LazyParts(item, len(operands))
+
+
+def einsum_adjoints_tangent(g, tg, operands, t_operands):
+    """The tangent of `einsum_adjoints(g, operands)` (forward over reverse):
+    operand k's adjoint is linear in g and in each other operand, so its
+    tangent is the adjoint of tg, plus, for each other operand j, the
+    adjoint with operand j replaced by its tangent."""
+    subscripts, arrays, at = _einsum_form(operands)
+    tangents = [np.broadcast_to(t_operands[i], np.shape(a)) for i, a in zip(at, arrays)]
+    inputs, output = _einsum_labels(subscripts, [np.shape(x) for x in arrays])
+    g, tg = _as_float(g, *arrays), _as_float(tg, *arrays)
+    which = {i: k for k, i in enumerate(at)}
+
+    def item(i):
+        k = which.get(i)
+        if k is None:
+            return None
+        out = _einsum_adjoint(tg, inputs, output, arrays, k)
+        for j in range(len(arrays)):
+            if j != k:
+                swapped = [tangents[j] if m == j else a for m, a in enumerate(arrays)]
+                out = out + _einsum_adjoint(g, inputs, output, swapped, k)
+        return out
+    return LazyParts(item, len(operands))
+
+
+def _einsum_form(operands) -> tuple:
+    """(the subscripts string, the arrays, their positions in `operands`) of
+    either call form of np.einsum."""
+    if isinstance(operands[0], str):
+        return operands[0], operands[1:], range(1, len(operands))
+    if not all(_is_sublist(operands[i]) for i in range(1, len(operands), 2)):
+        raise UnsupportedValueError(    # (never from s2s_ad's own code: a bad call)
+            "np.einsum's operands are neither a subscripts string and arrays nor "
+            "arrays and sublists", origin())
+    pairs = 2 * (len(operands) // 2)    # array, sublist, ..., [output sublist]
+    return _einsum_subscripts(operands), operands[0:pairs:2], range(0, pairs, 2)
 
 
 def _einsum_subscripts(operands) -> str:
