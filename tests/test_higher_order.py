@@ -467,3 +467,17 @@ def test_a_linear_helper_refuses_a_varied_parameter_its_linearity_leaves_out():
         return scaled(2.0, x)
     with pytest.raises(ad.RuleError, match="parameter 'c'"):
         ad.jvp(f)(X3, np.ones(3))
+
+
+def det_of(x):
+    return np.linalg.det(x) ** 2 + np.linalg.det(x[:2, :2] * x[0, 0])
+
+
+@pytest.mark.parametrize("rank", [3, 2, 1])
+def test_hvp_through_det_at_invertible_and_singular_matrices(rank):
+    """det's gradient is the cofactors, differentiated again from inv(a)
+    where `a` is invertible and from its SVD where it is not (once refused:
+    no second-order rule)."""
+    u, _, vh = np.linalg.svd(rng.standard_normal((3, 3)))
+    s = np.r_[rng.uniform(0.5, 2.0, rank), np.zeros(3 - rank)]
+    check_hvp(det_of, ((u * s) @ vh,), (0,))

@@ -248,6 +248,11 @@ def restack(z, g, x, axis=0):
     d[g] += rt.unlike_each(rt.unstack(d[z], axis), g)
 
 
+@tangent(rt.cofactors)
+def cofactors_tangent(z, a):
+    t[z] += rt.cofactors_tangent(a, t[a])      # det's gradient, differentiated again
+
+
 @tangent(rt.inverse_transposed, inert="what")
 def inverse_transposed_tangent(z, a, what):
     t[z] += -(z @ np.swapaxes(t[a], -1, -2) @ z)     # d inv(a)^T = -inv(a)^T da^T inv(a)^T

@@ -100,8 +100,9 @@ from .linalg import (cholesky_adjoint, cofactors, eig_adjoint, eigh_adjoint, eig
                      eigvalsh_adjoint, field_adjoint, inverse_transposed, lstsq_adjoints,
                      matrix_power_adjoint, norm_adjoint, pinv_adjoint, qr_adjoint,
                      svd_adjoint, svdvals_adjoint)
-from .linalg_tangents import (cholesky_tangent, eig_tangent, eigh_tangent, eigvals_tangent,
-                              eigvalsh_tangent, lstsq_tangent, matrix_power_tangent,
+from .linalg_tangents import (cholesky_tangent, cofactors_tangent, eig_tangent, eigh_tangent,
+                              eigvals_tangent, eigvalsh_tangent, lstsq_tangent,
+                              matrix_power_tangent,
                               norm_tangent, pinv_tangent, qr_tangent, svd_tangent,
                               svdvals_tangent)
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,

@@ -1,6 +1,7 @@
 """Run-time helpers for the tangents (forward mode) of `np.linalg` functions
 (rules/linalg.py): norms, cholesky, eigh/eigvalsh, eig/eigvals, qr,
-svd/svdvals, pinv, lstsq and matrix_power.
+svd/svdvals, pinv, lstsq and matrix_power; and of `cofactors`, det's
+gradient (second order).
 
 Each `X_tangent` takes the tangent of X's input matrix and returns that of
 X's result (a tuple for a tuple result), with the result's shape and float
@@ -10,7 +11,8 @@ symmetric), so that both modes give one derivative.  Stacked matrices
 (`...`) work throughout; preconditions are stated per helper.
 
 Invariants: every helper returns a fresh object and none mutates its
-arguments.  Imports NumPy, `.core`, `.origins`, `.linalg` and `..errors` only.
+arguments.  Imports NumPy, `.core`, `.origins`, `.linalg`, `.reductions` and `..errors`
+only.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from .duck import asarray
 from ..errors import UnsupportedValueError
 from .core import _axes, _float_dtype, size
 from .linalg import _eigenvectors_of, _mT, _rank_deficient, _real, norm_adjoint
+from .reductions import prod_others
 from .origins import origin
 
 
@@ -188,3 +191,38 @@ def lstsq_tangent(ta, tb, a, b, z):
     dres = 2.0 * np.sum(r * dr, axis=0) if size(res) else np.zeros(np.shape(res))
     return (np.reshape(dx, np.shape(x)).astype(_float_dtype(x)),
             dres.astype(_float_dtype(x)), 0.0, ds.astype(_float_dtype(s)))
+
+
+def cofactors_tangent(a, t):
+    """The tangent of the cofactors C = adj(a)ᵀ (det's gradient) along `t`:
+    C tr(inv(a) t) - inv(a)ᵀ tᵀ C where `a` is invertible; where it is not,
+    from the SVD a = U diag(s) Vᵀ, as the cofactors themselves are there:
+    det(U) det(V) U dadj(diag(s))[M]ᵀ Vᵀ with M = Uᵀ t V, whose diagonal is
+    sum over k != i of M_kk prod_{j not in {i, k}} s_j and whose entry
+    (i, j != i) is -M_ij prod_{k not in {i, j}} s_k."""
+    a = asarray(a)
+    t = np.broadcast_to(asarray(t), a.shape)
+    try:
+        inv = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return _singular_cofactors_tangent(a, t)
+    c = np.linalg.det(a)[..., None, None] * _mT(inv)
+    trace = np.einsum("...ij,...ji->...", inv, t)
+    return c * trace[..., None, None] - _mT(inv) @ _mT(t) @ c
+
+
+def _singular_cofactors_tangent(a, t):
+    u, s, vh = np.linalg.svd(a)
+    m = _mT(u) @ t @ _mT(vh)
+    n = s.shape[-1]
+    pairs = np.zeros(s.shape + (n,))            # prod of s over all but i and k
+    for i in range(n):
+        without = s.copy()
+        without[..., i] = 1.0
+        pairs[..., i, :] = prod_others(without, -1)
+    eye = np.eye(n, dtype=bool)
+    pairs = np.where(eye, 0.0, pairs)
+    diagonal = np.einsum("...ik,...k->...i", pairs, _diagonal(m))
+    dadj = np.where(eye, 0.0, -m * pairs) + diagonal[..., None] * eye
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return sign[..., None, None] * (u @ _mT(dadj) @ vh)
