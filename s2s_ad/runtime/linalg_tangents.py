@@ -194,26 +194,16 @@ def lstsq_tangent(ta, tb, a, b, z):
 
 
 def cofactors_tangent(a, t):
-    """The tangent of the cofactors C = adj(a)ᵀ (det's gradient) along `t`:
-    C tr(inv(a) t) - inv(a)ᵀ tᵀ C where `a` is invertible; where it is not,
-    from the SVD a = U diag(s) Vᵀ, as the cofactors themselves are there:
-    det(U) det(V) U dadj(diag(s))[M]ᵀ Vᵀ with M = Uᵀ t V, whose diagonal is
-    sum over k != i of M_kk prod_{j not in {i, k}} s_j and whose entry
-    (i, j != i) is -M_ij prod_{k not in {i, j}} s_k."""
+    """The tangent of the cofactors C = adj(a)ᵀ (det's gradient) along `t`,
+    from the SVD a = U diag(s) Vᵀ, as `cofactors` has them where `a` is
+    singular: det(U) det(V) U dadj(diag(s))[M]ᵀ Vᵀ with M = Uᵀ t V, whose
+    diagonal is sum over k != i of M_kk prod_{j not in {i, k}} s_j and
+    whose entry (i, j != i) is -M_ij prod_{k not in {i, j}} s_k.  (Not
+    C tr(inv(a) t) - inv(a)ᵀ tᵀ C: near a singular matrix its two terms
+    are huge and cancel.)"""
     a = asarray(a)
-    t = np.broadcast_to(asarray(t), a.shape)
-    try:
-        inv = np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        return _singular_cofactors_tangent(a, t)
-    c = np.linalg.det(a)[..., None, None] * _mT(inv)
-    trace = np.einsum("...ij,...ji->...", inv, t)
-    return c * trace[..., None, None] - _mT(inv) @ _mT(t) @ c
-
-
-def _singular_cofactors_tangent(a, t):
     u, s, vh = np.linalg.svd(a)
-    m = _mT(u) @ t @ _mT(vh)
+    m = _mT(u) @ np.broadcast_to(asarray(t), a.shape) @ _mT(vh)
     n = s.shape[-1]
     pairs = np.zeros(s.shape + (n,))            # prod of s over all but i and k
     for i in range(n):
