@@ -177,7 +177,7 @@ REFUSED_AT_SECOND_ORDER = (
     "accumulate_adjoint", "cumprod_adjoint",
     "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
     "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs", "pinv_adjoint",
-    "reduce_initial_adjoint", "reduce_where_adjoint", "trapezoid_adjoints")
+    "reduce_initial_adjoint", "reduce_where_adjoint")
 # `reduce`'s adjoint differentiated again: of these ufuncs (the others refused
 # at run time, naming the reduction)
 REDUCED_AT_SECOND_ORDER = ("add", "subtract", "multiply", "maximum", "minimum", "fmax",

@@ -248,6 +248,11 @@ def restack(z, g, x, axis=0):
     d[g] += rt.unlike_each(rt.unstack(d[z], axis), g)
 
 
+@tangent(rt.trapezoid_adjoints, inert="axis")
+def trapezoid_adjoints_tangent(z, g, y, x=None, dx=1.0, axis=-1):
+    t[z] += rt.trapezoid_adjoints_tangent(g, t[g], t[y], t[x], t[dx], y, x, dx, axis)
+
+
 @tangent(rt.cofactors)
 def cofactors_tangent(z, a):
     t[z] += rt.cofactors_tangent(a, t[a])      # det's gradient, differentiated again

@@ -1,8 +1,8 @@
 """Run-time helpers for the tangents (forward mode) of the signal-processing
 and calculus rules (rules/signal.py) that are not linear in all their
 operands: `gradient` (in its spacings), `interp` (in x and xp),
-`trapezoid` (in x), and the coefficients' adjoint of `polyval` (in x:
-forward over reverse).
+`trapezoid` (in x); and, forward over reverse, of the adjoint helpers
+of `polyval` (its coefficients', in x) and `trapezoid`.
 
 Each is the transpose of the adjoint helper in signal.py (interp's: in
 interpolation.py), sharing its stencils and interpolation cells, so that
@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from .duck import asarray
-from .core import _float_dtype, _summed_to as _to, split
+from .core import Seq, _float_dtype, _summed_to as _to, split
 from .interpolation import _interp_cells, _interp_knots
 from .signal import (_column, _gradient_axes, _gradient_spacings, _per_axis, _steps,
-                     polyval_coefficients)
+                     polyval_coefficients, trapezoid_adjoints)
 
 
 def gradient_tangent(tf, tvarargs, z, f, varargs=(), axis=None, edge_order=1):
@@ -154,3 +154,15 @@ def polyval_coefficients_tangent(tx, g, p, x):
     lower = polyval_coefficients(asarray(g) * asarray(tx), p[1:], x)
     scaled = lower * _column(np.arange(n - 1, 0, -1), lower.ndim)
     return _to(np.concatenate([scaled, np.zeros_like(scaled[:1])]), p)
+
+
+def trapezoid_adjoints_tangent(g, tg, ty, tx, tdx, y, x=None, dx=1.0, axis=-1):
+    """The tangent of `trapezoid_adjoints(g, y, x, dx, axis)` = (d y, d x,
+    d dx): linear in g; d y reads the widths (linear in x, or in dx where x
+    is None), d x and d dx read y (linearly), so each takes the term of
+    the tangent it reads."""
+    in_g = trapezoid_adjoints(tg, y, x, dx, axis)
+    in_y = trapezoid_adjoints(g, ty, x, dx, axis)
+    in_widths = trapezoid_adjoints(g, y, None if x is None else tx, tdx, axis)
+    return Seq([in_g[0] + in_widths[0], None if x is None else in_g[1] + in_y[1],
+                in_g[2] + in_y[2]])
