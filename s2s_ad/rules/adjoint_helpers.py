@@ -253,6 +253,12 @@ def trapezoid_adjoints_tangent(z, g, y, x=None, dx=1.0, axis=-1):
     t[z] += rt.trapezoid_adjoints_tangent(g, t[g], t[y], t[x], t[dx], y, x, dx, axis)
 
 
+@tangent(rt.cumprod_adjoint, inert=("z", "axis"))    # (z = cumprod(a): read through a)
+def cumprod_adjoint_tangent(out, g, a, z, axis=None):
+    t[out] += rt.cumprod_adjoint(t[g], a, z, axis)
+    t[out] += rt.cumprod_adjoint_tangent(g, a, t[a], axis)
+
+
 @tangent(rt.cofactors)
 def cofactors_tangent(z, a):
     t[z] += rt.cofactors_tangent(a, t[a])      # det's gradient, differentiated again

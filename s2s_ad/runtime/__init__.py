@@ -73,9 +73,9 @@ from . import zero as _zero
 from .zero import ZERO, ReplacedItemError
 from .duck import duck_like, is_duck, is_real_scalar, numpy_only
 from .tangents import check_tangent, overlay, tangent_like, zero_tangent
-from .reduction_tangents import (cov_divisor, extremum_share, prod_factors, quantile_tangent,
-                                 share_sum, symmetric_part2, unit_rows_tangent,
-                                 variables_tangent)
+from .reduction_tangents import (cov_divisor, cumprod_adjoint_tangent, extremum_share,
+                                 prod_factors, quantile_tangent, share_sum, symmetric_part2,
+                                 unit_rows_tangent, variables_tangent)
 from .transposes import (reconcatenate, restack, unbroadcast_transpose, unhead,
                          unitem_or_zeros, unlike_each, unpop_transpose, unsnapshot,
                          unsum_transpose, unwritten)

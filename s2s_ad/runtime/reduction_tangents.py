@@ -1,8 +1,8 @@
 """Run-time helpers of the reduction and statistics tangent templates
 (rules/reductions.py, rules/statistics.py): what a template cannot fold
 because its `if` reads a name (`initial`, `where`, `ddof`), and the
-tangents of the statistics' intermediate steps.  None mutates its
-arguments.
+tangents of the statistics' intermediate steps; and the tangent of
+cumprod's adjoint (second order).  None mutates its arguments.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
                          reduced_mask_where)
+from .core import _as_float
 from .core import zeros_like
 from .statistics import cov_variables, quantile_reads
 
@@ -90,3 +91,32 @@ def share_sum(weights, tangents, like):
     for w, tangent in shares:
         out = out + w * tangent
     return out
+
+
+def cumprod_adjoint_tangent(g, a, t, axis=None):
+    """The tangent in `a`, along `t`, of `cumprod_adjoint(g, a, z, axis)`
+    (z = cumprod(a) moves with a): d a_k = P_k S_k with P_k the product of
+    the elements before k and S_k = g_k + a_{k+1} S_{k+1}, so its tangent
+    is tP_k S_k + P_k tS_k, by the recurrences tP_{k+1} = tP_k a_k + P_k t_k
+    and tS_k = t_{k+1} S_{k+1} + a_{k+1} tS_{k+1}: no division, exact
+    where `a` has zeros."""
+    a = np.asarray(a)
+    shape = a.shape
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    t = np.broadcast_to(_as_float(t, a).reshape(a.shape), a.shape)
+    g = np.broadcast_to(_as_float(g, a), a.shape)
+    am, gm, tm = (np.moveaxis(v, axis, -1) for v in (a, g, t))
+    dtype = np.result_type(gm, am, tm)
+    s, ts, p, tp = (np.zeros(am.shape, dtype) for _ in range(4))
+    if am.shape[-1] == 0:
+        return np.zeros(shape, dtype)
+    s[..., -1] = gm[..., -1]
+    for k in range(am.shape[-1] - 2, -1, -1):
+        s[..., k] = gm[..., k] + am[..., k + 1] * s[..., k + 1]
+        ts[..., k] = tm[..., k + 1] * s[..., k + 1] + am[..., k + 1] * ts[..., k + 1]
+    p[..., 0] = 1.0
+    for k in range(am.shape[-1] - 1):
+        p[..., k + 1] = p[..., k] * am[..., k]
+        tp[..., k + 1] = tp[..., k] * am[..., k] + p[..., k] * tm[..., k]
+    return np.moveaxis(tp * s + p * ts, -1, axis).reshape(shape)
