@@ -174,11 +174,10 @@ def check_hvp(f, args, wrt, seed=2, h=1e-6) -> None:
 # decompositions' adjoints); a row whose gradient calls one is refused at second
 # order, located at the row's own function.
 REFUSED_AT_SECOND_ORDER = (
-    "accumulate_adjoint",
-    "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
-    "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs", "pinv_adjoint",
-    "reduce_initial_adjoint", "reduce_where_adjoint")
-# `reduce`'s adjoint differentiated again: of these ufuncs (the others refused
+    "accumulate_adjoint", "geomspace_adjoints", "gradient_spacing_adjoints",
+    "interp_adjoints", "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs",
+    "pinv_adjoint")
+# `reduce`'s adjoints differentiated again: of these ufuncs (the others refused
 # at run time, naming the reduction)
 REDUCED_AT_SECOND_ORDER = ("add", "subtract", "multiply", "maximum", "minimum", "fmax",
                            "fmin", "logaddexp", "logaddexp2", "hypot")
@@ -191,7 +190,7 @@ def refused_at_second_order(f, wrt) -> str | None:
     found = [(text.index(f"rt.{h}("), h) for h in REFUSED_AT_SECOND_ORDER
              if f"rt.{h}(" in text]         # (the first the code calls is refused)
     found += [(m.start(), f"np.{m.group(1)}.reduce")
-              for m in re.finditer(r"rt\.reduce_adjoint\(np\.(\w+),", text)
+              for m in re.finditer(r"rt\.reduce_(?:where_|initial_)?adjoint\(np\.(\w+),", text)
               if m.group(1) not in REDUCED_AT_SECOND_ORDER]
     return min(found)[1] if found else None
 

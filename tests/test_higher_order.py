@@ -515,3 +515,26 @@ def running_product(x):
 @pytest.mark.parametrize("x", [W[:3, :3], np.array([[0.5, 0.0, 1.2], [0.0, -0.7, 0.3]])])
 def test_hvp_through_cumprods_adjoint_with_and_without_zeros(x):
     check_hvp(running_product, (x,), (0,))
+
+
+def masked_products(x):
+    """`initial` varied, `where` leaving elements out: the product rule over
+    the selected elements and `initial` (once refused at second order)."""
+    return np.sum(np.multiply.reduce(np.sin(x), axis=1, initial=x[0, 1] * 2.0,
+                                     where=x < 1.0) ** 2)
+
+
+def masked_soft_maximum(x):
+    return np.sum(np.logaddexp.reduce(x * x, axis=0, initial=x[0, 0] ** 2,
+                                      where=x > -0.5) ** 2)
+
+
+def masked_sums_and_extrema(x):
+    return np.sum(np.sin(np.sum(x * x, axis=0, where=x > 0.1))) + \
+        np.sum(np.max(x * x, axis=1, initial=0.3) ** 2) + np.mean(x ** 3, where=x > 0.0) ** 2
+
+
+@pytest.mark.parametrize("f", [masked_products, masked_soft_maximum,
+                               masked_sums_and_extrema])
+def test_hvp_through_reductions_with_initial_and_where(f):
+    check_hvp(f, (W,), (0,))

@@ -88,6 +88,26 @@ def reduce_adjoint_tangent(out, ufunc, g, array, z, axis=0, keepdims=False):
     t[out] += rt.reduce_adjoint_tangent(ufunc, g, t[array], t[z], array, z, axis, keepdims)
 
 
+_MASKED = ("ufunc", "axis", "keepdims", "where")
+
+
+@tangent(rt.reduce_where_adjoint, inert=_MASKED)
+def reduce_where_adjoint_tangent(out, ufunc, g, array, z, axis=0, keepdims=False,
+                                 initial=None, where=True):
+    t[out] += rt.reduce_where_adjoint(ufunc, t[g], array, z, axis, keepdims, initial, where)
+    t[out] += rt.reduce_where_adjoint_tangents(ufunc, g, t[array], t[z], t[initial], array,
+                                               z, axis, keepdims, initial, where)[0]
+
+
+@tangent(rt.reduce_initial_adjoint, inert=_MASKED)
+def reduce_initial_adjoint_tangent(out, ufunc, g, array, z, axis=0, keepdims=False,
+                                   initial=None, where=True):
+    t[out] += rt.reduce_initial_adjoint(ufunc, t[g], array, z, axis, keepdims, initial,
+                                        where)
+    t[out] += rt.reduce_where_adjoint_tangents(ufunc, g, t[array], t[z], t[initial], array,
+                                               z, axis, keepdims, initial, where)[1]
+
+
 @adjoint(*(u.accumulate for u in SCANNED))
 def accumulate(z, ufunc, array, axis=0, dtype=None):
     d[array] += rt.accumulate_adjoint(ufunc, d[z], array, z, axis)

@@ -129,7 +129,8 @@ from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget
 from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
 from .ufunc_tangents import (accumulate_tangent, initial_tangent, outer_tangent_lhs,
-                             outer_tangent_rhs, reduce_adjoint_tangent, reduce_tangent)
+                             outer_tangent_rhs, reduce_adjoint_tangent, reduce_tangent,
+                             reduce_where_adjoint_tangents)
 
 
 T = TypeVar("T")

@@ -15,7 +15,7 @@ adjoint of `reduce` in its primal operands (forward over reverse).
 
 Invariants: every helper returns fresh values and mutates none of its
 arguments.  Imports NumPy, `.core`, `.ufuncs`, `.masked_reduce`,
-`.reductions` and `.origins` only.
+`.reductions`, `.origins` and `..errors` only.
 """
 from __future__ import annotations
 
@@ -25,9 +25,10 @@ from .duck import asarray
 from ..errors import NoRuleError
 from .core import _axes, _float_dtype, _summed_to as _to
 from .masked_reduce import weighted_parts
+from .core import unbroadcast
 from .origins import origin
 from .reductions import prod_others
-from .ufuncs import (EXTREMA, PARTIALS, _hypot_part, _like, _moved, _suffix_recurrence,
+from .ufuncs import (EXTREMA, PARTIALS, _like, _moved, _suffix_recurrence,
                      aligned, reduce_adjoint)
 
 
@@ -156,32 +157,55 @@ def _masked_weights(ufunc, a, z, axes, keepdims, initial, where):
 
 def reduce_adjoint_tangent(ufunc, g, t_array, t_z, array, z, axis=0, keepdims=False):
     """The tangent of `reduce_adjoint(ufunc, g, array, z, ...)` in `array`
-    and `z` (its term in `g` is itself, linear): none for a sum, a
-    difference or an extremum (constant, or piecewise constant), the
-    derivative of the others' product for a product, of the softmax
-    weights for logaddexp(2), of a / z for hypot.  Other ufuncs are
-    refused at run time, located."""
+    and `z` (its term in `g` is itself, linear): see `_second_order`."""
+    return reduce_where_adjoint_tangents(ufunc, g, t_array, t_z, 0.0, array, z, axis,
+                                         keepdims)[0]
+
+
+def reduce_where_adjoint_tangents(ufunc, g, t_array, t_z, t_initial, array, z, axis=0,
+                                  keepdims=False, initial=None, where=True):
+    """The tangents, in `array`, `z` and `initial`, of the adjoints of
+    ufunc.reduce(array, axis, keepdims=keepdims, initial=initial,
+    where=where) for the result's adjoint `g` (its term in g is the adjoint
+    itself, linear): (of d array, in its form; of d initial, in its form).
+    An element `where` leaves out gets none, as it gets no adjoint."""
     a, dtype, axes, gk, zk = aligned(g, array, z, axis, keepdims)
-    ta = np.broadcast_to(asarray(t_array, dtype=dtype), a.shape)
+    sel = np.broadcast_to(asarray(where, dtype=bool), a.shape)
+    ta = np.where(sel, np.broadcast_to(asarray(t_array, dtype=dtype), a.shape), 0.0)
     tz = asarray(t_z, dtype=dtype)
     tz = tz if keepdims else np.expand_dims(tz, axes)
+    s = ufunc.identity if initial is None else asarray(initial, dtype=dtype)
+    ts = 0.0 if initial is None else asarray(t_initial, dtype=dtype)
+    da, ds = _second_order(ufunc, gk, np.where(sel, a, 1.0), ta, zk, tz, s, ts, axes)
+    da = _like(np.broadcast_to(np.where(sel, da, 0.0), a.shape), array)
+    if initial is None:
+        return da, 0.0
+    return da, unbroadcast(np.sum(np.broadcast_to(ds, zk.shape), dtype=dtype), initial)
+
+
+def _second_order(ufunc, g, a, ta, z, tz, s, ts, axes):
+    """(d(d a), d(d s)) for the fold z of `a` (the elements left out set to
+    1) from the start s: none for a sum, a difference or an extremum
+    (constant, or piecewise constant); the product rule over the others'
+    product and s for a product; the derivative of the softmax weights for
+    logaddexp(2), of a / z for hypot.  Other ufuncs are refused, located."""
     if ufunc in (np.add, np.subtract) or ufunc in EXTREMA:
-        out = np.zeros(a.shape, dtype)
-    elif ufunc is np.multiply:
-        out = gk * _prod_others_tangent(a, ta, axes)
-    elif ufunc is np.logaddexp or ufunc is np.logaddexp2:
-        scale = 1.0 if ufunc is np.logaddexp else np.log(2.0)
-        weights = np.exp(a - zk) if ufunc is np.logaddexp else np.exp2(a - zk)
-        out = gk * weights * scale * (ta - tz)
-    elif ufunc is np.hypot:             # d(a / z) = ta / z - a tz / z**2; 0 at the origin
-        safe = np.where(zk == 0, 1.0, zk)
-        out = gk * np.where(zk == 0, 0.0, ta / safe - _hypot_part(a, zk) * tz / safe)
-    else:
-        raise NoRuleError(
-            f"s2s_ad cannot differentiate the derivative of np.{ufunc.__name__}.reduce "
-            "again (hvp, hessian, jvp of grad)", origin(),
-            hint="write the reduction as a loop, or differentiate this part once only")
-    return _like(np.broadcast_to(out, a.shape), array)
+        return np.zeros(a.shape), 0.0
+    if ufunc is np.multiply:
+        others = prod_others(a, axes)
+        return (g * (ts * others + s * _prod_others_tangent(a, ta, axes)),
+                g * np.sum(ta * others, axis=axes, keepdims=True))
+    if ufunc is np.logaddexp or ufunc is np.logaddexp2:
+        weight, scale = (np.exp, 1.0) if ufunc is np.logaddexp else (np.exp2, np.log(2.0))
+        return (g * weight(a - z) * scale * (ta - tz), g * weight(s - z) * scale * (ts - tz))
+    if ufunc is np.hypot:               # d(a / z) = ta / z - a tz / z**2; 0 at the origin
+        safe = np.where(z == 0, 1.0, z)
+        return (g * np.where(z == 0, 0.0, ta / safe - a * tz / safe ** 2),
+                g * np.where(z == 0, 0.0, ts / safe - s * tz / safe ** 2))
+    raise NoRuleError(
+        f"s2s_ad cannot differentiate the derivative of np.{ufunc.__name__}.reduce "
+        "again (hvp, hessian, jvp of grad)", origin(),
+        hint="write the reduction as a loop, or differentiate this part once only")
 
 
 def _prod_others_tangent(a, ta, axes):
