@@ -174,24 +174,28 @@ def check_hvp(f, args, wrt, seed=2, h=1e-6) -> None:
 # decompositions' adjoints); a row whose gradient calls one is refused at second
 # order, located at the row's own function.
 REFUSED_AT_SECOND_ORDER = (
-    "accumulate_adjoint", "geomspace_adjoints", "gradient_spacing_adjoints",
-    "interp_adjoints", "logspace_adjoints", "lstsq_adjoints", "outer_lhs", "outer_rhs",
-    "pinv_adjoint")
-# `reduce`'s adjoints differentiated again: of these ufuncs (the others refused
-# at run time, naming the reduction)
-REDUCED_AT_SECOND_ORDER = ("add", "subtract", "multiply", "maximum", "minimum", "fmax",
-                           "fmin", "logaddexp", "logaddexp2", "hypot")
+    "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
+    "logspace_adjoints", "lstsq_adjoints", "pinv_adjoint")
+# the adjoints of `reduce`, `accumulate` and `outer` differentiated again: of
+# these ufuncs (the others refused at run time, naming the method)
+_EXTREMA = ("maximum", "minimum", "fmax", "fmin")
+SECOND_ORDER_UFUNCS = {
+    "reduce": ("add", "subtract", "multiply", "logaddexp", "logaddexp2", "hypot") + _EXTREMA,
+    "accumulate": ("add", "subtract", "multiply") + _EXTREMA,
+    "outer": ("add", "subtract", "multiply")}
+_METHOD_ADJOINT = re.compile(r"rt\.(reduce|accumulate|outer)_?(?:where_|initial_)?"
+                             r"(?:adjoint|lhs|rhs)\(np\.(\w+),")
 
 
 def refused_at_second_order(f, wrt) -> str | None:
     """The helper without a second-order rule that `f`'s gradient calls, if
-    any, or the reduction whose adjoint has none (`np.divide.reduce`)."""
+    any, or the ufunc method whose adjoint has none (`np.divide.reduce`)."""
     text = ad.source(ad.grad(f, wrt=wrt))
     found = [(text.index(f"rt.{h}("), h) for h in REFUSED_AT_SECOND_ORDER
              if f"rt.{h}(" in text]         # (the first the code calls is refused)
-    found += [(m.start(), f"np.{m.group(1)}.reduce")
-              for m in re.finditer(r"rt\.reduce_(?:where_|initial_)?adjoint\(np\.(\w+),", text)
-              if m.group(1) not in REDUCED_AT_SECOND_ORDER]
+    found += [(m.start(), f"np.{m.group(2)}.{m.group(1)}")
+              for m in _METHOD_ADJOINT.finditer(text)
+              if m.group(2) not in SECOND_ORDER_UFUNCS[m.group(1)]]
     return min(found)[1] if found else None
 
 

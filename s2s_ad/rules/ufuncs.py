@@ -108,6 +108,24 @@ def reduce_initial_adjoint_tangent(out, ufunc, g, array, z, axis=0, keepdims=Fal
                                                z, axis, keepdims, initial, where)[1]
 
 
+@tangent(rt.accumulate_adjoint, inert=("ufunc", "axis"))
+def accumulate_adjoint_tangent(out, ufunc, g, array, z, axis=0):
+    t[out] += rt.accumulate_adjoint(ufunc, t[g], array, z, axis)
+    t[out] += rt.accumulate_adjoint_tangent(ufunc, g, t[array], t[z], array, z, axis)
+
+
+@tangent(rt.outer_lhs, inert="ufunc")
+def outer_lhs_tangent(out, ufunc, g, A, B, z):
+    t[out] += rt.outer_lhs(ufunc, t[g], A, B, z)
+    t[out] += rt.outer_adjoints_tangent(ufunc, 0, g, t[A], t[B], t[z], A, B, z)
+
+
+@tangent(rt.outer_rhs, inert="ufunc")
+def outer_rhs_tangent(out, ufunc, g, A, B, z):
+    t[out] += rt.outer_rhs(ufunc, t[g], A, B, z)
+    t[out] += rt.outer_adjoints_tangent(ufunc, 1, g, t[A], t[B], t[z], A, B, z)
+
+
 @adjoint(*(u.accumulate for u in SCANNED))
 def accumulate(z, ufunc, array, axis=0, dtype=None):
     d[array] += rt.accumulate_adjoint(ufunc, d[z], array, z, axis)

@@ -55,7 +55,7 @@ Submodules import `.core` (which imports `.zero`; and `linalg`, `statistics` and
 `.reductions`, `linalg` `.products`, `linalg_tangents` `.linalg`, `inplace`
 `.aliases`, `masked_reduce` `.reductions` and `.ufuncs`, `signal_tangents`
 `.signal` and `.interpolation`, `ufunc_tangents` `.ufuncs`, `.reductions`,
-`.origins` and `.masked_reduce`), never this package, so there is no import cycle.
+`.reduction_tangents`, `.origins` and `.masked_reduce`), never this package, so there is no import cycle.
 """
 from __future__ import annotations
 
@@ -130,7 +130,8 @@ from .ufuncs import accumulate_adjoint, outer_lhs, outer_rhs, reduce_adjoint
 from .masked_reduce import reduce_initial_adjoint, reduce_where_adjoint
 from .ufunc_tangents import (accumulate_tangent, initial_tangent, outer_tangent_lhs,
                              outer_tangent_rhs, reduce_adjoint_tangent, reduce_tangent,
-                             reduce_where_adjoint_tangents)
+                             reduce_where_adjoint_tangents, accumulate_adjoint_tangent,
+                             outer_adjoints_tangent)
 
 
 T = TypeVar("T")

@@ -10,8 +10,7 @@ import numpy as np
 
 from .reductions import (_to_last, prod_others, prod_others_where, reduced_mask,
                          reduced_mask_where)
-from .core import _as_float
-from .core import zeros_like
+from .core import _as_float, zeros_like
 from .statistics import cov_variables, quantile_reads
 
 

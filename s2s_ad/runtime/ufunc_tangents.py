@@ -15,7 +15,7 @@ adjoint of `reduce` in its primal operands (forward over reverse).
 
 Invariants: every helper returns fresh values and mutates none of its
 arguments.  Imports NumPy, `.core`, `.ufuncs`, `.masked_reduce`,
-`.reductions`, `.origins` and `..errors` only.
+`.reductions`, `.reduction_tangents`, `.origins` and `..errors` only.
 """
 from __future__ import annotations
 
@@ -27,9 +27,10 @@ from .core import _axes, _float_dtype, _summed_to as _to
 from .masked_reduce import weighted_parts
 from .core import unbroadcast
 from .origins import origin
+from .reduction_tangents import cumprod_adjoint_tangent
 from .reductions import prod_others
 from .ufuncs import (EXTREMA, PARTIALS, _like, _moved, _suffix_recurrence,
-                     aligned, reduce_adjoint)
+                     aligned, outer_lhs, outer_rhs, reduce_adjoint)
 
 
 def outer_tangent_lhs(ufunc, t, A, B, z):
@@ -183,6 +184,38 @@ def reduce_where_adjoint_tangents(ufunc, g, t_array, t_z, t_initial, array, z, a
     return da, unbroadcast(np.sum(np.broadcast_to(ds, zk.shape), dtype=dtype), initial)
 
 
+def accumulate_adjoint_tangent(ufunc, g, t_array, t_z, array, z, axis=0):
+    """The tangent of `accumulate_adjoint(ufunc, g, array, z, axis)` in
+    `array` and `z` (its term in g is itself): none for a running sum,
+    difference or extremum, cumprod's adjoint's for a product."""
+    if ufunc in (np.add, np.subtract) or ufunc in EXTREMA:
+        return _like(np.zeros(np.shape(array)), array)
+    if ufunc is np.multiply:
+        a = asarray(array)
+        return _like(cumprod_adjoint_tangent(g, a, t_array, 0 if axis is None else axis), array)
+    raise _refused(ufunc, "accumulate")
+
+
+def outer_adjoints_tangent(ufunc, side, g, t_A, t_B, t_z, A, B, z):
+    """The tangent of `outer_lhs` (`side` 0) or `outer_rhs` (1) of
+    ufunc.outer(A, B) in A, B and z (its term in g is itself): none for a
+    sum or difference; for a product, the adjoint of one side reads the
+    other, linearly."""
+    if ufunc is np.add or ufunc is np.subtract:
+        return _like(np.zeros(np.shape((A, B)[side])), (A, B)[side])
+    if ufunc is np.multiply:
+        return outer_lhs(ufunc, g, A, t_B, z) if side == 0 else outer_rhs(ufunc, g, t_A, B, z)
+    raise _refused(ufunc, "outer")
+
+
+def _refused(ufunc, method: str) -> NoRuleError:
+    return NoRuleError(
+        f"s2s_ad cannot differentiate the derivative of np.{ufunc.__name__}.{method} "
+        "again (hvp, hessian, jvp of grad)", origin(),
+        hint="write it with a loop or elementwise operations, or differentiate this "
+             "part once only")
+
+
 def _second_order(ufunc, g, a, ta, z, tz, s, ts, axes):
     """(d(d a), d(d s)) for the fold z of `a` (the elements left out set to
     1) from the start s: none for a sum, a difference or an extremum
@@ -202,10 +235,7 @@ def _second_order(ufunc, g, a, ta, z, tz, s, ts, axes):
         safe = np.where(z == 0, 1.0, z)
         return (g * np.where(z == 0, 0.0, ta / safe - a * tz / safe ** 2),
                 g * np.where(z == 0, 0.0, ts / safe - s * tz / safe ** 2))
-    raise NoRuleError(
-        f"s2s_ad cannot differentiate the derivative of np.{ufunc.__name__}.reduce "
-        "again (hvp, hessian, jvp of grad)", origin(),
-        hint="write the reduction as a loop, or differentiate this part once only")
+    raise _refused(ufunc, "reduce")
 
 
 def _prod_others_tangent(a, ta, axes):
