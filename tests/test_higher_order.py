@@ -554,3 +554,35 @@ def test_hvp_through_another_accumulate_is_refused_at_the_user():
     with pytest.raises(ad.NoRuleError, match=r"np\.divide\.accumulate again") as info:
         ad.hvp(lambda x: np.sum(np.divide.accumulate(x + 3.0) ** 2))(X5, np.ones(5))
     assert info.value.location.filename == __file__
+
+
+def heat_stencil(u0, k):
+    u = u0.copy()
+    for _ in range(4):
+        lap = u[:-2] - 2 * u[1:-1] + u[2:]
+        u[1:-1] += k * lap
+    return np.sum(u * u)
+
+
+def gauss_seidel(A, b):
+    x = np.zeros_like(b)
+    for _ in range(3):
+        for i in range(b.shape[0]):
+            row = A[i]
+            x[i] = (b[i] - row[:i] @ x[:i] - row[i + 1:] @ x[i + 1:]) / row[i]
+    return np.sum(x ** 2)
+
+
+def test_a_loop_body_does_not_re_read_its_statements_temporaries():
+    """A view a statement read (`u[:-2]`) is not read again after a later
+    update of its base, in a loop too: the next iteration binds it again
+    before reading it (once: a guarded re-read of each, every iteration)."""
+    text = ad.source(ad.grad(heat_stencil))
+    assert "rt.shares(" not in text and "rt.slots(" in text, text
+    check_grad(heat_stencil, [X5, 0.2], (0, 1))
+
+
+def test_hvp_through_in_place_updates_in_loops():
+    A, b = rng.standard_normal((4, 4)) + 4.0 * np.eye(4), np.append(X3, 0.5)
+    check_grad(gauss_seidel, [A, b], (0, 1))
+    check_hvp(gauss_seidel, (A, b), (0, 1))

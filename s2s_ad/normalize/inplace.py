@@ -344,6 +344,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
         # array) and stored back
         base, index = subscript_target(nz, target)
         item = nz.namer.temp()
+        nz.temps.append(item)           # (the statement's: read no more after it)
         nz.augmented.add(item)
         nz.emit(astutil.assign(item, astutil.subscript(
             astutil.name(base), astutil.index_syntax(index))))
@@ -351,7 +352,7 @@ def s_AugAssign(nz, stmt: gast.AugAssign) -> None:
             refusals.shared(nz, item, Part(other, "reshape", astutil.name(other)),
                             "is updated in place, an item another list holds too,")
         _augment(nz, item, stmt.op, nz.atom(stmt.value))
-        setitem(nz, base, index, astutil.name(item), replaces=False)
+        setitem(nz, base, index, astutil.name(item), replaces=False, last=True)
         return
     if not isinstance(target, gast.Name):
         nz.unsupported(stmt, "augmented assignment to " + astutil.describe(target))

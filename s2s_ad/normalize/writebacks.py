@@ -298,12 +298,12 @@ def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
     """Whether `view`, surely `part` of a base, may go without a re-read:
     a temporary no code reads again (of a statement done, or this one's
     after its last operation) that has no alias and is a part of nothing
-    but `part`'s base, out of any loop (a loop's body re-reads it: the
-    loop-carried checks take a view not re-read in the body for one held
-    around it).  The caller also asks that nothing be a view or an item of
+    but `part`'s base; in a loop too, whose next iteration binds it again
+    before reading it (a temporary is never read before its statement
+    binds it).  The caller also asks that nothing be a view or an item of
     it."""
     return part.certain and (view in nz.retired or view in walk.own_temps) and \
-        not nz.loops and nz.aliases.get(view, {view}) == {view} and \
+        nz.aliases.get(view, {view}) == {view} and \
         not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view, ()))
 
 
