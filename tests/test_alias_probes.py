@@ -206,6 +206,20 @@ def unpacks_nested_views(x):
     return np.sum(a * c) + np.sum(v * W)
 
 
+def keeps_the_row_it_updates_next(x):
+    # (a check that the loop rebinds `r` before updating it is not enough:
+    # `keep` holds the previous iteration's `r`, the same row, which the
+    # update changes; once tried, a silently wrong gradient)
+    keep = []
+    r = x * 1.0
+    M = np.outer(x, x)
+    for k in range(3):
+        keep.append(r)
+        r = M[0]
+        r *= 2.0
+    return sum(np.sum(v ** 3) for v in keep) + np.sum(M * M)
+
+
 FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_it_rebinds, views_its_own_object, views_its_own_parameter, stores_into_a_list_slot,
             stores_into_a_dict, pops_by_index, pops_by_key, swaps_list_slots_then_updates_one,
             stores_an_item_read_from_another_slot, moves_a_dict_value_then_updates_it,
@@ -224,7 +238,8 @@ def test_the_update_is_followed(f):
                                      (keeps_views_of_what_it_updates, 5),
                                      (updates_then_keeps_a_view, 3),
                                      (stores_an_item_chosen_in_a_branch, 6),
-                                     (updates_rows_listed_by_a_comprehension, 4)],
+                                     (updates_rows_listed_by_a_comprehension, 4),
+                                     (keeps_the_row_it_updates_next, 10)],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_update_is_refused_where_it_cannot_be_followed(f, line):
     for derive in (lambda: ad.grad(f)(X), lambda: ad.jvp(f)(X, np.ones(4))):
