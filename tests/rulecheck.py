@@ -174,8 +174,8 @@ def check_hvp(f, args, wrt, seed=2, h=1e-6) -> None:
 # decompositions' adjoints); a row whose gradient calls one is refused at second
 # order, located at the row's own function.
 REFUSED_AT_SECOND_ORDER = (
-    "geomspace_adjoints", "gradient_spacing_adjoints", "interp_adjoints",
-    "logspace_adjoints", "lstsq_adjoints", "pinv_adjoint")
+    "geomspace_adjoints", "gradient_spacing_adjoints", "logspace_adjoints",
+    "lstsq_adjoints", "pinv_adjoint")
 # the adjoints of `reduce`, `accumulate` and `outer` differentiated again: of
 # these ufuncs (the others refused at run time, naming the method)
 _EXTREMA = ("maximum", "minimum", "fmax", "fmin")
@@ -196,7 +196,15 @@ def refused_at_second_order(f, wrt) -> str | None:
     found += [(m.start(), f"np.{m.group(2)}.{m.group(1)}")
               for m in _METHOD_ADJOINT.finditer(text)
               if m.group(2) not in SECOND_ORDER_UFUNCS[m.group(1)]]
+    params = inspect.signature(f).parameters
+    found += [(m.start(), "np.interp again") for m in _INTERP.finditer(text)
+              if m.group(1) in params or m.group(2) != "None"]
     return min(found)[1] if found else None
+
+
+# np.interp's adjoint differentiated again: not where xp varies (a parameter
+# here: every table row differentiates all of them) or with a period
+_INTERP = re.compile(r"rt\.interp_adjoints\([^,]+, [^,]+, (\w+), .*, ([^,]+)\)$", re.M)
 
 
 def check_refused_at_second_order(f, args, wrt, helper: str) -> None:

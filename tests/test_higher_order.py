@@ -586,3 +586,27 @@ def test_hvp_through_in_place_updates_in_loops():
     A, b = rng.standard_normal((4, 4)) + 4.0 * np.eye(4), np.append(X3, 0.5)
     check_grad(gauss_seidel, [A, b], (0, 1))
     check_hvp(gauss_seidel, (A, b), (0, 1))
+
+
+KNOTS = np.array([0.0, 0.5, 1.3, 2.0, 2.2])
+
+
+def interpolated(x, fp):
+    return np.sum(np.interp(x, KNOTS, fp) ** 2 * x) + np.interp(0.7, KNOTS, fp * fp, left=0.3)
+
+
+def interpolated_on_moving_knots(x, xp):
+    return np.sum(np.interp(x, xp, np.sin(xp)) ** 2)
+
+
+def test_hvp_through_interp_in_the_queries_and_values():
+    """Within an interval the adjoints move with the slope (linear in fp)
+    and the fraction t (linear in x); below and above the knots too."""
+    check_hvp(interpolated, (np.array([-0.3, 0.2, 0.9, 1.7, 2.1, 2.6]), X5), (0, 1))
+
+
+def test_hvp_through_interp_on_moving_knots_is_refused_at_the_user():
+    with pytest.raises(ad.NoRuleError, match="np.interp again") as info:
+        ad.hvp(interpolated_on_moving_knots, wrt=(0, 1))(
+            np.array([0.2, 0.9]), KNOTS, (np.ones(2), np.ones(5)))
+    assert info.value.location.filename == __file__

@@ -121,8 +121,9 @@ from .signal import (diff_adjoints, ediff1d_adjoints, gradient_adjoint,
                      gradient_spacing_adjoints, meshgrid_adjoints,
                      poly_derivative, polyval_coefficients, trapezoid_adjoints, unwindow)
 from .interpolation import interp_adjoints
-from .signal_tangents import (gradient_tangent, interp_tangent, polyval_coefficients_tangent,
-                              trapezoid_adjoints_tangent, trapezoid_tangent)
+from .signal_tangents import (gradient_tangent, interp_adjoints_tangent, interp_tangent,
+                              polyval_coefficients_tangent, trapezoid_adjoints_tangent,
+                              trapezoid_tangent)
 from .context import MARKERS, enter, exit, managed, no_exception, sets_state  # noqa: A004
 from .sequences import (get_other, has_key, join, repeat_items, sort_like, unget_default,
                         unget_other, unjoin, unrepeat_items, unsort_like, unsorted)

@@ -2,7 +2,8 @@
 and calculus rules (rules/signal.py) that are not linear in all their
 operands: `gradient` (in its spacings), `interp` (in x and xp),
 `trapezoid` (in x); and, forward over reverse, of the adjoint helpers
-of `polyval` (its coefficients', in x) and `trapezoid`.
+of `polyval` (its coefficients', in x), `trapezoid` and `interp` (in x
+and fp: not in xp nor with a period, refused at run time).
 
 Each is the transpose of the adjoint helper in signal.py (interp's: in
 interpolation.py), sharing its stencils and interpolation cells, so that
@@ -20,7 +21,9 @@ import numpy as np
 
 from .duck import asarray
 from .core import Seq, _float_dtype, _summed_to as _to, split
-from .interpolation import _interp_cells, _interp_knots
+from .interpolation import _interp_cells, _interp_knots, interp_adjoints
+from .origins import origin
+from ..errors import NoRuleError
 from .signal import (_column, _gradient_axes, _gradient_spacings, _per_axis, _steps,
                      polyval_coefficients, trapezoid_adjoints)
 
@@ -166,3 +169,41 @@ def trapezoid_adjoints_tangent(g, tg, ty, tx, tdx, y, x=None, dx=1.0, axis=-1):
     in_widths = trapezoid_adjoints(g, y, None if x is None else tx, tdx, axis)
     return Seq([in_g[0] + in_widths[0], None if x is None else in_g[1] + in_y[1],
                 in_g[2] + in_y[2]])
+
+
+def interp_adjoints_tangent(g, tangents, x, xp, fp, left=None, right=None, period=None):
+    """The tangent of `interp_adjoints(g, x, xp, fp, left, right, period)`
+    from those of (g, x, xp, fp): linear in g; per interval of slope s and
+    width h, the adjoints of x (g s), of fp (g (1 - t), g t) and of xp
+    (-g s (1 - t), -g s t) move with s (linear in fp) and with t (dt = tx /
+    h); which interval holds x is piecewise constant.  Moving knots (a
+    varied xp) or a period are refused, located."""
+    tg, tx, txp, tfp = tangents
+    if period is not None or np.any(asarray(txp) != 0):
+        raise NoRuleError(
+            "s2s_ad cannot differentiate the derivative of np.interp again (hvp, "
+            "hessian, jvp of grad) where its knots xp vary or it has a period", origin(),
+            hint="keep xp fixed (wrap it in stop_gradient(...)), or differentiate this "
+                 "part once only")
+    parts = interp_adjoints(tg, x, xp, fp, left, right, period)
+    xv = asarray(x, dtype=np.float64)
+    xpv = np.ravel(asarray(xp, dtype=np.float64))
+    fpv = np.ravel(asarray(fp, dtype=np.float64))
+    tfp = np.ravel(np.broadcast_to(asarray(tfp, dtype=np.float64), np.shape(fp)))
+    tx = np.broadcast_to(asarray(tx, dtype=np.float64), xv.shape)
+    g_in = np.broadcast_to(asarray(g, dtype=np.float64), xv.shape)
+    below, above, inside, k, k1, t, slope = _interp_cells(xv, xpv, fpv)
+    g_in = np.where(inside, g_in, 0.0)
+    t_slope = _interp_cells(xv, xpv, tfp)[6]
+    h = xpv[k1] - xpv[k]
+    dt = np.where(h == 0, 0.0, tx / np.where(h == 0, 1.0, h))
+
+    def scatter(at, weights):
+        return np.bincount(np.ravel(at), np.ravel(weights), minlength=len(xpv))
+    d_values = scatter(k1, g_in * dt) - scatter(k, g_in * dt)
+    d_knots = -scatter(k, g_in * (t_slope * (1 - t) - slope * dt)) \
+        - scatter(k1, g_in * (t_slope * t + slope * dt))
+    return Seq([parts[0] + _to(g_in * t_slope, x),
+                parts[1] + _to(np.reshape(d_knots, np.shape(xp)), xp),
+                parts[2] + _to(np.reshape(d_values, np.shape(fp)), fp),
+                parts[3], parts[4], parts[5]])
