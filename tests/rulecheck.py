@@ -174,8 +174,7 @@ def check_hvp(f, args, wrt, seed=2, h=1e-6) -> None:
 # decompositions' adjoints); a row whose gradient calls one is refused at second
 # order, located at the row's own function.
 REFUSED_AT_SECOND_ORDER = (
-    "geomspace_adjoints", "gradient_spacing_adjoints", "logspace_adjoints",
-    "lstsq_adjoints", "pinv_adjoint")
+    "gradient_spacing_adjoints", "logspace_adjoints", "lstsq_adjoints")
 # the adjoints of `reduce`, `accumulate` and `outer` differentiated again: of
 # these ufuncs (the others refused at run time, naming the method)
 _EXTREMA = ("maximum", "minimum", "fmax", "fmin")

@@ -314,6 +314,11 @@ for _helper, _inert in [
         (rt.dict_parts, ("keys", "values")), (rt.undict, ("mapping",))]:
     linear(_helper, "g", inert=_inert)
 linear(rt.cov_variables, "m", "y", inert=("rowvar",))
+# the casts the helpers' own code ends with, when a helper is differentiated
+# from its source (second order): linear in the value, the other read for its
+# shape and dtype
+linear(rt.core._summed_to, "g", inert=("like",))
+linear(rt.ufuncs._like, "out", inert=("operand",))
 
 
 @tangent(rt.polyval_coefficients)

@@ -449,6 +449,9 @@ nondifferentiable(np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort,
                   np.array_equal, np.any, np.all, np.equal, np.not_equal, np.less,
                   np.less_equal, np.greater, np.greater_equal, np.logical_and,
                   np.logical_or, np.logical_not, np.logical_xor)
+# dtypes and casting questions: a type, never a number
+nondifferentiable(np.result_type, np.promote_types, np.can_cast, np.min_scalar_type,
+                  np.common_type)
 # random numbers of a given shape: no operand carries a value (samplers with
 # parameters, `normal(mu, sigma)`, `permutation(x)`, have no rule)
 nondifferentiable(*(getattr(np.random, name) for name in (
