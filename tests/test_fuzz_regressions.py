@@ -2374,3 +2374,49 @@ def test_a_loop_variable_viewing_a_swapped_name_left_alone(f):
     args = (rng.normal(size=(3, 3)), rng.normal(size=(3, 3)))
     check_grad(f, args, wrt=(0, 1))
     check_jvp(f, args)
+
+
+# -- seed 161679 (minimized; present at the session's start) -------------------
+# Two names of one array (`h = acc`) each read a view into a list; an update
+# through the list's items wrote one view back into `h` and the other into
+# `acc`, then rebound `acc = h` (one object), dropping the second write from
+# what the gradient follows.  Now every write into an object the update has
+# reached goes through the name it reached it by.
+def writes_through_two_names_of_one_array(x):
+    acc = x * 1.0
+    h = acc
+    ret = [h[:1], acc[1:]]
+    for i in range(2):
+        mu = ret[i]
+        mu *= 1.47
+    return np.sum(h * np.arange(3.0))
+
+
+# ...and with `acc = m + v` (`m` a list, so `acc` may be a list, the items of
+# which are written one object each: no check of two writers sharing memory),
+# `v` an array, which `acc` is: the update reaches `acc` through the view `h`
+# and through `acc[1:]`, and `h` missed what the second wrote.  Refused now,
+# where the two share memory.
+def writes_a_list_plus_array_through_two_views(x):
+    m = [1.0]
+    acc = m + (np.ones(3) - x)
+    h = acc[:]
+    ret = [h[:1], acc[1:]]
+    for i in range(2):
+        mu = ret[i]
+        mu *= 1.47
+    return np.sum(h * np.arange(3.0))
+
+
+def test_writes_through_two_names_of_one_array_are_both_followed():
+    check_grad(writes_through_two_names_of_one_array, [np.array([0.3, -0.5, 1.2])])
+    check_jvp(writes_through_two_names_of_one_array, [np.array([0.3, -0.5, 1.2])])
+
+
+def test_an_array_that_may_be_a_list_written_through_two_views_is_refused():
+    x = np.array([0.3, -0.5, 1.2])
+    f = writes_a_list_plus_array_through_two_views
+    for call in (lambda: ad.grad(f)(x), lambda: ad.jvp(f)(x, np.ones(3))):
+        with pytest.raises(ad.UnsupportedSyntaxError, match="two chains of views") as info:
+            call()
+        assert info.value.location.source_line.strip() == "mu *= 1.47"

@@ -81,7 +81,10 @@ class _Walk:
     reached by a write into them; `stepped`: the names whose writes went
     up (a name claimed is seen before); `slot_writers`: who wrote each slot
     written; `writers`: for each base, the names that write it, with their
-    groups.  Writes go up at once and
+    groups; `written_as`: for each name of a group the walk stepped, the
+    name it stepped (the one its aliases are rebound to after the writes:
+    every write into the object goes through that name, so none is lost
+    to the rebinding).  Writes go up at once and
     re-reads wait, first in first out, so that a base is written through
     every part the walk reaches before its views are read again
     (`_t1` and `_t2`, items of a list updated at slot `q`, both write into
@@ -101,6 +104,7 @@ class _Walk:
     stepped: set = dataclasses.field(default_factory=set)
     slot_writers: dict = dataclasses.field(default_factory=dict)
     writers: dict = dataclasses.field(default_factory=dict)
+    written_as: dict = dataclasses.field(default_factory=dict)
 
 
 def _step(nz, walk: _Walk, name: str, always: bool, source=None,
@@ -124,6 +128,8 @@ def _step(nz, walk: _Walk, name: str, always: bool, source=None,
         walk.written[("any", name)] = Part(name, "whole", astutil.name(name))
     walk.seen |= group              # one object: nothing to write back between them
     walk.stepped |= group
+    for member in group:
+        walk.written_as.setdefault(member, name)
     own = {view for view, part in aliasing.views_of(nz, group)
            if not _untouched(part, group, walk.written, items_kept)} - walk.seen
     walk.seen |= own                # claimed: re-read later, from `name`
@@ -140,6 +146,10 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
         for part in list(nz.parts.get(member, [])):
             if part.base in group or source is not None and part.base == source.base:
                 continue
+            as_name = walk.written_as.get(part.base, part.base)
+            if as_name != part.base:            # (`h = acc`, `_t2 = acc[1:]`: into `h`)
+                part = dataclasses.replace(part, view=astutil.clone(part.view))
+                part.rebase(as_name)
             if part.certain and not part.masked:
                 walk.writers.setdefault(part.base, {}).setdefault(name, frozenset(group))
             if _slot(part) in walk.written:
@@ -205,9 +215,10 @@ def _check_partial_writers(nz, walk: _Walk) -> None:
     first misses what the second writes (`res = w[1:]` and `w[1:]`, items
     reached from `p = [res[1:], w[1:]]`).  Each such pair is checked at run
     time: a located error if they share memory.  (A container's slots are
-    written by object, one each: no pair there.)"""
+    written by object, one each: no pair there; but a name that only may
+    hold a list may hold an array: `acc = m + v`, `m` a list, `v` an array.)"""
     for base, writers in sorted(walk.writers.items()):
-        if nz.aliases.get(base, {base}) & nz.sequences:
+        if nz.aliases.get(base, {base}) & nz.containers:
             continue
         for view, group in sorted(writers.items()):
             if group & walk.bases:

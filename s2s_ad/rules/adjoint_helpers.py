@@ -259,7 +259,10 @@ def cumprod_adjoint_tangent(out, g, a, z, axis=None):
     t[out] += rt.cumprod_adjoint_tangent(g, a, t[a], axis)
 
 
-@tangent(rt.interp_adjoints, inert=("left", "right", "period"))   # (read: None or not)
+linear(rt.interp_adjoints, "g", inert=("left", "right", "period"))   # (read: None or not)
+
+
+@tangent(rt.interp_adjoints)            # (x and fp too: not linear in them)
 def interp_adjoints_tangent(z, g, x, xp, fp, left=None, right=None, period=None):
     t[z] += rt.interp_adjoints_tangent(g, (t[g], t[x], t[xp], t[fp]), x, xp, fp, left, right,
                                        period)
