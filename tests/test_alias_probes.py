@@ -206,6 +206,16 @@ def unpacks_nested_views(x):
     return np.sum(a * c) + np.sum(v * W)
 
 
+def iterates_a_tuple_of_views_of_aliases(x):
+    # (the adjoint of writing the loop's sequence back into the tuple it
+    # iterates reshaped a tuple of arrays of three shapes: a NumPy error)
+    a = x * 1.0
+    b, c = a, a
+    for v in (b[:1], c[1:3], a[3:]):
+        v -= 0.5 * v
+    return np.sum(a * W) + np.sum(b * c)
+
+
 def keeps_the_row_it_updates_next(x):
     # (a check that the loop rebinds `r` before updating it is not enough:
     # `keep` holds the previous iteration's `r`, the same row, which the
@@ -225,7 +235,8 @@ FOLLOWED = [nests_containers, keeps_copies_of_what_it_updates, keeps_the_values_
             stores_an_item_read_from_another_slot, moves_a_dict_value_then_updates_it,
             updates_an_array_in_a_tuple_in_a_list,
             steps_each_parameter_zipped_with_its_gradient, steps_each_enumerated_parameter,
-            steps_each_numbered_zipped_parameter, unpacks_nested_views]
+            steps_each_numbered_zipped_parameter, unpacks_nested_views,
+            iterates_a_tuple_of_views_of_aliases]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=lambda f: f.__name__)

@@ -60,6 +60,11 @@ def reshape_as(z, v, shape, a, order):
     d[v] += rt.reshape_as(d[z], np.shape(v), a, order)
 
 
+@adjoint(rt.shaped_like, linear="g", inert="like")
+def shaped_like(z, g, like):
+    d[g] += rt.shaped_like(d[z], g)
+
+
 @adjoint(rt.spread, linear="g", inert="like")
 def spread(z, like, g):
     d[g] += rt.unbroadcast(d[z], g)

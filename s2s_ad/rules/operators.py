@@ -131,7 +131,7 @@ def sync_transposed(z, base, view):
 
 @adjoint(rt.sync_reshaped)
 def sync_reshaped(z, base, view):
-    d[view] += np.reshape(d[z], np.shape(view))
+    d[view] += rt.shaped_like(d[z], view)
 
 
 @adjoint(rt.append)
@@ -178,7 +178,7 @@ def sync_transposed_tangent(z, base, view):
 
 @tangent(rt.sync_reshaped, inert="base")
 def sync_reshaped_tangent(z, base, view):
-    t[z] += np.reshape(t[view], np.shape(base))
+    t[z] += rt.shaped_like(t[view], base)
 
 
 @tangent(rt.append)

@@ -270,5 +270,14 @@ def unindexable(g, seq):
     return zeros_like(seq) if isinstance(seq, dict) else g
 
 
+def shaped_like(g, like):
+    """`g` in the shape of `like`, a reshaped view of the same memory (the
+    adjoint of a write-back through it, `sync_reshaped`); a list or tuple,
+    which a loop reads as itself (`for v in (a[:1], a[1:])`), keeps `g`."""
+    if isinstance(like, (list, tuple)) or isinstance(g, (list, tuple)):
+        return g
+    return np.reshape(g, np.shape(like))
+
+
 
 _zero.pass_through(globals())

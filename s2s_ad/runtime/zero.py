@@ -174,7 +174,7 @@ PASSES = (
     "arange_adjoints choose_adjoints default_part diff_adjoints dot_lhs dot_rhs "
     "ediff1d_adjoints einsum_adjoints extremum_at_adjoints extremum_parts field_adjoint "
     "initial_share inner_lhs inner_rhs kron_lhs kron_rhs linspace_adjoints matmul_lhs "
-    "matmul_rhs meshgrid_adjoints reconcatenate reshape_as restack select_adjoints "
+    "matmul_rhs meshgrid_adjoints reconcatenate reshape_as restack select_adjoints shaped_like "
     "tensordot_lhs tensordot_rhs uncast uncolumn_stack unconcatenate undiag undiagonal "
     "undstack unfield unhstack unindexable unjoin unlist unpad unrepeat unrepeat_items "
     "unsort_like unsorted unsplit unstack unsum untake untake_along_axis untile unvstack "
