@@ -4,7 +4,8 @@ cannot follow a relation (normalize/writebacks.py): each is a call of
 `UnsupportedSyntaxError` only if the values it is given share memory at
 run time, placed before the update so that a refused program changes
 nothing (`rt.refuse_overwrite`: a write from a view of its own target);
-and which names such a check must cover (`holders`, `read_later`).
+and which names such a check must cover (`holders`, `read_later`, and
+`uncertain`: those that may read again a view the update does not follow).
 Functions over the normalizer's state `nz` (__init__.py).
 """
 from __future__ import annotations
@@ -133,6 +134,31 @@ def holders(nz, view: str, group: set, part: Part) -> set:
             todo.extend(p.base for p in nz.parts.get(h, []))
             todo.extend(sequences.joined_from(nz, h))   # (a copy holds its items)
     return out
+
+
+def uncertain(nz, view: str, part: Part, group: set, origin: str, seen: set,
+              through: bool, rebound: set) -> None:
+    """`view` is an uncertain part of the object an update of `group`
+    wrote through `origin`, not followed: what is read again and may share
+    memory with it - its views, what holds it, and the other views of those,
+    which may be `view` itself (`ret` of `for ret in [1.0, e]`, read from the
+    display holding `e`) - must not share memory with what the update wrote.
+    An item of a list or dict (`through`: the container is not what was
+    written) changed only if it shares memory with `origin`, and not if it
+    is `origin` and `rebound` to it; a view of what only may be the object
+    changed if it shares memory with `origin`.  Names `seen` by the update
+    are re-read from the object."""
+    held = holders(nz, view, group, part)
+    below = aliasing.related(nz, view, upward=False)
+    below |= {v for h in held for v in aliasing.related(nz, h, upward=False)} - \
+        held - group - seen
+    written = Part(origin, "reshape", astutil.name(origin)) \
+        if through or part.base not in group else Part(part.base, part.kind, part.view)
+    for other in read_later(nz, sorted(below)):
+        shared(nz, other, written, "is read again", other in rebound)
+    for holder in read_later(nz, sorted(held)):
+        shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
+               f"is updated while `{holder}` holds a view of it, read again")
 
 
 def read_later(nz, names: list) -> list:

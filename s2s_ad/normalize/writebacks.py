@@ -279,30 +279,13 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
 
 
 def _check_uncertain(nz, walk: _Walk, view: str, part: Part, group: set) -> None:
-    """`view` is an uncertain part of the changed object, not followed:
-    what is read again and may share memory with it - its views, what
-    holds it, and the other views of those, which may be `view` itself
-    (`ret` of `for ret in [1.0, e]`, read from the display holding `e`) -
-    must not share memory with what the update wrote, checked at run time."""
-    held = refusals.holders(nz, view, group, part)
-    below = aliasing.related(nz, view, upward=False)
-    below |= {v for h in held for v in aliasing.related(nz, h, upward=False)} - \
-        held - group - walk.seen     # (a name seen is re-read from the object)
-    # (an item of a list or dict changed only if it shares memory with
-    # the object the update wrote through, not with the container; and
-    # if it is that object, where it is rebound to it: `_realias`; a view
-    # of what only may be the object changed if it shares memory with it)
+    """`view`, an uncertain part of the changed object, is not followed:
+    what may read it again is checked at run time (refusals.uncertain)."""
     origin = walk.origin
     through = part.item and part.base in nz.sequences and \
         part.base not in nz.aliases.get(origin, {origin})
-    written = Part(origin, "reshape", astutil.name(origin)) \
-        if through or part.base not in group else Part(part.base, part.kind, part.view)
-    rebound = _rebound_with(nz, origin) if through else set()
-    for other in refusals.read_later(nz, sorted(below)):
-        refusals.shared(nz, other, written, "is read again", other in rebound)
-    for holder in refusals.read_later(nz, sorted(held)):
-        refusals.shared(nz, walk.origin, Part(holder, "reshape", astutil.name(holder)),
-                        f"is updated while `{holder}` holds a view of it, read again")
+    refusals.uncertain(nz, view, part, group, origin, walk.seen, through,
+                       _rebound_with(nz, origin) if through else set())
 
 
 def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:

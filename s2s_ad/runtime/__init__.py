@@ -65,6 +65,8 @@ from typing import TypeVar
 import sys
 import weakref
 
+import numpy as np
+
 from ..errors import (InputTypeError, Location, NonScalarOutputError, SeedError,
                       UnsupportedSyntaxError, UnsupportedValueError)
 # every public helper of the submodules, re-exported for `rt.<name>`

@@ -10,8 +10,10 @@ adjoint's recurrence forwards by the same scan (tz_0 = t_0, tz_k = c_k
 tz_{k-1} + df/dx2 t_k), an extremum's giving each result the mean of its
 ties' tangents; `outer` is elementwise.  `t` is the operand's tangent (a
 list of tangents for a list operand); each result has z's shape and float
-dtype.  `reduce_adjoint_tangent` is the second order: the tangent of the
-adjoint of `reduce` in its primal operands (forward over reverse).
+dtype.  The `*_adjoint_tangent(s)` helpers are the second order (forward
+over reverse): the tangents of the adjoints of `reduce` (masked or not),
+`accumulate` and `outer` in their primal operands, for the ufuncs whose
+adjoints are products, sums or piecewise constant, refused for the others.
 
 Invariants: every helper returns fresh values and mutates none of its
 arguments.  Imports NumPy, `.core`, `.ufuncs`, `.masked_reduce`,
@@ -23,9 +25,8 @@ import numpy as np
 
 from .duck import asarray
 from ..errors import NoRuleError
-from .core import _axes, _float_dtype, _summed_to as _to
+from .core import _axes, _float_dtype, _summed_to as _to, unbroadcast
 from .masked_reduce import weighted_parts
-from .core import unbroadcast
 from .origins import origin
 from .reduction_tangents import cumprod_adjoint_tangent
 from .reductions import prod_others
