@@ -266,7 +266,9 @@ def _opaque_shape(rhs, src: Source, locals_) -> str | None:
 def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
     """Locals passed, inside an expression kept verbatim (`stop_gradient(f(v))`),
     to a function of the user's that updates a parameter in place, or to
-    any call told it may overwrite its arguments (`overwrite_a=True`)."""
+    any call told it may overwrite its arguments (`overwrite_a=True`):
+    every local an argument reads (`f(*(v,))`, `f(v[1:])`: it may pass
+    `v`'s memory; one too many is only a copy of a parameter)."""
     out = set()
     for node in traversal.walk(rhs):
         if not isinstance(node, gast.Call):
@@ -277,8 +279,8 @@ def _opaque_writes(rhs, src: Source, locals_) -> frozenset:
             for k in node.keywords)             # SciPy's `overwrite_a=True`
         if overwrites or isinstance(callee, types.FunctionType) and \
                 any(mutated_parameters(callee)):
-            out.update(n.id for n in [*node.args, *(k.value for k in node.keywords)]
-                       if isinstance(n, gast.Name) and n.id in locals_)
+            out.update(name for arg in [*node.args, *(k.value for k in node.keywords)]
+                       for name in scopes.load_names(arg) if name in locals_)
     return frozenset(out)
 
 

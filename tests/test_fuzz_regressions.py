@@ -2420,3 +2420,37 @@ def test_an_array_that_may_be_a_list_written_through_two_views_is_refused():
         with pytest.raises(ad.UnsupportedSyntaxError, match="two chains of views") as info:
             call()
         assert info.value.location.source_line.strip() == "mu *= 1.47"
+
+
+# -- seeds 162297 and 165835 (minimized; present at the session's start) --------
+def _subtracts_one_in_place(tape):
+    tape -= 1.0
+
+
+def masks_a_helper_that_updates_a_spread_argument(z, w):
+    # the parameter reached the helper through `*(w,)`: not copied, so the
+    # caller's `w` was changed by the derived function
+    ad.stop_gradient(_subtracts_one_in_place(*(w,)))
+    return z * 2.0
+
+
+def nested_calls_reach_a_lambdas_default(z, a=0.72):
+    # `out` calls `total`, which calls `score` with its default `feat=a`:
+    # lifted `total` read the default's value, lifted `out` did not pass it
+    score = lambda tmp, feat=a: tmp * feat   # noqa: E731
+    def total(w):
+        return score(w)
+    def out(beta):
+        return total(beta)
+    return out(z) * 2.0
+
+
+def test_a_masked_helper_updating_a_spread_argument_leaves_the_input_alone():
+    w = np.array([1.0, 2.0])
+    assert ad.grad(masks_a_helper_that_updates_a_spread_argument)(0.5, w) == 2.0
+    assert w.tolist() == [1.0, 2.0]
+
+
+def test_nested_calls_pass_a_lambdas_default_along():
+    check_grad(nested_calls_reach_a_lambdas_default, [0.3])
+    check_jvp(nested_calls_reach_a_lambdas_default, [0.3])

@@ -125,7 +125,10 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     _strip_signature(args)
     own = {a.id for a in scopes.params(args)} | scopes.scoped_names(body)[0]
     called = _call_siblings(body, siblings, own, src, enclosing)   # (passes what they read)
-    passed = set().union(*(siblings[n].default_names() for n in called))
+    # (what a called sibling is passed, it reads from here: its defaults'
+    # values and what it reads itself, a sibling's default's value too)
+    passed = set().union(*(siblings[n].default_names() | set(siblings[n].free)
+                           for n in called))
     reads = scopes.scoped_names(body)[1]
     free = tuple(dict.fromkeys(
         n for n in reads if n not in own and n not in called

@@ -274,7 +274,8 @@ def linear(target: Any, *params: str, multi: bool = False, inert: tuple = ()) ->
     """Declare `target` linear jointly in `params` (with `multi`, in each
     separately) where it has no adjoint template yet: forward mode needs
     nothing more; reverse mode refuses a call of it, located.  `inert`:
-    see `Rule`."""
+    see `Rule`; a parameter neither linear nor inert gets no tangent term,
+    and is refused where it varies."""
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):
