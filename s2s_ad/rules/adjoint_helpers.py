@@ -9,8 +9,12 @@ only, or is multilinear with a primal operand (`matmul_lhs(g, a, b)` is
 `g @ b.T`).  They are declared so, which gives forward mode their
 tangents, and their adjoint templates are their transposes
 (runtime/transposes.py): `unbroadcast` sums down, its transpose spreads
-back.  Helpers that update their first argument in place (`add_into`,
-`zero_into`, `restore`) get tangent templates applying them to a copy; a
+back.  A few read a primal operand otherwise (det's cofactors, the
+adjoints of cumprod, trapezoid, interp, einsum, polyval's coefficients):
+their tangent templates add that part by a runtime helper of its own
+(runtime/*_tangents.py).  Helpers that update their first argument in
+place (`add_into`, `zero_into`, `restore`) get tangent templates applying
+them to a copy; a
 derived function differentiated again in reverse mode is read without
 them (Options.owned, frontend.PURE).  Checks, masks and stand-ins carry no
 derivative.
