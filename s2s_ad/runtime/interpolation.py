@@ -79,17 +79,19 @@ def _interp_partials(g, xv, knots, values, outer_left, outer_right):
     below, above, inside, k, k1, t, slope = _interp_cells(xv, knots, values)
     g_in = np.where(inside, g, 0.0)
     g_below, g_above = np.sum(np.where(below, g, 0.0)), np.sum(np.where(above, g, 0.0))
-
-    def scatter(at, weights):
-        return np.bincount(np.ravel(at), np.ravel(weights), minlength=size)
-    d_values = scatter(k, g_in * (1 - t)) + scatter(k1, g_in * t)
+    d_values = _scatter(k, g_in * (1 - t), size) + _scatter(k1, g_in * t, size)
     if not outer_left:
         d_values[0] += g_below
     if not outer_right:
         d_values[-1] += g_above
-    d_knots = scatter(k, -g_in * slope * (1 - t)) + scatter(k1, -g_in * slope * t)
+    d_knots = _scatter(k, -g_in * slope * (1 - t), size) + _scatter(k1, -g_in * slope * t, size)
     dx = g_in * slope
     return dx, d_values, d_knots, g_below, g_above
+
+
+def _scatter(at, weights, size):
+    """`weights` summed into `size` slots by their interval ends `at`."""
+    return np.bincount(np.ravel(at), np.ravel(weights), minlength=size)
 
 
 def _interp_cells(xv, knots, values):

@@ -22,7 +22,7 @@ from .duck import asarray
 from ..errors import UnsupportedValueError
 from .core import _axes, _float_dtype, size
 from .linalg import _eigenvectors_of, _mT, _rank_deficient, _real, norm_adjoint
-from .reductions import prod_others
+from .reductions import prod_others_but
 from .origins import origin
 
 
@@ -205,13 +205,8 @@ def cofactors_tangent(a, t):
     u, s, vh = np.linalg.svd(a)
     m = _mT(u) @ np.broadcast_to(asarray(t), a.shape) @ _mT(vh)
     n = s.shape[-1]
-    pairs = np.zeros(s.shape + (n,))            # prod of s over all but i and k
-    for i in range(n):
-        without = s.copy()
-        without[..., i] = 1.0
-        pairs[..., i, :] = prod_others(without, -1)
+    pairs = np.stack([prod_others_but(s, i) for i in range(n)], axis=-2)  # s over all but i, k
     eye = np.eye(n, dtype=bool)
-    pairs = np.where(eye, 0.0, pairs)
     diagonal = np.einsum("...ik,...k->...i", pairs, _diagonal(m))
     dadj = np.where(eye, 0.0, -m * pairs) + diagonal[..., None] * eye
     sign = np.linalg.det(u) * np.linalg.det(vh)

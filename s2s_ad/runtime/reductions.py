@@ -62,6 +62,17 @@ def prod_others(a, axis=None):
     return np.moveaxis(out, tuple(range(-len(axes), 0)), axes)
 
 
+def prod_others_but(a, i):
+    """Along the last axis, for each k, the product of the elements other
+    than the i-th and the k-th (0 at k = i): the factors of the second
+    derivative of a product (zeros safe)."""
+    without = np.array(a, dtype=np.result_type(a, 1.0))
+    without[..., i] = 1.0
+    out = prod_others(without, -1)
+    out[..., i] = 0.0
+    return out
+
+
 def prod_others_where(a, axis=None, where=True):
     """`prod_others` for `np.prod(a, axis, where=where)`: the product of the
     other selected elements of the slice for a selected element (an element

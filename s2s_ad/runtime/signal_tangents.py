@@ -21,7 +21,7 @@ import numpy as np
 
 from .duck import asarray
 from .core import Seq, _float_dtype, _summed_to as _to, split
-from .interpolation import _interp_cells, _interp_knots, interp_adjoints
+from .interpolation import _interp_cells, _interp_knots, _scatter, interp_adjoints
 from .origins import origin
 from ..errors import NoRuleError
 from .signal import (_column, _gradient_axes, _gradient_spacings, _per_axis, _steps,
@@ -197,12 +197,10 @@ def interp_adjoints_tangent(g, tangents, x, xp, fp, left=None, right=None, perio
     t_slope = _interp_cells(xv, xpv, tfp)[6]
     h = xpv[k1] - xpv[k]
     dt = np.where(h == 0, 0.0, tx / np.where(h == 0, 1.0, h))
-
-    def scatter(at, weights):
-        return np.bincount(np.ravel(at), np.ravel(weights), minlength=len(xpv))
-    d_values = scatter(k1, g_in * dt) - scatter(k, g_in * dt)
-    d_knots = -scatter(k, g_in * (t_slope * (1 - t) - slope * dt)) \
-        - scatter(k1, g_in * (t_slope * t + slope * dt))
+    size = len(xpv)
+    d_values = _scatter(k1, g_in * dt, size) - _scatter(k, g_in * dt, size)
+    d_knots = -_scatter(k, g_in * (t_slope * (1 - t) - slope * dt), size) \
+        - _scatter(k1, g_in * (t_slope * t + slope * dt), size)
     return Seq([parts[0] + _to(g_in * t_slope, x),
                 parts[1] + _to(np.reshape(d_knots, np.shape(xp)), xp),
                 parts[2] + _to(np.reshape(d_values, np.shape(fp)), fp),

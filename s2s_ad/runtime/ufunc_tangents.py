@@ -29,7 +29,7 @@ from .core import _axes, _float_dtype, _summed_to as _to, unbroadcast
 from .masked_reduce import weighted_parts
 from .origins import origin
 from .reduction_tangents import cumprod_adjoint_tangent
-from .reductions import prod_others
+from .reductions import prod_others, prod_others_but
 from .ufuncs import (EXTREMA, PARTIALS, _like, _moved, _suffix_recurrence,
                      aligned, outer_lhs, outer_rhs, reduce_adjoint)
 
@@ -242,15 +242,11 @@ def _second_order(ufunc, g, a, ta, z, tz, s, ts, axes):
 def _prod_others_tangent(a, ta, axes):
     """The tangent of `prod_others(a, axes)` along `ta`: for each element,
     sum over the other elements k of ta_k times the product of the rest
-    (zeros safe: each element's own product, with it set to one, once)."""
+    (zeros safe)."""
     moved, tmoved = (np.moveaxis(v, axes, tuple(range(-len(axes), 0))) for v in (a, ta))
     lead = moved.shape[:moved.ndim - len(axes)]
     flat, tflat = moved.reshape(lead + (-1,)), tmoved.reshape(lead + (-1,))
     out = np.zeros_like(flat)
     for i in range(flat.shape[-1]):
-        without = flat.copy()
-        without[..., i] = 1.0
-        others = prod_others(without, -1)       # others[k] = prod over j not in {i, k}
-        others[..., i] = 0.0
-        out[..., i] = np.sum(tflat * others, axis=-1)
+        out[..., i] = np.sum(tflat * prod_others_but(flat, i), axis=-1)
     return np.moveaxis(out.reshape(moved.shape), tuple(range(-len(axes), 0)), axes)
