@@ -166,6 +166,8 @@ class _Substituter:
             node = self.binding.get(node.slice.id)
             return found if found is not None else \
                 self.zeros(node) if node is not None else astutil.const(0.0)
+        if kind is gast.Call:
+            return templates.literal_test(node, self.tpl, self.binding)
         if kind is not gast.Name:
             return None
         return templates.substituted_name(node, self.tpl, self.result, self.renames,

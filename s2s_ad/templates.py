@@ -13,6 +13,9 @@ fresh at each use).  An `if` whose test is a compile-time constant after
 substitution (e.g. `if axis is None:`) is folded; others stay in the output.
 So is a conditional expression `a if test else b` (a contribution may be one
 whose test is known only at run time, where an `if` could not guard it).
+`number_literal(p)` is such a constant: whether parameter `p` is bound to a
+number literal (`x ** 2`), so a rule can write the plain formula where an
+operand is known and a runtime helper elsewhere.
 Free names (`np`, `rt`) resolve in the rule's module and are handed to code
 generation as imports.
 
@@ -213,6 +216,25 @@ def instantiate(tpl: Template, binding: dict[str, gast.expr], result: str,
     return out, imports
 
 
+def number_literal(arg) -> bool:
+    """In a rule template, `number_literal(p)`: whether parameter `p` is
+    bound to a number literal at the call site (`x ** 2`, not `x ** n`),
+    decided when the rule is instantiated (`literal_test`)."""
+    raise RuleError("number_literal() is read in rule templates, never called")
+
+
+def literal_test(node, tpl, binding: dict):
+    """`number_literal(p)` in template `tpl` as the constant it is at a call
+    site (`binding`), or None where `node` is no such call."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and tpl.namespace.get(node.func.id) is number_literal):
+        return None
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.Name):
+        raise RuleError(f"rule {tpl.name!r}: number_literal() takes one parameter name")
+    bound = binding.get(node.args[0].id)
+    return astutil.const(bound is not None and astutil.is_number(bound))
+
+
 def static_value(expr: gast.expr):
     """The value of an expression built from literals only (`None is None`).
 
@@ -322,6 +344,8 @@ class _Substituter:
             return self._name(node)
         if kind is gast.IfExp:
             return self._conditional(node)
+        if kind is gast.Call:
+            return literal_test(node, self.tpl, self.binding)
         if kind is gast.Subscript and _is_adjoint_ref(node):
             if node.slice.id != self.tpl.result:
                 raise RuleError(f"rule {self.tpl.name!r}: only d[{self.tpl.result}] "

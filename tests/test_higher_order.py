@@ -623,16 +623,3 @@ def test_hvp_through_adjoints_differentiated_from_their_source():
     their source is differentiated (once refused: `np.result_type` and the
     final casts had no rule)."""
     check_hvp(pseudo_inverse_and_ranges, (W,), (0,))
-
-
-def first_power_at_zero(h):
-    c = h - h
-    return np.sum(c ** 1)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known (fuzz seed 169764): the power rule's a ** (b - 1), "
-                          "differentiated again at a = 0, b = 1, gives 0 * inf = nan")
-def test_hvp_of_a_first_power_at_zero():
-    hv = ad.hvp(first_power_at_zero)(X3, np.ones(3))
-    assert np.all(np.isfinite(hv)) and np.allclose(hv, 0.0)

@@ -12,17 +12,18 @@ tangents, and their adjoint templates are their transposes
 back.  A few read a primal operand otherwise (det's cofactors, the
 adjoints of cumprod, trapezoid, interp, einsum, polyval's coefficients):
 their tangent templates add that part by a runtime helper of its own
-(runtime/*_tangents.py).  Helpers that update their first argument in
-place (`add_into`, `zero_into`, `restore`) get tangent templates applying
-them to a copy; a
-derived function differentiated again in reverse mode is read without
+(runtime/*_tangents.py).  The slope of a power (`times_power`) is a
+primal function of its own, elementwise, whose derivatives are again
+slopes of powers.  Helpers that update their first argument in place
+(`add_into`, `zero_into`, `restore`) get tangent templates applying them to
+a copy; a derived function differentiated again in reverse mode is read without
 them (Options.owned, frontend.PURE).  Checks, masks and stand-ins carry no
 derivative.
 """
 import numpy as np
 
 from .. import runtime as rt
-from .registry import adjoint, linear, nondifferentiable, tangent
+from .registry import ELEMENTWISE, adjoint, linear, nondifferentiable, tangent
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
@@ -285,6 +286,15 @@ def cofactors_tangent(z, a):
 @tangent(rt.inverse_transposed, inert="what")
 def inverse_transposed_tangent(z, a, what):
     t[z] += -(z @ np.swapaxes(t[a], -1, -2) @ z)     # d inv(a)^T = -inv(a)^T da^T inv(a)^T
+
+
+# -- the slope of a power, c * a ** e with 0 where c is 0: closed under derivatives
+@adjoint(rt.times_power, shape=ELEMENTWISE, inert="float64")
+def times_power(z, c, a, e, float64=False):
+    d[c] += d[z] * (np.float_power(a, e) if float64 else a ** e)
+    d[a] += d[z] * (rt.times_power(c * e, a, e - 1, True) if float64 else
+                    rt.times_power(c * e, a, e - 1))
+    d[e] += d[z] * z * np.log(np.where(a > 0, a, 1.0))
 
 
 # Adjoints of shape functions, indexing and selections: linear in `g`, reading

@@ -24,7 +24,8 @@ Conventions where a derivative does not exist follow JAX:
 - `hypot` at the origin: 0 for both operands; `sinc'(0)` = 0.
 - `sqrt`, `cbrt` at 0 and `arctan2` at the origin give inf or nan, as the
   derivative does.
-- `float_power` computes in float64; its adjoints take the operands' dtype.
+- `float_power` computes in float64; its adjoints take the operands' dtype;
+  its slope in x1 is 0 where x2 is 0, as `**`'s (operators.py).
 - `heaviside(x1, x2)` is flat in x1; x2 gets the gradient where x1 == 0.
 - `nan_to_num`: finite elements pass the gradient on, the replaced ones send
   it to `nan`, `posinf`, `neginf`; `copy=False` (in place) is rejected.
@@ -38,6 +39,7 @@ a tangent template, as its result is float64 whatever the operands.
 """
 import numpy as np
 
+from .. import runtime as rt
 from .registry import ELEMENTWISE, adjoint, nondifferentiable, tangent
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
@@ -114,7 +116,8 @@ def reciprocal(z, x):
 
 @adjoint(np.float_power, shape=ELEMENTWISE)
 def float_power(z, x1, x2):
-    d[x1] += (d[z] * x2 * np.float_power(x1, x2 - 1)).astype(np.result_type(x1), copy=False)
+    d[x1] += (d[z] * rt.times_power(x2, x1, x2 - 1, True)).astype(np.result_type(x1),
+                                                                   copy=False)
     d[x2] += (d[z] * z * np.log(np.where(x1 > 0, x1, 1.0))).astype(np.result_type(x2),
                                                                    copy=False)
 
@@ -122,7 +125,7 @@ def float_power(z, x1, x2):
 @tangent(np.float_power)
 def float_power_tangent(z, x1, x2):
     # in float64, the result's dtype (the adjoint's terms take the operands')
-    t[z] += t[x1] * x2 * np.float_power(x1, x2 - 1)
+    t[z] += t[x1] * rt.times_power(x2, x1, x2 - 1, True)
     t[z] += t[x2] * z * np.log(np.where(x1 > 0, x1, 1.0))
 
 

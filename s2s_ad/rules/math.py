@@ -15,7 +15,8 @@ Conventions where a derivative does not exist follow NumPy/JAX:
 - `hypot` and `dist` at the origin: 0.
 - `fmod` and `remainder` are piecewise linear: d/dx = 1, d/dy = -n where
   z = x - n * y; so is the remainder of `divmod` (builtin and `np.divmod`),
-  whose quotient has no gradient.  `pow(x, y)` contributes to `y` only where x > 0.
+  whose quotient has no gradient.  `pow(x, y)` contributes to `y` only where x > 0,
+  and to `x` nothing where y is 0 (`x ** 0` is 1, at x = 0 too).
 - Where the derivative is infinite (`sqrt` and `cbrt` at 0, `asin` at +-1,
   `atan2` at the origin, ...), float division raises ZeroDivisionError, as
   `1.0 / 0.0` does in Python.
@@ -34,7 +35,8 @@ import math
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, SCALAR, adjoint, nondifferentiable, suggest, tangent
+from .registry import (ELEMENTWISE, SCALAR, adjoint, nondifferentiable, number_literal,
+                       suggest, tangent)
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
@@ -173,7 +175,10 @@ if hasattr(math, "cbrt"):                          # Python 3.11+
 
 @adjoint(math.pow, shape=SCALAR, pointwise=True)
 def math_pow(z, x, y):
-    d[x] += d[z] * y * x ** (y - 1.0)
+    if not number_literal(y):
+        d[x] += d[z] * rt.times_power(y, x, y - 1.0)   # 0 where y is 0: x ** 0 is 1
+    elif y != 0:
+        d[x] += d[z] * y * x ** (y - 1.0)
     d[y] += d[z] * z * (math.log(x) if x > 0 else 0.0)
 
 
@@ -256,7 +261,10 @@ def fmod(z, x, y):
 
 @adjoint(builtins.pow, shape=ELEMENTWISE)
 def builtin_pow(z, base, exp, mod=None):
-    d[base] += d[z] * exp * base ** (exp - 1)
+    if not number_literal(exp):
+        d[base] += d[z] * rt.times_power(exp, base, exp - 1)
+    elif exp != 0:
+        d[base] += d[z] * exp * base ** (exp - 1)
     d[exp] += d[z] * z * np.log(np.where(base > 0, base, 1.0))
 
 

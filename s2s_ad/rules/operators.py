@@ -9,7 +9,9 @@ operand of `+` or `*` may be a list or tuple, the primitives stage gives the
 operator the rule of `rt.join` or `rt.repeat_items` instead: Python joins or
 repeats sequences.
 
-Conventions: `a ** b` contributes to `b` only where `a > 0` (log a is real);
+Conventions: `a ** b` contributes to `b` only where `a > 0` (log a is real),
+and to `a` nothing where `b` is 0 (`a ** 0` is 1, at a = 0 too: the slope is
+`rt.times_power`'s, or the plain formula where `b` is a literal);
 `a % b` is piecewise linear: d/da = 1, d/db = -(a // b).
 """
 import operator
@@ -17,7 +19,8 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .registry import ELEMENTWISE, Attr, Literal, adjoint, linear, nondifferentiable, tangent
+from .registry import (ELEMENTWISE, Attr, Literal, adjoint, linear, nondifferentiable,
+                       number_literal, tangent)
 
 d = t = None  # templates are never called: `d[x]` is the adjoint of x, `t[x]` its tangent
 
@@ -62,7 +65,10 @@ def truediv(z, a, b):
 
 @adjoint(operator.pow, np.power, operator.ipow, shape=ELEMENTWISE)
 def pow(z, a, b):
-    d[a] += d[z] * b * a ** (b - 1)
+    if not number_literal(b):
+        d[a] += d[z] * rt.times_power(b, a, b - 1)     # 0 where b is 0: a ** 0 is 1
+    elif b != 0:
+        d[a] += d[z] * b * a ** (b - 1)
     d[b] += d[z] * z * np.log(np.where(a > 0, a, 1.0))
 
 

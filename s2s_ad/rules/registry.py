@@ -26,6 +26,7 @@ from typing import Any, Callable, TypeVar
 import gast
 
 from .. import templates
+from ..templates import number_literal  # noqa: F401  (re-exported for rule templates)
 from ..errors import RuleError
 from .targets import (Attr, Literal, Method, check_signature, display_name,  # noqa: F401
                       ufunc_of)   # (re-exported: the registry is where callers look)

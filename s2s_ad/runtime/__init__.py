@@ -28,6 +28,7 @@ its submodules:
     linalg_tangents.py  their tangents (forward mode)
     statistics.py   cov/corrcoef variables, quantile weights, nanmax/nanmin masks
     special.py      digamma
+    powers.py       times_power: the slope of a power, 0 where the exponent is 0
     scatter.py      the adjoints of np.add.at & co.: products and ties per slot
     signal.py       diff, ediff1d, gradient, convolve/correlate, polyval,
                     trapezoid, meshgrid
@@ -110,6 +111,7 @@ from .linalg_tangents import (cholesky_tangent, cofactors_tangent, eig_tangent, 
 from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
+from .powers import times_power
 from .aliases import (follow, refuse_overlap, refuse_overwrite, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,

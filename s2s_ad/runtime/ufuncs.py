@@ -36,7 +36,7 @@ Their tangents (forward mode) are in ufunc_tangents.py.
 
 Invariants: every helper returns fresh arrays, in the float dtype of its
 operand (a `Seq` of items for a list or tuple operand), and none mutates its
-arguments.  Imports NumPy, `.core` and `.reductions` only.
+arguments.  Imports NumPy, `.core`, `.powers` and `.reductions` only.
 """
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ import numpy as np
 from .duck import asarray
 from .core import Seq, _axes, _float_dtype, _summed_to
 from ..errors import UnsupportedValueError
+from .powers import times_power
 from .reductions import cumprod_adjoint, prod_others
 
 
@@ -79,9 +80,9 @@ PARTIALS = {
     np.subtract: (_one, _minus_one),
     np.multiply: (lambda x1, x2, z: x2, lambda x1, x2, z: x1),
     np.divide: (lambda x1, x2, z: 1.0 / x2, lambda x1, x2, z: -z / x2),
-    np.power: (lambda x1, x2, z: x2 * x1 ** (x2 - 1),
+    np.power: (lambda x1, x2, z: times_power(x2, x1, x2 - 1),
                lambda x1, x2, z: z * _log_base(x1)),
-    np.float_power: (lambda x1, x2, z: x2 * np.float_power(x1, x2 - 1),
+    np.float_power: (lambda x1, x2, z: times_power(x2, x1, x2 - 1, True),
                      lambda x1, x2, z: z * _log_base(x1)),
     np.maximum: (lambda x1, x2, z: _wins(x1, x2, z), lambda x1, x2, z: _wins(x2, x1, z)),
     np.minimum: (lambda x1, x2, z: _wins(x1, x2, z), lambda x1, x2, z: _wins(x2, x1, z)),
