@@ -74,7 +74,7 @@ from .ir import CLOSURE, GLOBAL, Source
 from .rules import registry
 
 DEPS = "__s2s_ad_deps__"        # attribute of generated functions: their Deps
-PRIMAL = "__s2s_ad_primal__"    # ...: a weak reference to their primal
+PRIMAL = "__s2s_ad_primal__"    # ...: their primal, a rederive.Revivable
 OPTIONS = "__s2s_ad_options__"  # ...: the request they were compiled for
 COMMENT = "derive again if this function, or a name resolved at compile time, changed"
 

@@ -2,8 +2,9 @@
 against changed (guards.py): `Rederive` derives anew and forwards the call,
 refusing one whose defaulted arguments may be stale (`_check_defaults`).
 
-Invariant: it holds the primal weakly, with the parts to rebuild it, so
-that the cache's weak keys still let the primal go.
+Invariant: it holds the primal weakly, with the parts to rebuild it
+(`Revivable`, which a derived function's twin for differentiating it again
+uses too: driver.py), so that the cache's weak keys still let the primal go.
 """
 from __future__ import annotations
 
@@ -15,34 +16,26 @@ from .errors import S2SADError, location_of
 
 
 @dataclass(eq=False)
-class Rederive:
-    """What a guarded function calls when a name was rebound: `again(primal,
-    options, stale function)` derives anew; the call is forwarded to it.
-
-    Holds the primal weakly, with the parts to rebuild it if it is gone:
-    `grad(lambda x: ...)` keeps no reference to its lambda."""
+class Revivable:
+    """A primal held weakly, with the parts to rebuild it while it is gone
+    (`grad(lambda x: ...)` keeps no reference to its lambda): calling it
+    gives the primal, or one function rebuilt from its code, globals,
+    closure and defaults, the same each time.  A derived function cannot be
+    rebuilt so (its source leaves `linecache` with it): `of(f, keep=True)`
+    holds it, as `grad(grad(f))` holds `grad(f)`."""
 
     primal: weakref.ref
-    options: object
-    again: object
-    derived: weakref.ref = field(default=lambda: None)
-    _parts: tuple = ()
+    _parts: tuple
     _kept: object = None
 
     @classmethod
-    def of(cls, primal, options, again) -> "Rederive":
+    def of(cls, primal, keep: bool = False) -> "Revivable":
         parts = (primal.__code__, primal.__globals__, primal.__name__, primal.__defaults__,
                  primal.__closure__, primal.__kwdefaults__, primal.__qualname__,
                  primal.__module__)
-        return cls(weakref.ref(primal), options, again, _parts=parts)
+        return cls(weakref.ref(primal), parts, primal if keep else None)
 
-    def __call__(self, *args, **kwargs):
-        _check_defaults(self.function(), self.derived(), args, kwargs)
-        fresh = self.again(self.function(), self.options, self.derived())
-        return fresh(*args, **kwargs)
-
-    def function(self):
-        """The primal, or while it is gone, one rebuilt from its parts."""
+    def __call__(self):
         func = self.primal()
         if func is None:
             if self._kept is None:
@@ -53,8 +46,28 @@ class Rederive:
             func = self._kept
         return func
 
+    @property
+    def qualname(self) -> str:
+        return self._parts[6]
+
+
+@dataclass(eq=False)
+class Rederive:
+    """What a guarded function calls when a name was rebound: `again(primal,
+    options, stale function)` derives anew; the call is forwarded to it."""
+
+    function: Revivable
+    options: object
+    again: object
+    derived: weakref.ref = field(default=lambda: None)
+
+    def __call__(self, *args, **kwargs):
+        _check_defaults(self.function(), self.derived(), args, kwargs)
+        fresh = self.again(self.function(), self.options, self.derived())
+        return fresh(*args, **kwargs)
+
     def __repr__(self) -> str:
-        return f"<s2s_ad rederive of {self._parts[6]}>"
+        return f"<s2s_ad rederive of {self.function.qualname}>"
 
 
 def _check_defaults(primal, stale, args: tuple, kwargs: dict) -> None:

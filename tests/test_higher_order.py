@@ -6,6 +6,9 @@ lower-order derived function, itself checked elsewhere against finite
 differences of the primal): grad of grad, third order, jvp of grad, hvp,
 hessian, jacobian in each mode, and grad of a function that calls grad.
 """
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -623,3 +626,24 @@ def test_hvp_through_adjoints_differentiated_from_their_source():
     their source is differentiated (once refused: `np.result_type` and the
     final casts had no rule)."""
     check_hvp(pseudo_inverse_and_ranges, (W,), (0,))
+
+
+def test_nested_grads_of_a_lambda_and_of_a_closure_whose_primal_is_gone():
+    """`grad(grad(grad(lambda ...)))` and `hvp(make(c))`: nothing else holds
+    the lambda, the closure, or the inner derived functions (once: "cannot
+    read the source of None"); the primal is still not kept alive."""
+    d3 = ad.grad(ad.grad(ad.grad(lambda x, b: x ** b)))
+    assert d3(2.0, 3.0) == 6.0 and d3(0.5, 4.0) == 12.0
+
+    def make(c):
+        def loss(w):
+            return np.sum(np.sin(w * c))
+        return loss
+    hv = ad.hvp(make(2.0))(X3, np.ones(3))
+    np.testing.assert_allclose(hv, -4.0 * np.sin(2.0 * X3), rtol=1e-12)
+    loss = make(3.0)
+    alive, d2 = weakref.ref(loss), ad.grad(ad.grad(loss))
+    del loss
+    gc.collect()
+    assert alive() is None
+    np.testing.assert_allclose(d2(0.7), -9.0 * np.sin(2.1), rtol=1e-12)
