@@ -14,6 +14,9 @@ time, from the code alone:
   or of a call that returns its first argument or a new one built from it
   (`PASSING`) on a fresh value or on an owned name read nowhere else in
   the statement (`d = rt.head(d, i)`);
+  and read nowhere after it (liveness): `dv = rt.unbroadcast(g, v)` may
+  return `g` itself, so while `g` is read again, updating `dv` in place
+  would change it;
 - it stays owned while it is read only where no reference to it survives
   the statement: as an operand of arithmetic or of a comparison, or as an
   argument of a call that copies what it reads (`COPYING`);
@@ -58,11 +61,11 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> bool:
     analysis says where.  An owned tangent list's update is then printed as
     the method call it is (`t.append(v)`, `t.pop(i)`); returns whether one
     was (a position the update no longer reads may be dead)."""
-    owner = _Owner(resolve)
+    owner = _Owner(resolve, _passed_on_live(fdef, resolve))
     _analyze(owner, fdef)
     popped = [s for s in owner.before if not owner.before[s] and _is_popped_copy(s, resolve)]
     if popped:                  # (only tangent code has them: the second run is rare)
-        listed = _analyze(_Owner(resolve, items_kept=False), fdef)
+        listed = _analyze(_Owner(resolve, owner.shared, items_kept=False), fdef)
         for stmt in popped:
             if listed.before.get(stmt):
                 stmt.value.args[0] = stmt.value.args[0].args[0]
@@ -122,6 +125,52 @@ def _method_of(stmt, resolve: Callable) -> gast.stmt | None:
         astutil.attribute(astutil.name(target), kind), [value.args[1]]))
 
 
+def _passed_on_live(fdef: gast.FunctionDef, resolve: Callable) -> set:
+    """The assignments `t = rt.unbroadcast(n, ...)` (a `PASSING` call, or
+    one nested in its first argument, of another name `n`) after which `n`
+    is read again before it is bound: `t` may be `n`'s array, which an
+    update of `t` in place would change under `n`.  A backward liveness
+    walk, run only where there is such an assignment."""
+    candidates = {}
+    for stmt in scopes.statements(fdef.body):
+        if scopes.is_simple_assign(stmt):
+            passed = _passed_name(stmt.value, resolve)
+            if passed is not None and passed != stmt.targets[0].id:
+                candidates[stmt] = passed
+    found: set = set()
+    if not candidates:
+        return found
+
+    def transfer(stmt, live: set) -> set:       # (updated in place: see `fork`)
+        if candidates.get(stmt) in live:
+            found.add(stmt)             # (sets only grow to the fixpoint: the last visit agrees)
+        if isinstance(stmt, (gast.If, gast.While)):
+            live.update(scopes.load_names(stmt.test))
+        elif isinstance(stmt, gast.For):
+            live -= scopes.bound_names(stmt.target)
+            live.update(scopes.load_names(stmt.iter))
+        else:
+            live -= scopes.bound_names(stmt)
+            live.update(scopes.load_names(stmt))
+            if isinstance(stmt, gast.AugAssign):
+                live.update(scopes.all_names(stmt.target))
+        return live
+
+    def loop_entry(loop, live: set) -> set:
+        live.update(scopes.load_names(loop.iter if isinstance(loop, gast.For) else loop.test))
+        return live
+    Walk(transfer, set.union, backward=True, loop_entry=loop_entry, fork=set.copy).run(
+        fdef.body, set())
+    return found
+
+
+def _passed_name(value, resolve: Callable) -> str | None:
+    """The name whose value a chain of `PASSING` calls may return, or None."""
+    while isinstance(value, gast.Call) and value.args and _member(resolve(value), PASSING):
+        value = value.args[0]
+    return value.id if isinstance(value, gast.Name) else None
+
+
 def _analyze(owner, fdef: gast.FunctionDef):
     """`owner` run over `fdef` (its `before` filled); returns it."""
     Walk(owner.transfer, set.intersection, loop_entry=owner.loop_entry,
@@ -134,8 +183,8 @@ class _Owner:
     target is owned just before it (the loop's settled state, the last one
     seen): one bit per statement, so memory stays linear in the code."""
 
-    def __init__(self, resolve: Callable, items_kept: bool = True):
-        self.resolve, self.items_kept = resolve, items_kept
+    def __init__(self, resolve: Callable, shared: set, items_kept: bool = True):
+        self.resolve, self.shared, self.items_kept = resolve, shared, items_kept
         self.before: dict = {}
 
     def transfer(self, stmt, owned: set) -> set:    # (updated in place: see `fork`)
@@ -146,7 +195,8 @@ class _Owner:
             len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
         if target:
             self.before[stmt] = target in owned
-        fresh = target is not None and self._fresh(stmt.value, owned)
+        fresh = target is not None and stmt not in self.shared and \
+            self._fresh(stmt.value, owned)
         owned -= self._kept(stmt)
         owned -= scopes.bound_names(stmt)
         if fresh:

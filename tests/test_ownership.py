@@ -134,6 +134,39 @@ def test_an_adjoint_shared_by_two_operands_is_not_updated_in_place():
     check_grad(two_adjoints_of_one_sum, [X])
 
 
+def one_sum_read_by_two_names(v):
+    # fuzz seed 170081: `v + total` gives v and total one adjoint array
+    # (unbroadcast returns it as it is); dv was updated in place at `v[2]`,
+    # which changed dtotal too (the gradient's last element 8, not 5)
+    total = v
+    acc = 1.0
+    acc *= v[2]
+    score = acc + 1.0 * (v + total)
+    return np.sum(score)
+
+
+def one_sum_after_a_loop(v):
+    w = v
+    s = 0.0
+    for i in range(3):
+        s = s + w[i + 1] * v[i]
+    return s + np.sum((v + w) * np.arange(6.0))
+
+
+def one_product_read_twice(x):
+    y = x * 1.0
+    z = y
+    s = z[1] * y[0]
+    return s + np.sum(np.sin(y + z))
+
+
+@pytest.mark.parametrize("f", [one_sum_read_by_two_names, one_sum_after_a_loop,
+                               one_product_read_twice], ids=lambda f: f.__name__)
+def test_an_adjoint_passed_on_and_read_again_is_not_updated_in_place(f):
+    check_grad(f, [X])
+    check_vjp(lambda x: f(x) * np.ones(2), [X], rng.standard_normal(2))
+
+
 def growing_list(x):
     zs = [x]
     for _ in range(5):
