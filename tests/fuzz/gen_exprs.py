@@ -45,6 +45,9 @@ OPS = [
     ("arith", "SVM", .5, "({e} ** 3)", ()),
     ("arith", "SVM", 1, "({p} ** 0.5)", ()),
     ("arith", "SVM", .5, "({p} ** {bs})", ()),
+    # exponents 0, 1, 2 known only when it runs, at bases that may be 0
+    ("arith", "SVM", .3, "({e} ** (abs({i}) % 3))", ("abs",)),
+    ("arith", "V", .3, "((0.0 * {e}) ** (np.arange({n}) % 3))", ()),
     ("arith", "SVM", 2, "({cst} * {e})", ()),
     ("arith", "SVM", .5, "abs({e})", ("abs",)),
     ("arith", "S", .5, "max({s}, {s})", ("max",)),
