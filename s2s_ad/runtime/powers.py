@@ -19,12 +19,9 @@ import numpy as np
 def times_power(c, a, e, float64=False):
     """`c * a ** e` (`np.float_power(a, e)` if `float64`), 0 where `c` is 0."""
     power = np.float_power if float64 else _pow
-    if np.ndim(c) == 0:                         # one coefficient: decide once
-        if c != 0:
-            return c * power(a, e)
-        if np.ndim(a) == 0 and np.ndim(e) == 0:
-            return c * power(a, 0)
-    return c * power(a, np.where(c == 0, 0, e))     # (a ** 0 is 1)
+    if np.ndim(c) == 0 and np.ndim(e) == 0:     # one coefficient: decide once
+        return c * power(a, e if c != 0 else 0)    # (a ** 0 is 1; 0, an int, keeps a's dtype)
+    return c * power(a, np.where(c == 0, 0, e))
 
 
 def _pow(a, e):
