@@ -145,3 +145,17 @@ def test_overlay_follows_the_items_of_containers():
     assert rt.overlay(t, tnew, {"x": b}, a) is t
     with pytest.raises(UnsupportedValueError):
         rt.overlay(ta, tnew, a, a.view(np.int64))
+
+
+def test_adding_an_adjoint_list_or_dict_gives_a_new_one():
+    """ownership.py counts arithmetic as giving a fresh value, which an
+    in-place update (`rt.add_into`) may then change: `+ 0` (or a replaced
+    item's `ZERO`) must not hand back the same Seq or Tree."""
+    seq, tree = rt.Seq([np.ones(2), np.zeros(2)]), rt.Tree(a=np.ones(2))
+    for zero in (0, 0.0, rt.ZERO):
+        for adjoint in (seq, tree):
+            total = adjoint + zero
+            assert type(total) is type(adjoint) and total is not adjoint
+            assert (zero + adjoint) is not adjoint
+    summed = rt.add_into(seq + 0.0, 0, np.ones(2), [np.ones(2), np.ones(2)])
+    assert np.array_equal(seq[0], np.ones(2)) and np.array_equal(summed[0], 2 * np.ones(2))

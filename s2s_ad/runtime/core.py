@@ -289,13 +289,15 @@ def repeats_possible(index) -> bool:
 
 
 class Seq(list):
-    """The adjoint of a tuple or list: `+` adds item by item (NumPy defers)."""
+    """The adjoint of a tuple or list: `+` adds item by item (NumPy defers)
+    and, as arithmetic does for ownership.py, always gives a new list (its
+    arrays shared: an adjoint's arrays are never written)."""
 
     __array_ufunc__ = None
 
     def __add__(self, other):
         if isinstance(other, (int, float)) and other == 0 or other is ZERO:
-            return self
+            return Seq(self)
         if not isinstance(other, (list, tuple)):    # an array adjoint of the list
             other = _rows(other, len(self))
         out = Seq(a + b for a, b in zip(self, other))
@@ -331,13 +333,14 @@ def _rows(g, n: int):
 
 
 class Tree(dict):
-    """The adjoint of a dict: `+` adds value by value (NumPy defers)."""
+    """The adjoint of a dict: `+` adds value by value (NumPy defers), into a
+    new dict, as `Seq`'s `+`."""
 
     __array_ufunc__ = None
 
     def __add__(self, other):
         if isinstance(other, (int, float)) and other == 0 or other is ZERO:
-            return self
+            return Tree(self)
         out = Tree(self)
         for k, v in other.items():
             out[k] = out[k] + v if k in out else v
