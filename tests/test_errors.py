@@ -279,3 +279,19 @@ def test_an_error_inside_a_nested_function_is_located_in_the_users_file():
     assert where.filename == HERE
     assert where.line == steps_with_a_captured_rate.__code__.co_firstlineno + 4
     assert "return y + 0.1 * f(y)" in str(info.value)
+
+
+def updates_each_value_of_a_dict(x):
+    d = {"a": x * 1.0, "b": x * 2.0}
+    for k, v in d.items():
+        v += 1.0                                    # (its fourth line)
+    return np.sum(d["a"] * d["b"])
+
+
+def test_an_update_of_a_dict_value_in_a_loop_names_the_dict():
+    """The refusal once spoke only of names copied into one another
+    (`a, b = b, a`), which this loop has none of."""
+    with pytest.raises(ad.UnsupportedSyntaxError, match="may share memory with `d`") as info:
+        ad.grad(updates_each_value_of_a_dict)(np.ones(3))
+    assert info.value.location.filename == __file__
+    assert info.value.location.line == updates_each_value_of_a_dict.__code__.co_firstlineno + 3

@@ -254,11 +254,11 @@ def refuse_carried_updates(nz, loop, members: set, outside: list, carried: set) 
         what = f"`{name}`" if name in nz.locals else "a value"
         saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
         checks = nz.capture(lambda: [refusals.refusal(nz,
-            name, base, f"{what} is updated in place in this loop, where the names "
-            "copied into one another (`a, b = b, a`) may hold, from the second "
-            f"iteration on, what the others held in the one before: here, memory "
-            f"shared with {f'`{base}`' if base in nz.locals else 'a value read before'}, "
-            "which s2s_ad does not follow around a loop",
+            name, base, f"{what} is updated in place in this loop and may share memory "
+            f"with {f'`{base}`' if base in nz.locals else 'a value read before'}, which "
+            f"s2s_ad does not follow around a loop: {what} may be read from it, or hold, "
+            "from the second iteration on, what another name held in the one before, "
+            "as names copied into one another (`a, b = b, a`) do",
             f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
         nz.user_stmt = saved
         _insert_before(loop, update, checks)
