@@ -63,7 +63,7 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
                                 copies + _prologue(plan, params, floats) + rest + body + ret)
     name_reserved(plan, fdef)
     scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
-    temp_tangents = frozenset(t for p, t in plan.adj.items() if p in norm.namer.temps)
+    temp_tangents = {t: p for p, t in plan.adj.items() if p in norm.namer.temps}
     return Adjoint(fdef, plan.imports, scalars=frozenset(scalars),
                    temp_adjoints=temp_tangents, rt=plan.rt)
 

@@ -58,10 +58,10 @@ _ENABLES = {
 
 def optimize(fdef: gast.FunctionDef, protected: set[str],
              is_pure_call: Callable[[gast.Call], bool], temps: set[str],
-             temp_adjoints: set[str], interleaved: bool = False) -> gast.FunctionDef:
+             temp_adjoints: dict, interleaved: bool = False) -> gast.FunctionDef:
     unchanged = [traversal.nodes(fdef)]     # fdef's nodes, while no pass has changed it
     unsafe = alias_unsafe(fdef, unchanged[0])   # only shrinks as code is removed
-    disposable = temp_adjoints - protected
+    disposable = set(temp_adjoints) - protected
     passes = {"propagate": lambda: propagate(fdef, protected, unsafe, unchanged[0]),
               "fold": lambda: fold(fdef, unsafe),
               "dead_code": lambda: dead_code(fdef, is_pure_call),
@@ -80,7 +80,9 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
     else:
         raise InternalError(f"the clean-up passes over `{fdef.name}` did not settle "
                             f"in {_ROUNDS} rounds")
-    inlined = inline(fdef, temps - protected, is_pure_call, interleaved)
+    adjoints = None if interleaved else \
+        {t: d for d, t in temp_adjoints.items() if d not in protected}     # (forward: in temps)
+    inlined = inline(fdef, temps - protected, is_pure_call, interleaved, adjoints)
     fold(fdef, unsafe, inlined)     # a number inlined: `v * _ln_base1` -> `v * 1.0` -> `v`
     empty_blocks(fdef)
     return fdef
@@ -88,7 +90,7 @@ def optimize(fdef: gast.FunctionDef, protected: set[str],
 
 # -- inlining ----------------------------------------------------------------
 def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
-           interleaved: bool = False) -> list:
+           interleaved: bool = False, adjoints: dict | None = None) -> list:
     """Put a generated temporary read once, by the next statement, back into
     that statement: `_t1 = X @ W; h = np.tanh(_t1 + b)` becomes
     `h = np.tanh(X @ W + b)`.  It reads like the user's line again, and NumPy
@@ -96,10 +98,17 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     of calls with effects, so evaluation order cannot matter.  In
     `interleaved` code (forward mode: each primal statement followed by its
     tangent's), the reader may come later, past pure assignments that
-    rebind nothing the temporary's value reads.  Returns the statements
-    that took a temporary in (those still in the code)."""
+    rebind nothing the temporary's value reads.  The adjoint of a temporary
+    (`adjoints`: temporary -> its adjoint) goes so too once the temporary
+    has gone (before it: the forward sweep comes first), so that no `d_t6`
+    is left named after a `_t6` the code no longer has, but only where each
+    name it reads is read again later: otherwise its array, which `release`
+    frees before the reader allocates, would live through it.  Returns the
+    statements that took a temporary in (those still in the code)."""
     loads, stores = name_counts(traversal.names(fdef))
     inliner = _Inliner(temps, loads, stores, Purity(is_pure_call), interleaved)
+    if adjoints:
+        inliner.adjoints, inliner.lifetimes = adjoints, _Lifetimes(fdef.body)
     inliner.block(fdef.body)
     return list(inliner.changed)
 
@@ -113,6 +122,9 @@ class _Inliner:
         self.temps, self.loads, self.stores = temps, loads, stores
         self.pure, self.interleaved = pure, interleaved
         self.changed: dict = {}     # (ordered: a set of statements, in order)
+        self.adjoints: dict = {}    # temporary -> its adjoint
+        self.gone: set = set()      # the adjoints whose temporary has gone
+        self.lifetimes = None
 
     def block(self, body: list) -> None:
         i = 0
@@ -122,8 +134,10 @@ class _Inliner:
             for child in ("body", "orelse"):
                 if isinstance(getattr(stmt, child, None), list):
                     self.block(getattr(stmt, child))
-            if _inlinable(stmt, nxt, self.temps, self.loads, self.stores, self.pure):
+            if self._inlinable(stmt, nxt):
                 target = stmt.targets[0].id
+                if target in self.adjoints:
+                    self.gone.add(self.adjoints[target])
                 _replace_loads(nxt, {target: stmt.value})
                 del body[i]
                 self.changed.pop(stmt, None)
@@ -135,6 +149,32 @@ class _Inliner:
             for child in ("body", "orelse"):
                 if isinstance(getattr(body[-1], child, None), list):
                     self.block(getattr(body[-1], child))
+
+
+    def _inlinable(self, stmt, nxt) -> bool:
+        if _inlinable(stmt, nxt, self.temps, self.loads, self.stores, self.pure):
+            return True
+        return bool(self.gone) and scopes.is_simple_assign(stmt) and \
+            stmt.targets[0].id in self.gone and self.lifetimes.outlive(stmt) and \
+            _inlinable(stmt, nxt, self.gone, self.loads, self.stores, self.pure)
+
+
+class _Lifetimes:
+    """Where each name is last read, among the statements of a body with
+    those of its blocks in place (as `release` frees them)."""
+
+    def __init__(self, body: list):
+        self.position, self.last = {}, {}
+        for i, (stmt, _) in enumerate(astutil.flat(body)):
+            self.position[stmt] = i
+            for name in scopes.load_names(stmt):
+                self.last[name] = i
+
+    def outlive(self, stmt) -> bool:
+        """Whether each name `stmt` reads is read again after it."""
+        at = self.position.get(stmt)
+        return at is not None and all(self.last.get(n, -1) > at
+                                      for n in scopes.load_names(stmt.value))
 
 
 def _reader(body: list, i: int, pure) -> gast.stmt:

@@ -212,7 +212,7 @@ def _finish(adj, norm, src, wrt, options: Options, observe: Callable) -> list:
     if options.optimize:
         forward = options.mode in FORWARD_MODES     # (a temporary's tangent is one too)
         optimizer.optimize(adj.tree, norm.locals | set(wrt), pure,
-                           norm.namer.temps | (adj.temp_adjoints if forward else set()),
+                           norm.namer.temps | (set(adj.temp_adjoints) if forward else set()),
                            adj.temp_adjoints, forward)
         observe("optimized", lambda: _printed(adj.tree))
     trees = [adj.tree]

@@ -61,7 +61,7 @@ def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
                                 prologue + forward_code + seed_code + backward_code + ret)
     name_reserved(plan, fdef)
     scalars = facts.shapes.scalars | {plan.adj[n] for n in facts.shapes.scalars if n in plan.adj}
-    temp_adjoints = frozenset(d for p, d in plan.adj.items() if p in norm.namer.temps)
+    temp_adjoints = {d: p for p, d in plan.adj.items() if p in norm.namer.temps}
     return Adjoint(fdef, plan.imports, plan.seed_param, frozenset(scalars), plan.pair_names,
                    temp_adjoints, plan.sites, plan.rule_starts, plan.rt)
 

@@ -65,7 +65,7 @@ class Adjoint:
     seed_param: str | None = None                 # pair mode: the cotangent
     scalars: frozenset = frozenset()              # locals known to hold scalars
     pair_names: tuple | None = None               # pair mode: (fwd, bwd, saved)
-    temp_adjoints: frozenset = frozenset()        # the adjoints of temporaries
+    temp_adjoints: dict = field(default_factory=dict)    # adjoint of a temporary -> it
     sites: dict = field(default_factory=dict)     # contribution statement -> Site
     rule_starts: dict = field(default_factory=dict)   # see lower.py
     rt: str = "rt"                                # the identifier of s2s_ad's runtime
