@@ -52,3 +52,21 @@ def test_never_deletes_parameters_scalars_or_loop_variables():
     assert not deleted & {"x", "w", "s", "ds", "acc", "i", "_x1"}, text
     rng = np.random.default_rng(1)
     check_grad(f, (rng.standard_normal(4), rng.standard_normal(4)), wrt=(0, 1))
+
+
+def chain(x):
+    a = np.sin(x)
+    b = np.cos(a) - x * 0.25        # `x * 0.25`'s temporary is inlined away
+    c = b + a * x
+    return np.sum(c * a)
+
+
+def test_an_inlined_temporarys_adjoint_goes_where_no_array_lives_longer():
+    """The adjoint of `x * 0.25` (a temporary inlined into its reader) goes
+    into its own reader where what it reads is read again anyway; in `mlp`
+    the adjoint of `X @ W1` reads `dh` and `h` for the last time, so it stays
+    a statement of its own and `release` frees both before `dW1`."""
+    text = ad.source(ad.grad(chain))
+    assert "d_t" not in text, text
+    check_grad(chain, (np.array([0.3, -1.2, 2.0]),))
+    assert "d_t1 = dh * (1.0 - h * h)" in ad.source(ad.grad(mlp, wrt=(1, 2)))
