@@ -108,7 +108,7 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     loads, stores = name_counts(traversal.names(fdef))
     inliner = _Inliner(temps, loads, stores, Purity(is_pure_call), interleaved)
     if adjoints:
-        inliner.adjoints, inliner.lifetimes = adjoints, _Lifetimes(fdef.body)
+        inliner.adjoints, inliner.root = adjoints, fdef.body
     inliner.block(fdef.body)
     return list(inliner.changed)
 
@@ -124,7 +124,8 @@ class _Inliner:
         self.changed: dict = {}     # (ordered: a set of statements, in order)
         self.adjoints: dict = {}    # temporary -> its adjoint
         self.gone: set = set()      # the adjoints whose temporary has gone
-        self.lifetimes = None
+        self.root: list = []        # the function's body
+        self.lifetimes = None       # (made when first asked: most functions never do)
 
     def block(self, body: list) -> None:
         i = 0
@@ -154,9 +155,12 @@ class _Inliner:
     def _inlinable(self, stmt, nxt) -> bool:
         if _inlinable(stmt, nxt, self.temps, self.loads, self.stores, self.pure):
             return True
-        return bool(self.gone) and scopes.is_simple_assign(stmt) and \
-            stmt.targets[0].id in self.gone and self.lifetimes.outlive(stmt) and \
-            _inlinable(stmt, nxt, self.gone, self.loads, self.stores, self.pure)
+        if not (self.gone and scopes.is_simple_assign(stmt) and stmt.targets[0].id in self.gone
+                and _inlinable(stmt, nxt, self.gone, self.loads, self.stores, self.pure)):
+            return False
+        if self.lifetimes is None:
+            self.lifetimes = _Lifetimes(self.root)
+        return self.lifetimes.outlive(stmt)
 
 
 class _Lifetimes:
