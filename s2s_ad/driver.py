@@ -147,7 +147,28 @@ def compile_adjoint(func, options: Options, observe=pipeline.unobserved) -> Comp
     helpers that call each other gets a `dispatch.CallSite`, which finds the
     pair when the call runs.  `observe` sees `func`'s stages (`stages`)."""
     with _collection_paused():
-        return _compile_all(func, options, observe)
+        try:
+            return _compile_all(func, options, observe)
+        except InternalError:
+            raise
+        except S2SADError as exc:
+            raise _told_at_the_user(exc) from None
+
+
+def _told_at_the_user(exc: S2SADError) -> S2SADError:
+    """`exc` as the user should read it: one located in code s2s_ad derived
+    (differentiated again: second order), at the user's function that code
+    came from, the generated line quoted; any other as it is."""
+    where = exc.location
+    user = generated_origins.first(lambda code: code.co_filename == where.filename) \
+        if where is not None else None
+    if user is None:
+        return exc
+    exc.message = (f"s2s_ad cannot differentiate this derivative again: {exc.message} "
+                   f"(in its code: `{where.source_line.strip()}`)")
+    exc.location = user
+    exc.args = (exc._render(),)
+    return exc
 
 
 def _compile_all(func, options: Options, observe) -> Compiled:
@@ -303,11 +324,10 @@ def _callee_front(callee, options: Options, location, stack=()) -> pipeline.Fron
     name = callee.__name__
     if callee.__qualname__.startswith(dispatch.CallSite.__qualname__ + ".") and \
             callee.__module__ == dispatch.__name__:
-        raise NoRuleError(
-            "s2s_ad cannot differentiate a derivative again through a call of a "
-            "function passed as a value (a parameter, an item, a function returned): "
-            "which function it is, and so its derivative, is found only when the "
-            "call runs", location,
+        raise NoRuleError(     # (in derived code: _told_at_the_user says it is again)
+            "its code calls a function passed as a value (a parameter, an item, a "
+            "function returned): which function it is, and so its derivative, is "
+            "found only when the call runs", location,
             hint="call the function by its name here, or differentiate this part "
                  "once only")
     try:

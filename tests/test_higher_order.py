@@ -271,6 +271,34 @@ def test_second_order_through_a_function_value_says_why_it_is_refused():
     with pytest.raises(ad.NoRuleError, match="function passed as a value") as info:
         ad.hvp(through_a_function_value)(np.array([0.3, 0.8]), np.ones(2))
     assert "changed since" not in str(info.value)
+    # located at the user's helper whose derived code makes the call, the
+    # generated line quoted (once at that line of the generated text)
+    assert info.value.location.filename == __file__
+    assert info.value.location.line == _apply.__code__.co_firstlineno
+    assert "fn_call.backward" in info.value.message
+
+
+def keeps_a_row_it_updates(x):
+    M = np.outer(x, x)
+    keep = []
+    for i in range(2):
+        r = M[i]
+        keep.append(r)
+        r *= 2.0
+    return np.sum(M) + keep[0][0]
+
+
+def test_a_second_order_refusal_from_the_derived_codes_own_analysis_is_located_at_the_user():
+    """The gradient keeps the rows it updates on its tape: differentiating
+    it again is refused by the analysis of the derived code, which once
+    located the error in the generated text."""
+    np.testing.assert_allclose(ad.grad(keeps_a_row_it_updates)(np.array([0.3, 0.8])),
+                               [5.6, 4.4], rtol=1e-12)     # 4 sum(x) + (4 x0, 0)
+    with pytest.raises(ad.UnsupportedSyntaxError, match="derivative again") as info:
+        ad.hvp(keeps_a_row_it_updates)(np.array([0.3, 0.8]), np.ones(2))
+    assert info.value.location.filename == __file__
+    assert info.value.location.line == keeps_a_row_it_updates.__code__.co_firstlineno
+    assert "`r *= 2.0`" in info.value.message
 
 
 def contracts_with_einsum(x, y):

@@ -34,6 +34,14 @@ class _ByIdentity:
         entry = self._entries.get(id(key))
         return entry[1] if entry is not None and entry[0]() is key else default
 
+    def first(self, test, default=None):
+        """The value of a live key that `test` accepts (a scan: for errors)."""
+        for ref, value in list(self._entries.values()):
+            key = ref()
+            if key is not None and test(key):
+                return value
+        return default
+
     def _forget(self, ident: int, ref) -> None:
         entry = self._entries.get(ident)
         if entry is not None and entry[0] is ref:      # (not a newer key's entry)
