@@ -151,7 +151,6 @@ class _Inliner:
                 if isinstance(getattr(body[-1], child, None), list):
                     self.block(getattr(body[-1], child))
 
-
     def _inlinable(self, stmt, nxt) -> bool:
         if _inlinable(stmt, nxt, self.temps, self.loads, self.stores, self.pure):
             return True

@@ -13,8 +13,8 @@ time, from the code alone:
   arithmetic, of a call that builds a new array or list adjoint (`FRESH`),
   or of a call that returns its first argument or a new one built from it
   (`PASSING`) on a fresh value or on an owned name read nowhere else in
-  the statement (`d = rt.head(d, i)`);
-  and read nowhere after it (liveness): `dv = rt.unbroadcast(g, v)` may
+  the statement (`d = rt.head(d, i)`) and, if it is another name than the
+  target, nowhere after it (liveness): `dv = rt.unbroadcast(g, v)` may
   return `g` itself, so while `g` is read again, updating `dv` in place
   would change it;
 - it stays owned while it is read only where no reference to it survives
