@@ -32,8 +32,8 @@ import gast
 
 from .. import astutil
 from ..ir import RUNTIME
-from .alias_parts import Part, distinct_slots, extend_new
-from . import aliasing, compound, masks, refusals, sequences
+from .alias_parts import Part, distinct_slots
+from . import aliasing, masks, realias, refusals, sequences
 
 
 _SYNC = {"index": "sync_index", "T": "sync_transposed", "reshape": "sync_reshaped"}
@@ -252,7 +252,7 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
     `rows = [r for r in M]` is a row of `M`), must not share memory with
     the object the update wrote (`walk.origin`) if the program reads it
     again."""
-    _realias(nz, name, always)
+    realias.realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
     bases = None                    # (the names something is a part of: asked rarely)
@@ -285,7 +285,7 @@ def _check_uncertain(nz, walk: _Walk, view: str, part: Part, group: set) -> None
     through = part.item and part.base in nz.sequences and \
         part.base not in nz.aliases.get(origin, {origin})
     refusals.uncertain(nz, view, part, group, origin, walk.seen, through,
-                       _rebound_with(nz, origin) if through else set())
+                       realias.rebound_with(nz, origin) if through else set())
 
 
 def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
@@ -299,72 +299,6 @@ def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
     return part.certain and (view in nz.retired or view in walk.own_temps) and \
         nz.aliases.get(view, {view}) == {view} and \
         not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view, ()))
-
-
-def _rebound_with(nz, name: str) -> set:
-    """The names `_realias` rebinds to `name` where they are one object
-    with it."""
-    aliases, groups = _realiased(nz, name)
-    return set(aliases).union(*groups)
-
-
-def _realias(nz, name: str, always: bool) -> None:
-    """Rebind the aliases of `name` to it (a no-op for the primal), so
-    the analyses see them change too; names that only may be aliases
-    (bound in a branch or loop, with their own aliases) are rebound if
-    they still are.  An alias holding what `stop_gradient` returned
-    stays masked; an update through one is refused (`_crossing`)."""
-    aliases, maybe_groups = _realiased(nz, name)
-    for other in aliases:
-        how = masks.crossing(nz, masks.mask_of(nz, other), masks.mask_of(nz, name))
-        if how == "refuse":
-            refusals.masked(nz, other, name)
-        elif always and other not in nz.loose and name not in nz.loose:
-            nz.emit(astutil.assign(other, masks.masked_as(astutil.name(name), how)))
-        else:               # (a number updated by `op=` is a new object)
-            _if_same(nz, [other], name, how)
-    for names in maybe_groups:
-        nz.unbound.update(set(names) - nz.params)   # maybe not bound yet
-        ways: dict = {}
-        for n in names:
-            ways.setdefault(masks.crossing(nz, masks.mask_of(nz, n), masks.mask_of(nz, name)), []).append(n)
-        for n in ways.pop("refuse", []):
-            refusals.masked(nz, n, name)
-        for how, same in sorted(ways.items()):
-            _if_same(nz, same, name, how)
-
-
-def _realiased(nz, name: str) -> tuple[list, list]:
-    """What `_realias` rebinds to `name`: its aliases (but a temporary read
-    once already, no base of views), and the groups of locals bound to what
-    may be one object with it (each rebound where it is)."""
-    group = set(nz.aliases.get(name, {name}))
-    aliases = [o for o in sorted(group - {name}) if o in nz.locals or aliasing.views_of(nz, {o})]
-    groups: list = []
-    done: set = set()
-    for other in sorted(aliasing.maybe_one(nz, group)):
-        names = sorted(n for n in nz.aliases.get(other, {other}) if n in nz.locals)
-        if names and names[0] not in done:
-            done.update(names)
-            groups.append(names)
-    return aliases, groups
-
-
-def _if_same(nz, others: list, name: str, how: str = "same") -> None:
-    """`if others[0] is name: others... = name` (masked as `how` says).
-    Either way each of `others` still holds the object it held, so it
-    keeps its parts (`g` an item of `e = [g]`)."""
-    kept = {o: list(nz.parts.get(o, [])) for o in others}
-    same = nz.namer.temp("same")
-    nz.emit(astutil.assign(same, astutil.compare(
-        astutil.name(others[0]), gast.Is, astutil.name(name))))
-    body = nz.capture(lambda: [nz.emit(astutil.assign(
-        o, masks.masked_as(astutil.name(name), how))) for o in others])
-    guard = astutil.if_(astutil.name(same), body)
-    nz.emit(guard)
-    compound.leave_compound(nz, guard)     # still only maybe aliases
-    for o, parts in kept.items():
-        extend_new(nz.parts.setdefault(o, []), parts)
 
 
 def _guarded(nz, view: str, part: Part, stmt, helper: str = "shares") -> None:
@@ -387,8 +321,6 @@ def _write_back(view: str, part: Part, slots: str) -> gast.stmt:
         args.append(astutil.name(slots))
     return astutil.assign(part.base, astutil.call(
         f"{RUNTIME}.{_SYNC[part.kind]}", args + [astutil.name(view)]))
-
-
 
 
 def _slot(part: Part) -> tuple:
