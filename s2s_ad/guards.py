@@ -214,15 +214,10 @@ class Guard:
     rederive: str | None        # the name of the `Rederive` (None for a pair)
 
 
-def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, namer,
-          in_body: bool, itself: bool) -> Guard | None:
-    """The guard of `fdef`, generated from `src` (whose parameters and
-    locals are `locals_`, whose names `namer` gave) and reading `imports`
-    (among them the callees' pairs, whose dependencies it inherits); None if
-    there is nothing to compare.  `in_body`: also as `fdef`'s first
-    statements; `itself`: a derived function of `src.func` (not a pair),
-    which depends on its code too."""
-    readers = _Readers(src, locals_, imports, namer)
+def _dependencies(src: Source, readers, imports: dict, itself: bool) -> tuple:
+    """What `src`'s derived function is compiled against and can check:
+    the names it resolved, its callees' pairs' dependencies, a derived
+    primal's own (differentiated again), and for `itself` its code."""
     seen: dict = {}
     callees = [d for obj in imports.values() if isinstance(obj, types.FunctionType)
                for d in getattr(obj, DEPS, ())]
@@ -235,7 +230,19 @@ def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, name
             for d in seen.values()):
         own_code = _itself(src.func)
         seen.setdefault(own_code.key, own_code)
-    deps = tuple(d for d in seen.values() if d.holds())     # else: unguardable
+    return tuple(d for d in seen.values() if d.holds())     # else: unguardable
+
+
+def guard(fdef: gast.FunctionDef, src: Source, locals_: set, imports: dict, namer,
+          in_body: bool, itself: bool) -> Guard | None:
+    """The guard of `fdef`, generated from `src` (whose parameters and
+    locals are `locals_`, whose names `namer` gave) and reading `imports`
+    (among them the callees' pairs, whose dependencies it inherits); None if
+    there is nothing to compare.  `in_body`: also as `fdef`'s first
+    statements; `itself`: a derived function of `src.func` (not a pair),
+    which depends on its code too."""
+    readers = _Readers(src, locals_, imports, namer)
+    deps = _dependencies(src, readers, imports, itself)
     if not deps:
         return None
     if not in_body:             # a pair or twin: its cache entry checks `deps` directly

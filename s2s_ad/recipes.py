@@ -112,20 +112,13 @@ def decode(recipe: dict, ctx: Context):
     if kind == "globals":
         return vars(_import(recipe["name"]))
     if kind == "cell":
-        names = ctx.func.__code__.co_freevars
-        if recipe["name"] not in names:
-            raise Miss(recipe)
-        return ctx.func.__closure__[names.index(recipe["name"])]
+        return _cell(recipe, ctx)
     if kind == "site":
         callee = decode(recipe["callee"], ctx) if recipe["callee"] is not None else None
         return dispatch.CallSite(callee, ast.literal_eval(recipe["varied"]),
                                  Location(*recipe["where"]), ctx.pair_of)
     if kind == "derived":
-        made = ctx.derive(decode(recipe["of"], ctx), ast.literal_eval(recipe["options"]))
-        for fn in made if isinstance(made, tuple) else (made,):
-            if fn.__name__ == recipe["name"]:
-                return fn
-        raise Miss(recipe)
+        return _derived(recipe, ctx)
     if kind == "ufunc":
         obj = getattr(numpy, recipe["name"], None)
         if not isinstance(obj, numpy.ufunc):
@@ -136,6 +129,23 @@ def decode(recipe: dict, ctx: Context):
         if obj is None or _fingerprint(obj, ctx) != recipe["fp"]:
             raise Miss(recipe)
         return obj
+    raise Miss(recipe)
+
+
+def _cell(recipe: dict, ctx: Context):
+    """The primal's closure cell of the recipe's name."""
+    names = ctx.func.__code__.co_freevars
+    if recipe["name"] not in names:
+        raise Miss(recipe)
+    return ctx.func.__closure__[names.index(recipe["name"])]
+
+
+def _derived(recipe: dict, ctx: Context):
+    """The derived function (of a pair, the one of the recipe's name)."""
+    made = ctx.derive(decode(recipe["of"], ctx), ast.literal_eval(recipe["options"]))
+    for fn in made if isinstance(made, tuple) else (made,):
+        if fn.__name__ == recipe["name"]:
+            return fn
     raise Miss(recipe)
 
 

@@ -127,20 +127,7 @@ class Normalizer:
         self.joined: dict = {}          # list made by + or * -> the names it shares items with
         self.masked: set = set()        # names bound to a value stop_gradient returned
         self.unmasked: set = set()      # names bound to another value
-        self.params = {a.id for a in scopes.params(src.tree.args)}
-        self.loop_stored = {n for node in traversal.nodes(src.tree)  # bound in a loop
-                            if isinstance(node, (gast.For, gast.While))
-                            for n in scopes.stored_names(node)}
-        self.store_counts = collections.Counter(    # name -> stores in the user's code
-            n.id for n in traversal.names(src.tree) if type(n.ctx) is gast.Store)
-        self.augmented = {n.id for node in traversal.walk(src.tree)  # updated by `op=`
-                          if isinstance(node, gast.AugAssign)
-                          for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
-        self.last_read: dict = {}       # name -> where the user's code last reads it
-        for node in traversal.names(src.tree):
-            if type(node.ctx) is gast.Load and \
-                    (node.lineno, node.col_offset) > self.last_read.get(node.id, (0, 0)):
-                self.last_read[node.id] = (node.lineno, node.col_offset)
+        self._read_user_code(src.tree)
         self.bool_names: dict = {}      # name -> whether only bools are bound to it
         self.forward = False            # normalizing for forward mode
         self.depth = 0                  # nesting of compound statements
@@ -148,6 +135,23 @@ class Normalizer:
         self.user_stmt = None
         masks.note_masks(self)
         self.containers = sequences.surely_built(self)
+
+    def _read_user_code(self, tree) -> None:
+        """What the passes ask of the user's function as written."""
+        self.params = {a.id for a in scopes.params(tree.args)}
+        self.loop_stored = {n for node in traversal.nodes(tree)    # bound in a loop
+                            if isinstance(node, (gast.For, gast.While))
+                            for n in scopes.stored_names(node)}
+        self.store_counts = collections.Counter(    # name -> stores in the user's code
+            n.id for n in traversal.names(tree) if type(n.ctx) is gast.Store)
+        self.augmented = {n.id for node in traversal.walk(tree)    # updated by `op=`
+                          if isinstance(node, gast.AugAssign)
+                          for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
+        self.last_read: dict = {}       # name -> where the user's code last reads it
+        for node in traversal.names(tree):
+            if type(node.ctx) is gast.Load and \
+                    (node.lineno, node.col_offset) > self.last_read.get(node.id, (0, 0)):
+                self.last_read[node.id] = (node.lineno, node.col_offset)
 
     # -- statements -------------------------------------------------------
     def block(self, stmts: list) -> list:

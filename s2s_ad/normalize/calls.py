@@ -22,6 +22,25 @@ from ..rules import registry
 from . import compound, comprehensions, exprs, inplace, lift, mutators, scope
 
 
+def _as_display(nz, expr, callee):
+    """The display a call of `dict`, `list` or `tuple` builds, whose items
+    the alias analysis relates (`dict(a=x)`: `{"a": x}`; `list((a, b))`:
+    `[a, b]`; `dict([("a", x)])`: `{"a": x}`), or None."""
+    if callee is dict and not expr.args and expr.keywords and \
+            all(k.arg is not None for k in expr.keywords):
+        return astutil.dict_([astutil.const(k.arg) for k in expr.keywords],
+                             [k.value for k in expr.keywords])
+    if (callee is list or callee is tuple) and len(expr.args) == 1 and not expr.keywords \
+            and isinstance(expr.args[0], (gast.List, gast.Tuple)) and \
+            not any(isinstance(e, gast.Starred) for e in expr.args[0].elts):
+        make = astutil.list_ if callee is list else astutil.tuple_
+        return make(expr.args[0].elts)
+    pairs = _dict_pairs(nz, expr) if callee is dict else None
+    if pairs is not None:
+        return astutil.dict_([k for k, _ in pairs], [v for _, v in pairs])
+    return None
+
+
 def e_Call(nz, expr):
     """A call in ANF (see the module docstring)."""
     popped = inplace.pop(nz, expr)
@@ -30,23 +49,11 @@ def e_Call(nz, expr):
     if _is_get(nz, expr):
         return _get(nz, expr)
     callee = nz.src.resolve(expr.func, nz.locals)
-    if callee is dict and not expr.args and expr.keywords and \
-            all(k.arg is not None for k in expr.keywords):     # `dict(a=x)`: {"a": x}
-        return nz.rhs(gast.copy_location(astutil.dict_(
-            [astutil.const(k.arg) for k in expr.keywords],
-            [k.value for k in expr.keywords]), expr))
-    if (callee is list or callee is tuple) and len(expr.args) == 1 and not expr.keywords \
-            and isinstance(expr.args[0], (gast.List, gast.Tuple)) and \
-            not any(isinstance(e, gast.Starred) for e in expr.args[0].elts):
-        # `list((a, b))`: [a, b], whose items the alias analysis relates
-        make = astutil.list_ if callee is list else astutil.tuple_
-        return nz.rhs(gast.copy_location(make(expr.args[0].elts), expr))
+    display = _as_display(nz, expr, callee)
+    if display is not None:
+        return nz.rhs(gast.copy_location(display, expr))
     if comprehensions.is_reduce(nz, expr, callee):
         return comprehensions.reduced(nz, expr)
-    pairs = _dict_pairs(nz, expr) if callee is dict else None
-    if pairs is not None:                   # `dict([("a", x)])`: {"a": x}
-        return nz.rhs(gast.copy_location(astutil.dict_(
-            [k for k, _ in pairs], [v for _, v in pairs]), expr))
     late, expr = _spread_arguments(nz, expr, callee)
     _refuse_overwrite(nz, expr, callee)
     expr = _out_by_keyword(nz, expr, callee)

@@ -163,17 +163,7 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 continue
             walk.written[_slot(part)] = part
             walk.slot_writers[_slot(part)] = name
-            if part.kind == "index" and part.base in nz.sequences and \
-                    not isinstance(part.index, gast.Constant):
-                refusals.overlap(nz, member, part.base)
-            for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
-                refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
-                                f"is updated in place, an item `{part.base}` shares "
-                                "with it,")
-            for other in sequences.joined_from(nz, part.base):
-                refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
-                                "is updated in place while a list made by `+`, `*` or "
-                                "a copy holds it,")     # (`[a] * 2`: no relation follows)
+            _check_other_holders(nz, name, member, part)
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
                      "slots" if part.kind == "index" else "shares")
             if part.base not in walk.stepped:   # (claimed to be re-read, maybe:
@@ -181,6 +171,23 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
                 walk.bases.add(part.base)
                 _step(nz, walk, part.base, True)
     walk.maybe.append((name, group))
+
+
+def _check_other_holders(nz, name: str, member: str, part: Part) -> None:
+    """Refuse, at run time where they share memory, what a write into
+    `part.base` does not follow: a slot of a list chosen at run time whose
+    other items may be the same object, and the lists holding the object
+    that a shallow copy, `+` or `*` made."""
+    if part.kind == "index" and part.base in nz.sequences and \
+            not isinstance(part.index, gast.Constant):
+        refusals.overlap(nz, member, part.base)
+    for other in sorted(nz.joined.get(part.base, ())):    # a shallow copy's
+        refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
+                        f"is updated in place, an item `{part.base}` shares with it,")
+    for other in sequences.joined_from(nz, part.base):
+        refusals.shared(nz, name, Part(other, "reshape", astutil.name(other)),
+                        "is updated in place while a list made by `+`, `*` or "
+                        "a copy holds it,")     # (`[a] * 2`: no relation follows)
 
 
 def _written_twice(nz, walk: _Walk, member: str, group: set, part: Part) -> None:
