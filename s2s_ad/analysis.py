@@ -22,7 +22,10 @@ is written onto nodes.
   is kept (`rt.shape_only`): two walks, one counting every read, one
   counting value reads only; what the first records and the second does
   not is shape-recorded, unless it updates in place (its restore writes
-  the old values back).
+  the old values back).  A call of a helper that updates an argument in
+  place is no assignment to it: where the first walk finds the adjoint
+  sweep still reading the argument, the call is `clobbered` (refused by
+  reverse_forward.py: nothing saves the old value).
 - shapes (shapes.py): shape classes, scalars and the compact-adjoint
   decisions, in the same `Facts`.
 """
@@ -163,10 +166,13 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen) ->
     each statement's `Prim.reads`, filled as they are asked."""
     recorded: set = set()
     shapes_too = every is None
+    updating = _updating_calls(prims) if shapes_too else {}
 
     # (the live sets are mutable and updated in place: only membership in
     # them decides what is recorded, and straight-line code copies none)
     def transfer(stmt, live):
+        if stmt in updating and not live.isdisjoint(updating[stmt]):
+            facts.clobbered[stmt] = frozenset(live & updating[stmt])    # (refused)
         if isinstance(stmt, gast.Assign):
             return _record_assignment(stmt, live, prims, facts, shares, heirs, recorded,
                                       shapes_too, every, seen)
@@ -194,6 +200,21 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen) ->
     Walk(transfer, set.union, loop_entry=loop_entry, loop_exit=loop_exit, fork=set.copy).run(
         body, set(wrt))
     return recorded
+
+
+def _updating_calls(prims) -> dict:
+    """The calls of helpers that update an argument in place (surely, or
+    `+=` on an array; or inside `stop_gradient(...)`) -> the locals they
+    may update.  Nothing records those values before the call."""
+    out = {}
+    for stmt, prim in prims.items():
+        names = set(prim.writes)
+        if prim.kind == CALL:
+            names.update(n for p in prim.mutates | prim.augments if p in prim.binding
+                         for n in scopes.load_names(prim.binding[p]))
+        if names:
+            out[stmt] = frozenset(names)
+    return out
 
 
 def _record_assignment(stmt, live, prims, facts, shares, heirs, recorded, shapes_too, every,

@@ -47,7 +47,8 @@ def check_mutating_call(plan: Plan, stmt) -> list:
     tangent function, in forward mode) works on a copy, so the caller must
     not see the argument (a fresh temporary is fine); a call that is not
     differentiated must not change a varied one: its derivative would miss
-    the update.  Where it surely would, a located error; where
+    the update; nor one the reverse sweep reads from before the call
+    (`Facts.clobbered`).  Where it surely would, a located error; where
     it only augments the parameter (`p += v`, in place only for an
     array, list or dict), a check before the call that raises one then."""
     prim = plan.prims.get(stmt)
@@ -59,6 +60,11 @@ def check_mutating_call(plan: Plan, stmt) -> list:
             "expression s2s_ad does not differentiate (`stop_gradient(...)` or a "
             "call declared non-differentiable); its gradient would miss the update",
             plan.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
+    if prim is not None and prim.writes & plan.facts.clobbered.get(stmt, set()):
+        name = sorted(prim.writes & plan.facts.clobbered[stmt])[0]
+        raise UnsupportedSyntaxError(f"a function called here may update `{name}` in "
+                                     f"place, {_CLOBBERED.format(name)}",
+                                     plan.src.locate(stmt), hint=f"pass a copy (`{name}.copy()`)")
     if prim is not None and prim.kind == DYNAMIC and stmt not in plan.facts.active \
             and not prim.pure:
         _check_dynamic_call(plan, stmt, prim, varied)
@@ -76,6 +82,8 @@ def _mutated_arguments(plan: Plan, stmt, prim, varied) -> list:
     passed = {n for node in prim.binding.values() for n in names_of(node)}
     seen = plan.norm.locals if stmt in plan.facts.active or passed & varied \
         else varied
+    clobbered = plan.facts.clobbered.get(stmt, frozenset())   # the gradient reads them
+    seen = set(seen) | clobbered                               # from before the call
     checks = []
     related = plan.norm.passes.get(stmt, {})    # e.g. a temporary bound to `x`
     for param in sorted(prim.mutates | prim.augments):
@@ -85,8 +93,8 @@ def _mutated_arguments(plan: Plan, stmt, prim, varied) -> list:
             continue
         loc = plan.src.locate(stmt)
         if param in prim.mutates:
-            raise UnsupportedSyntaxError(_mutation_message(prim, param), loc,
-                                         hint=_MUTATION_HINT.format(prim.key.__name__))
+            raise UnsupportedSyntaxError(_mutation_message(prim, param, names, clobbered),
+                                         loc, hint=_MUTATION_HINT.format(prim.key.__name__))
         where = (prim.key.__qualname__, param, loc.filename, loc.line, loc.col,
                  loc.source_line)
         # a name related to the argument may be bound on another path only
@@ -131,8 +139,6 @@ def _forward_assign(plan: Plan, stmt) -> list:
         return []
     if prim.inplace:
         return [inplace_statement(stmt, prim)]
-    if prim.key is runtime.mutated:     # print the user's own call
-        return [astutil.expr_stmt(astutil.clone(stmt.value.args[1]))]
     if not calls_pair(prim, stmt, plan.facts):
         return [astutil.clone(stmt)]
     varied = plan.facts.varied_before[stmt]
@@ -250,6 +256,8 @@ def inplace_statement(stmt, prim: Prim) -> gast.stmt:
     `x[i] = v`, `a += b`, `np.add.at(a, i, v)` or `items.append(v)`."""
     target = stmt.targets[0].id
     args = stmt.value.args
+    if prim.key is runtime.mutated:     # the user's own call (`np.put(x, i, v)`)
+        return astutil.expr_stmt(astutil.clone(args[1]))
     if prim.key in _UFUNC_OF:
         return astutil.expr_stmt(astutil.call(
             f"{NUMPY}.{_UFUNC_OF[prim.key]}.at",
@@ -271,7 +279,7 @@ def calls_pair(prim: Prim, stmt, facts) -> bool:
     """Whether the forward sweep calls an adjoint pair for `stmt` (a
     callee's, or one found at run time for a function value)."""
     return prim.kind in (CALL, DYNAMIC) and stmt in facts.active and not prim.is_sync \
-        and not prim.inplace and prim.key is not runtime.mutated
+        and not prim.inplace
 
 
 def pair_requests(body: list, prims: dict, facts) -> list:
@@ -302,7 +310,15 @@ def _has_break(body) -> bool:
 _MUTATION_HINT = "return the new value from {} and assign it at the call, or pass a copy"
 
 
-def _mutation_message(prim, param: str) -> str:
+_CLOBBERED = ("and the gradient reads `{}` as it was before this call (the derivative "
+              "of an earlier statement needs it), which s2s_ad does not keep for a "
+              "helper's update")
+
+
+def _mutation_message(prim, param: str, names=(), clobbered=frozenset()) -> str:
+    if set(names) <= clobbered:
+        return (f"{prim.key.__qualname__} updates its parameter {param} in place, "
+                + _CLOBBERED.format(names[0]))
     return (f"{prim.key.__qualname__} updates its parameter {param} in place, which the "
             "caller sees; s2s_ad does not differentiate through a helper that mutates "
             "its caller's array")

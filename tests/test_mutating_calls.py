@@ -229,3 +229,56 @@ def test_an_update_not_followed_is_refused_located(f, text, message):
         with pytest.raises(ad.S2SADError, match=message) as err:
             make(f)(*args)
         assert_located(err.value, f, text)
+
+
+# An opaque update (np.put & co.) or a helper's, after a differentiated
+# statement read the value: the reverse sweep read the updated values
+# (silently wrong gradients, fuzz seed 173248, present at the session start).
+def dot_then_put(b, w):
+    a = np.dot(b, w)
+    np.put(w, [1, 2], 0.0)              # w is not differentiated
+    return a * np.sum(w)
+
+
+def dot_then_method_put(b, w):
+    v = w * 1.0
+    a = np.dot(b, v)
+    v.put([1, 2], 0.0)
+    return a * np.sum(v)
+
+
+def _shift(v):
+    v[1:] = v[:1]
+    return v[0]
+
+
+def dot_then_helper_update(b, w):
+    a = np.dot(b, w)
+    if _shift(w) > 0.38:                # (the fuzz program's walrus test, reduced)
+        a = a * 2.0
+    return a
+
+
+def _normalize(v):
+    v /= np.sum(np.abs(v))
+
+
+def helper_update_then_dot(w, data):
+    _normalize(data)                    # before any read: the gradient sees the new data
+    return np.sum((data @ w) ** 2)
+
+
+@pytest.mark.parametrize("f", [dot_then_put, dot_then_method_put])
+def test_an_opaque_update_after_a_read_is_undone_for_the_reverse_sweep(f):
+    w = X.copy()
+    check_grad(f, [W, w], wrt=0)
+    check_jvp(f, [W, w], wrt=0)
+    assert np.array_equal(w, X)         # (the derived function updates a copy)
+
+
+def test_a_helper_updating_a_value_the_gradient_read_before_is_refused_located():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="as it was before this call") as info:
+        ad.grad(dot_then_helper_update)(W, X.copy())
+    assert info.value.location.filename == __file__
+    assert "_shift(w)" in info.value.location.source_line
+    check_grad(helper_update_then_dot, [W, np.random.default_rng(1).standard_normal((4, 3))])

@@ -41,4 +41,7 @@ class Facts:
     varied_out: frozenset = frozenset()                    # varied at the return
     carriers: frozenset = frozenset()                      # names that may have an adjoint
     kills: set = field(default_factory=set)                # stmt: inactive, kills an adjoint
+    # a call of a helper that updates an argument in place -> the names it
+    # may update whose values the reverse sweep reads from before the call
+    clobbered: dict = field(default_factory=dict)
     shapes: ShapeFacts = field(default_factory=ShapeFacts)

@@ -81,7 +81,7 @@ SEQUENCE_OPERATORS = {operator.add: runtime.join, operator.iadd: runtime.join,
 # primitives that update their first operand in place (and return it), with
 # the augmented-assignment operator that prints them (None: printed otherwise)
 INPLACE = {runtime.setitem: None, runtime.append: None, runtime.pop: None,
-           runtime.sync_index: None,
+           runtime.sync_index: None, runtime.mutated: None,     # (an opaque update: np.put)
            runtime.sync_transposed: None, runtime.sync_reshaped: None,
            **{update: None for update in runtime.SCATTERS.values()},
            operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
