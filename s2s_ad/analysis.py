@@ -204,11 +204,14 @@ def _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen) ->
 
 def _updating_calls(prims) -> dict:
     """The calls of helpers that update an argument in place (surely, or
-    `+=` on an array; or inside `stop_gradient(...)`) -> the locals they
-    may update.  Nothing records those values before the call."""
+    `+=` on an array; inside `stop_gradient(...)`; a function value that
+    may be one) -> the locals they may update.  Nothing records those
+    values before the call."""
     out = {}
     for stmt, prim in prims.items():
         names = set(prim.writes)
+        if prim.kind == DYNAMIC and not prim.pure:
+            names.update(n for node in prim.binding.values() for n in scopes.load_names(node))
         if prim.kind == CALL:
             names.update(n for p in prim.mutates | prim.augments if p in prim.binding
                          for n in scopes.load_names(prim.binding[p]))

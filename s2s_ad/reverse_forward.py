@@ -110,7 +110,8 @@ def _check_dynamic_call(plan: Plan, stmt, prim, varied) -> None:
     differentiated (an active call's pair checks itself) must not be
     able to update a value that carries a gradient: an argument, or the
     object whose method it is, by a method that updates its receiver
-    (`xs.reverse()`)."""
+    (`xs.reverse()`); nor an argument the reverse sweep reads from before
+    the call (`Facts.clobbered`)."""
     func = stmt.value.func
     receiver = func.value.id if isinstance(func, gast.Attribute) and \
         isinstance(func.value, gast.Name) else None
@@ -129,6 +130,15 @@ def _check_dynamic_call(plan: Plan, stmt, prim, varied) -> None:
             "s2s_ad cannot see whether it updates that argument in place",
             plan.src.locate(stmt), hint="pass a copy, or wrap the call in "
             "stop_gradient(...)")
+    clobbered = sorted(plan.facts.clobbered.get(stmt, ()))
+    if clobbered:
+        what = f"`{astutil.unparse(func)}`" if set(scopes.load_names(func)) <= \
+            plan.src.user_names else "the function called here"
+        raise UnsupportedSyntaxError(
+            f"{what} is a function value, called with `{clobbered[0]}`; "
+            "s2s_ad cannot see whether it updates it in place, "
+            + _CLOBBERED.format(clobbered[0]), plan.src.locate(stmt),
+            hint=f"pass a copy (`{clobbered[0]}.copy()`)")
 
 
 def _forward_assign(plan: Plan, stmt) -> list:

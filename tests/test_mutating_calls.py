@@ -282,3 +282,24 @@ def test_a_helper_updating_a_value_the_gradient_read_before_is_refused_located()
     assert info.value.location.filename == __file__
     assert "_shift(w)" in info.value.location.source_line
     check_grad(helper_update_then_dot, [W, np.random.default_rng(1).standard_normal((4, 3))])
+
+
+def dot_then_function_value(b, w):
+    a = np.dot(b, w)
+    fn = _shift                         # a function value: what it does is seen when it runs
+    fn(w)
+    return a
+
+
+def function_value_then_dot(b, w):
+    fn = np.sum
+    s = fn(w)                           # (a callee that updates nothing, known here)
+    return np.dot(b, w) * s
+
+
+def test_a_function_value_given_a_value_the_gradient_read_before_is_refused_located():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="cannot see whether it updates") as info:
+        ad.grad(dot_then_function_value)(W, X.copy())
+    assert info.value.location.filename == __file__
+    assert info.value.location.source_line.strip().startswith("fn(w)")
+    check_grad(function_value_then_dot, [W, X.copy()])
