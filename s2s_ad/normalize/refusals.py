@@ -14,6 +14,7 @@ import gast
 
 from .. import astutil, scopes
 from ..ir import RUNTIME
+from ..runtime.origins import origins
 from . import aliasing, sequences
 from .alias_parts import Part
 
@@ -105,8 +106,16 @@ def refusal(nz, name: str, base: str, message: str, hint: str,
 
 def _where(nz, message: str, hint: str) -> gast.expr:
     """The located error a run-time refusal raises, as a constant:
-    (message, hint, file, line, column, source line) of the user's statement."""
+    (message, hint, file, line, column, source line) of the user's statement;
+    in derived code differentiated again, of the user's function it came
+    from, the generated line quoted (as driver._told_at_the_user tells a
+    compile-time refusal)."""
     loc = nz.src.locate(nz.user_stmt)
+    user = origins.get(getattr(nz.src.func, "__code__", None))
+    if user is not None:
+        message = (f"s2s_ad cannot differentiate this derivative again: {message} "
+                   f"(in its code: `{loc.source_line.strip()}`)")
+        loc = user
     return astutil.const((message, hint, loc.filename, loc.line, loc.col, loc.source_line))
 
 
