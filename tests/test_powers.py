@@ -122,3 +122,34 @@ def test_generated_code_keeps_the_plain_formula_for_a_literal():
     text = ad.source(ad.grad(literal_cube))
     assert "3.0 * x ** 2" in text and "times_power" not in text
     assert "times_power" in ad.source(ad.grad(exponent))
+
+
+def test_the_exponent_gets_no_second_derivative_where_the_base_is_not_positive():
+    """`a ** b` gives `b` a gradient only where a > 0; the slope's own
+    derivative in `b` follows it, so the Hessian is that of the gradient
+    (and symmetric), negative bases included."""
+    x, b = np.array([-1.5, -0.4, 0.7, 1.9]), 2.0
+    hvp = ad.hvp(exponent, wrt=(0, 1))
+    for i in range(4):          # H[b, x_i] (x's direction) against H[x_i, b] (b's)
+        along_x = hvp(x, b, (np.eye(4)[i], 0.0))[1]
+        along_b = hvp(x, b, (np.zeros(4), 1.0))[0][i]
+        assert np.isclose(along_x, along_b, atol=1e-12), (i, along_x, along_b)
+        assert (along_b == 0.0) == (x[i] <= 0)
+    check_hvp(exponent, (np.array([0.4, 0.7, 1.9]), np.array([2.0, 1.5, 0.5])), (0, 1))
+
+
+def _zero_based_powers(u):
+    return (0.0 * u) ** np.arange(2)
+
+
+def powers_of_zero_in_a_helper(z):
+    # fuzz seed 177955: in the helper's pair the exponent's tangent is a zero
+    # array, not a static zero, and met 0 ** -1 from the slope's derivative in
+    # its coefficient: nan
+    theta = 0.62 + (z * np.ones(2)).prod(initial=2.0)
+    return _zero_based_powers(theta)[0] + z * 0.5
+
+
+def test_powers_of_zero_in_a_helper_have_a_finite_second_derivative():
+    assert ad.hvp(powers_of_zero_in_a_helper)(0.94, 1.0) == 0.0
+    check_grad(powers_of_zero_in_a_helper, (0.94,))

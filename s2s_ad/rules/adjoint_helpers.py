@@ -288,10 +288,14 @@ def inverse_transposed_tangent(z, a, what):
     t[z] += -(z @ np.swapaxes(t[a], -1, -2) @ z)     # d inv(a)^T = -inv(a)^T da^T inv(a)^T
 
 
-# -- the slope of a power, c * a ** e with 0 where c is 0: closed under derivatives
+# -- the slope of a power, c * a ** e with 0 where c is 0: closed under derivatives.
+# `c` and `e` come from the exponent, which `**` gives a derivative only where
+# a > 0 (operators.py): so do they here, and the Hessian stays symmetric (also
+# no 0 * inf where an exponent's zero tangent meets 0 ** -1)
 @adjoint(rt.times_power, shape=ELEMENTWISE, inert="float64")
 def times_power(z, c, a, e, float64=False):
-    d[c] += d[z] * (np.float_power(a, e) if float64 else a ** e)
+    base = np.where(a > 0, a, 1.0)
+    d[c] += d[z] * (a > 0) * (np.float_power(base, e) if float64 else base ** e)
     d[a] += d[z] * (rt.times_power(c * e, a, e - 1, True) if float64 else
                     rt.times_power(c * e, a, e - 1))
     d[e] += d[z] * z * np.log(np.where(a > 0, a, 1.0))
