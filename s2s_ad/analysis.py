@@ -36,7 +36,7 @@ import gast
 
 from . import scopes, shapes, traversal
 from .dataflow import State, Walk
-from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim, ShapeFacts
+from .ir import CALL, COPY, DYNAMIC, RULE, UNKNOWN, Facts, Prim, ShapeFacts, names_of
 
 def analyze(body: list, prims: dict[gast.stmt, Prim], wrt: list[str],
             outputs: list[str], spread: bool = True, shares=None, heirs=None) -> Facts:
@@ -209,14 +209,11 @@ def _updating_calls(prims) -> dict:
     values before the call."""
     out = {}
     for stmt, prim in prims.items():
-        names = set(prim.writes)
+        names = prim.updated_names
         if prim.kind == DYNAMIC and not prim.pure:
-            names.update(n for node in prim.binding.values() for n in scopes.load_names(node))
-        if prim.kind == CALL:
-            names.update(n for p in prim.mutates | prim.augments if p in prim.binding
-                         for n in scopes.load_names(prim.binding[p]))
+            names |= {n for node in prim.binding.values() for n in names_of(node)}
         if names:
-            out[stmt] = frozenset(names)
+            out[stmt] = names
     return out
 
 

@@ -43,7 +43,7 @@ import threading
 from . import (cache, codegen, diskcache, dispatch, frontend, guards, pipeline, recipes,
                rederive, reverse)
 from .errors import (InternalError, NoRuleError, S2SADError, SourceUnavailableError,
-                     location_of)
+                     again, location_of)
 from .pipeline import Compiled, Options
 from .rules import registry
 from .runtime.origins import origins as generated_origins
@@ -164,9 +164,7 @@ def _told_at_the_user(exc: S2SADError) -> S2SADError:
         if where is not None else None
     if user is None:
         return exc
-    exc.message = (f"s2s_ad cannot differentiate this derivative again: {exc.message} "
-                   f"(in its code: `{where.source_line.strip()}`)")
-    exc.location = user
+    exc.message, exc.location = again(exc.message, where.source_line), user
     exc.args = (exc._render(),)
     return exc
 

@@ -44,6 +44,13 @@ def caller_location() -> Location | None:
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+def again(message: str, generated_line: str) -> str:
+    """The message of a refusal met in code s2s_ad derived, differentiated
+    again (second order): told at the user's function, the line quoted."""
+    return (f"s2s_ad cannot differentiate this derivative again: {message} "
+            f"(in its code: `{generated_line.strip()}`)")
+
+
 def location_of(func) -> Location:
     """Where the Python function `func` is defined (its first line)."""
     code = func.__code__

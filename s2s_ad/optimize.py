@@ -167,11 +167,9 @@ class _Lifetimes:
     those of its blocks in place (as `release` frees them)."""
 
     def __init__(self, body: list):
-        self.position, self.last = {}, {}
-        for i, (stmt, _) in enumerate(astutil.flat(body)):
-            self.position[stmt] = i
-            for name in scopes.load_names(stmt):
-                self.last[name] = i
+        flat = [stmt for stmt, _ in astutil.flat(body)]
+        self.position = {stmt: i for i, stmt in enumerate(flat)}
+        self.last = scopes.last_reads(flat)
 
     def outlive(self, stmt) -> bool:
         """Whether each name `stmt` reads is read again after it."""

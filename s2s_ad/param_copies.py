@@ -69,12 +69,8 @@ def _alias_step(stmt, alias: dict, prim, shares: dict, reached: dict, params) ->
     def reach(name):
         for param in sorted(alias.get(name, ())):
             reached.setdefault(param, stmt)
-    if prim is not None and prim.kind == CALL:      # a helper updating an argument
-        for param in sorted(prim.mutates | prim.augments):
-            for name in names_of(prim.binding.get(param)):
-                reach(name)
-    for name in sorted(prim.writes if prim is not None else ()):    # ...called inside
-        reach(name)                                                 # a verbatim expression
+    for name in sorted(prim.updated_names if prim is not None else ()):   # a helper's
+        reach(name)
     if not isinstance(stmt, gast.Assign):
         return
     target = stmt.targets[0].id

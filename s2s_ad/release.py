@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gast
 
-from . import astutil, traversal
+from . import astutil, scopes, traversal
 
 
 def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
@@ -32,11 +32,8 @@ def release(fdef: gast.FunctionDef, scalars=frozenset()) -> None:
     position = {stmt: i for i, (stmt, _) in enumerate(flat)}
     names = [traversal.names(stmt) for stmt, _ in flat]     # (each statement's, once)
     candidates = _top_level_locals(flat, names, fdef.args) - scalars
-    last_read: dict[str, int] = {}
-    for i, (stmt, _) in enumerate(flat):
-        for name in _reads(stmt, names[i]):
-            if name in candidates:
-                last_read[name] = i
+    last_read = {n: i for n, i in scopes.last_reads([s for s, _ in flat], names).items()
+                 if n in candidates}
     dying = sorted(last_read, key=lambda n: (last_read[n], n))
     first = 0                       # blocks come in order: `at` only grows
     for blk in (s for s in fdef.body if isinstance(s, astutil.Block)):
@@ -82,11 +79,3 @@ def _top_level_locals(flat: list, names: list, args: gast.arguments) -> set[str]
 
 def _stores(names) -> set[str]:
     return {n.id for n in names if type(n.ctx) is gast.Store}
-
-
-def _reads(stmt, names: list) -> list[str]:
-    """The names `stmt` reads (`names`: its `Name` nodes)."""
-    out = [n.id for n in names if type(n.ctx) is gast.Load]
-    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
-        out.append(stmt.target.id)            # `a += b` reads a
-    return out

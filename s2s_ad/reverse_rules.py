@@ -58,11 +58,9 @@ def _check_covered(plan: Plan, stmt, prim: Prim) -> None:
 def _no_adjoint(plan: Plan, stmt, prim: Prim) -> NoRuleError:
     what = registry.display_name(prim.key)
     if getattr(prim.key, "__module__", "").startswith(runtime.__name__):
-        return NoRuleError(
-            f"s2s_ad cannot differentiate this derivative again in reverse mode: its "
-            f"code calls rt.{prim.key.__name__} (`{plan.src.locate(stmt).source_line.strip()}`), "
-            "whose rule is forward mode's only",
-            runtime.origins.get(plan.src.func.__code__) or plan.src.locate(stmt),
+        return NoRuleError(     # (told at the user's function: driver._told_at_the_user)
+            f"its code calls rt.{prim.key.__name__}, whose rule is forward mode's only, "
+            "in reverse mode", plan.src.locate(stmt),
             hint="use s2s_ad.hvp (forward over reverse), or differentiate this part "
                  "once only")
     return NoRuleError(f"{what} has no adjoint rule, which reverse mode needs (it has "

@@ -67,6 +67,20 @@ def local_names(fdef: gast.FunctionDef) -> set[str]:
     return out
 
 
+def last_reads(stmts: list, held: list | None = None) -> dict[str, int]:
+    """Each name -> the index of the last of `stmts` that reads it (`a += b`
+    reads `a`); `held`: each statement's `Name` nodes, where at hand."""
+    last: dict[str, int] = {}
+    load = gast.Load
+    for i, stmt in enumerate(stmts):
+        for node in names(stmt) if held is None else held[i]:
+            if type(node.ctx) is load:
+                last[node.id] = i
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            last[stmt.target.id] = i
+    return last
+
+
 def all_names(node) -> set[str]:
     return {n.id for n in names(node)}
 

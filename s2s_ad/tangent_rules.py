@@ -27,7 +27,7 @@ import operator
 import gast
 import numpy as np
 
-from . import astutil, runtime, tangent_templates, templates, traversal
+from . import astutil, tangent_templates, templates, traversal
 from .errors import NoRuleError, RuleError
 from .ir import COPY, RULE, Prim
 from .reverse_plan import Plan, imported
@@ -99,21 +99,9 @@ def tangent(plan: Plan, stmt: gast.Assign, prim: Prim, target: str, tangent_of,
     except RuleError as exc:
         if exc.location is not None:
             raise
-        raise _relocated(exc, plan, stmt, prim) from None
+        # (in derived code, driver._told_at_the_user tells it at the user's function)
+        raise RuleError(exc.message, plan.src.locate(stmt), exc.hint) from None
     return stmts + [astutil.assign(target, value)]
-
-
-def _relocated(exc: RuleError, plan: Plan, stmt, prim: Prim) -> RuleError:
-    """`exc` located at `stmt`; for a runtime helper's call in derived code
-    (second order), at the user's function that code came from, the
-    generated line quoted (its own text is no place to send the user)."""
-    here = plan.src.locate(stmt)
-    user = runtime.origins.get(plan.src.func.__code__) \
-        if getattr(prim.key, "__module__", "").startswith(runtime.__name__) else None
-    if user is None:
-        return RuleError(exc.message, here, exc.hint)
-    return RuleError(f"s2s_ad cannot differentiate this derivative again: "
-                     f"{exc.message} in `{here.source_line.strip()}`", user, exc.hint)
 
 
 def _covered(prim: Prim) -> frozenset:

@@ -124,6 +124,14 @@ class Prim:
         return self.key in (runtime.sync_index, runtime.sync_transposed,
                             runtime.sync_reshaped)
 
+    @property
+    def updated_names(self) -> frozenset:
+        """The locals the call may update in place (besides an in-place
+        primitive's own target): the arguments of a helper's parameters it
+        updates, and those passed to one inside a verbatim expression."""
+        return self.writes | frozenset(n for p in self.mutates | self.augments
+                                       for n in names_of(self.binding.get(p)))
+
     def variant(self, varied) -> tuple:
         """For a CALL: the callee's parameters bound to varied names (for a
         DYNAMIC call: argument positions and keywords)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gast
 
 from .. import astutil, scopes
+from ..errors import again
 from ..ir import RUNTIME
 from ..runtime.origins import origins
 from . import aliasing, sequences
@@ -113,9 +114,7 @@ def _where(nz, message: str, hint: str) -> gast.expr:
     loc = nz.src.locate(nz.user_stmt)
     user = origins.get(getattr(nz.src.func, "__code__", None))
     if user is not None:
-        message = (f"s2s_ad cannot differentiate this derivative again: {message} "
-                   f"(in its code: `{loc.source_line.strip()}`)")
-        loc = user
+        message, loc = again(message, loc.source_line), user
     return astutil.const((message, hint, loc.filename, loc.line, loc.col, loc.source_line))
 
 
