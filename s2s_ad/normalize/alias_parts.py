@@ -56,30 +56,17 @@ class Part:
 
 
 def extend_by_key(known: list, parts) -> None:
-    """Append to `known` each of `parts` (copies, from a branch or the
-    relations before it) saying what none in it says already: a copy is
-    another object, so telling them apart by identity let a long chain of
-    `if`s add the same relations again and again."""
+    """Append to `known` each of `parts` saying what none in it says
+    already (`Part.key`), in one pass.  A copy of a part is another object
+    that says the same: telling parts apart by identity let a long chain
+    of `if`s add the same relations again and again, and let a name that
+    inherits the parts of another it was copied from (`_rebind`'s heir)
+    double its list with each copy (2^16 parts in a derived pair)."""
     keys = {p.key for p in known}
     for p in parts:
         if p.key not in keys:
             keys.add(p.key)
             known.append(p)
-
-
-def extend_new(known: list, parts) -> None:
-    """Append to `known` each of `parts` not equal to one in it already
-    (`p not in known`, as the dataclass compares: the same `view` node),
-    in one pass instead of one scan of `known` per part."""
-    seen = {_identity(p) for p in known}
-    for p in parts:
-        if _identity(p) not in seen:
-            seen.add(_identity(p))
-            known.append(p)
-
-
-def _identity(p: Part) -> tuple:
-    return (p.base, p.kind, id(p.view), p.certain, p.reread, p.item, p.masked)
 
 
 def items_of(value) -> list:

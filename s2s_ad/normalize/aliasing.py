@@ -31,7 +31,7 @@ import types
 import gast
 
 from .. import astutil, fresh_results, scopes
-from .alias_parts import Part, extend_new, items_of, may_be_slot
+from .alias_parts import Part, extend_by_key, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
 from . import masks, sequences, slot_items, views
@@ -336,7 +336,7 @@ def _rebind(nz, name: str, stmt) -> None:
         nz.heirs[stmt] = frozenset(heirs)
     heir = min(group) if group else None
     if heir is not None:        # what the object is a part of, it still is as `heir`
-        extend_new(nz.parts.setdefault(heir, []), own)
+        extend_by_key(nz.parts.setdefault(heir, []), own)
     for view, part in views_of(nz, {name}):
         if heir is not None:
             part.rebase(heir)       # the old object lives on as `heir`

@@ -19,7 +19,7 @@ import gast
 
 from .. import astutil, scopes, traversal
 from . import aliasing, carried, slot_items
-from .alias_parts import extend_by_key, extend_new
+from .alias_parts import extend_by_key
 
 
 def _relations(nz) -> tuple:
@@ -138,7 +138,7 @@ def _carry_around(nz, loop, rebound: set, ones: dict) -> None:
         if members & held:       # a value held around the loop
             carried.refuse_carried_updates(nz, loop, members, sorted(outside), held)
         for name in sorted(members):
-            extend_new(nz.parts.setdefault(name, []), shared)
+            extend_by_key(nz.parts.setdefault(name, []), shared)
             nz.maybe_aliases.setdefault(name, set()).update(members - {name})
         for part in shared:
             part.certain = False

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gast
 
 from .. import astutil
-from .alias_parts import extend_new
+from .alias_parts import extend_by_key
 from . import aliasing, compound, masks, refusals
 
 
@@ -82,4 +82,4 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     nz.emit(guard)
     compound.leave_compound(nz, guard)     # still only maybe aliases
     for o, parts in kept.items():
-        extend_new(nz.parts.setdefault(o, []), parts)
+        extend_by_key(nz.parts.setdefault(o, []), parts)
