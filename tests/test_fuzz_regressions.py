@@ -12,6 +12,7 @@ import pytest
 
 import s2s_ad as ad
 from fdcheck import check_grad, check_jvp, check_value
+from rulecheck import check_hvp
 
 alpha = 1.06
 eps = 1.83
@@ -2454,3 +2455,60 @@ def test_a_masked_helper_updating_a_spread_argument_leaves_the_input_alone():
 def test_nested_calls_pass_a_lambdas_default_along():
     check_grad(nested_calls_reach_a_lambdas_default, [0.3])
     check_jvp(nested_calls_reach_a_lambdas_default, [0.3])
+
+
+# -- seed 174852 (minimized; present at the session's start) -------------------
+def _returns_early_from_a_loop(t):
+    k = 0
+    while k < 3:
+        k += 1
+        if t < -1.0:
+            return t * np.ones(3)
+    return t * np.ones(3)
+
+
+def calls_a_helper_returning_from_a_loop(a):
+    if a > a:
+        b = a * 2.0
+    out = [a for w in range(3)]
+    c = _returns_early_from_a_loop(a * a)
+    return c @ c
+
+
+@pytest.mark.parametrize("a", [0.093, -2.0])
+def test_hvp_through_a_helper_returning_from_a_loop(a):
+    # the helper's pair pops its tape, a list holding views of what it
+    # saved: the list was refused at run time as "updated while it holds a
+    # view of itself" (pop changes which arrays it holds, not their memory)
+    check_hvp(calls_a_helper_returning_from_a_loop, [a], (0,))
+    assert ad.hvp(calls_a_helper_returning_from_a_loop)(a, 1.0) == \
+        pytest.approx(36.0 * a * a)
+
+
+def _chain_of_swaps(rounds: int):
+    """`t = s; s = x * 2.0; s = t; t = x * 3.0` `rounds` times over a view
+    of `x`: each rebinding handed the name's view relations to the name it
+    was copied into, which already held copies of them, so the lists
+    doubled with each rebinding (2^16 relations in the pair of seed 174852)."""
+    lines = ["import numpy as np", "def swaps(x):", "    v = x[1:]", "    s = v"]
+    lines += ["    t = s", "    s = x * 2.0", "    s = t", "    t = x * 3.0"] * rounds
+    lines += ["    x[0] = 5.0", "    return np.sum(s * v)"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_chain_of_swaps_keeps_its_view_relations_few(tmp_path, monkeypatch):
+    from s2s_ad.normalize import aliasing
+    path = tmp_path / "swaps.py"
+    path.write_text(_chain_of_swaps(6))     # (thousands of relations before)
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    most = [0]
+    rebind = aliasing._rebind
+
+    def counted(nz, name, stmt):
+        rebind(nz, name, stmt)
+        most[0] = max(most[0], sum(len(parts) for parts in nz.parts.values()))
+    monkeypatch.setattr(aliasing, "_rebind", counted)
+    x = np.arange(4.0)
+    assert ad.grad(namespace["swaps"])(x).tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert most[0] <= 4

@@ -164,7 +164,7 @@ def uncertain(nz, view: str, part: Part, group: set, origin: str, seen: set,
         if through or part.base not in group else Part(part.base, part.kind, part.view)
     for other in read_later(nz, sorted(below)):
         shared(nz, other, written, "is read again", other in rebound)
-    for holder in read_later(nz, sorted(held)):
+    for holder in read_later(nz, sorted(held - {origin})):
         shared(nz, origin, Part(holder, "reshape", astutil.name(holder)),
                f"is updated while `{holder}` holds a view of it, read again")
 
