@@ -81,7 +81,7 @@ def normalize(src: Source, forward: bool = False) -> Normalized:
     `forward`: for forward mode (`inplace.restore`)."""
     fdef = src.tree
     locals_ = scopes.local_names(fdef)
-    namer = Namer(scopes.all_names(fdef) | locals_,
+    namer = Namer(src.user_names | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))
     norm = Normalizer(src, locals_, namer)
     norm.forward = forward
@@ -116,7 +116,6 @@ class Normalizer:
         self.loose: set = set()         # updated by `op=`: one object with its aliases if an array
         self.passes: dict = {}          # see Normalized.passes
         self.unbound: set = set()       # see Normalized.unbound
-        self.user_names = None          # every name in the user's function
         self.loops: list = []           # the loops being normalized, with their element reads
         self.loop_updates: set = set()  # what the body of the loop being entered updates
         self.displays: dict = {}        # name bound once to a display -> its items
@@ -137,18 +136,20 @@ class Normalizer:
         self.containers = sequences.surely_built(self)
 
     def _read_user_code(self, tree) -> None:
-        """What the passes ask of the user's function as written."""
+        """What the passes ask of the user's function as written (one walk)."""
         self.params = {a.id for a in scopes.params(tree.args)}
-        self.loop_stored = {n for node in traversal.nodes(tree)    # bound in a loop
+        every = traversal.nodes(tree)
+        names = [n for n in every if type(n) is gast.Name]     # (in `names`' order)
+        self.loop_stored = {n for node in every     # bound in a loop
                             if isinstance(node, (gast.For, gast.While))
                             for n in scopes.stored_names(node)}
         self.store_counts = collections.Counter(    # name -> stores in the user's code
-            n.id for n in traversal.names(tree) if type(n.ctx) is gast.Store)
-        self.augmented = {n.id for node in traversal.walk(tree)    # updated by `op=`
+            n.id for n in names if type(n.ctx) is gast.Store)
+        self.augmented = {n.id for node in every    # updated by `op=`
                           if isinstance(node, gast.AugAssign)
                           for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
         self.last_read: dict = {}       # name -> where the user's code last reads it
-        for node in traversal.names(tree):
+        for node in names:
             if type(node.ctx) is gast.Load and \
                     (node.lineno, node.col_offset) > self.last_read.get(node.id, (0, 0)):
                 self.last_read[node.id] = (node.lineno, node.col_offset)

@@ -30,7 +30,7 @@ import types
 
 import gast
 
-from .. import astutil, fresh_results, scopes
+from .. import astutil, fresh_results
 from .alias_parts import Part, extend_by_key, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
@@ -300,9 +300,7 @@ def related(nz, name: str, upward: bool = True) -> set:
 def is_local(nz, name: str) -> bool:
     """A name the function binds, or a temporary (a name of s2s_ad's;
     not a lifted function's, which is bound at compile time)."""
-    if nz.user_names is None:
-        nz.user_names = scopes.all_names(nz.src.tree)
-    return name in nz.locals or name not in nz.user_names and \
+    return name in nz.locals or name not in nz.src.user_names and \
         name not in nz.src.lifted
 
 
