@@ -66,7 +66,7 @@ import gast
 
 from .. import astutil, naming, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from ..ir import Normalized, Source, is_opaque, is_resolved
+from ..ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
 from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
                iteration, masks, mutators, scope, sequences)
@@ -330,7 +330,11 @@ class Normalizer:
         return astutil.attribute(self.atom(expr.value), expr.attr)
 
     def e_Subscript(self, expr):
-        return astutil.subscript(self.atom(expr.value), self.index(expr.slice))
+        base = expr.value
+        if isinstance(base, gast.Attribute) and base.attr == "flat":     # a copy
+            return astutil.call(f"{RUNTIME}.flat_get", [
+                self.atom(base.value), astutil.index_value(self.index(expr.slice))])
+        return astutil.subscript(self.atom(base), self.index(expr.slice))
 
     def index(self, index):
         if isinstance(index, gast.Slice):

@@ -28,8 +28,12 @@ _INPLACE = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "it
 
 def subscript_target(nz, target) -> tuple[str, gast.expr]:
     """`x[i, 1:3]` as an assignment target: (x, the index as a value).
-    `x.T[0]` and `x[1][2]` write through a view of `x`, bound first."""
+    `x.T[0]`, `x[1][2]` and `x.flat[i]` write through a view of `x`, bound
+    first."""
     base = target.value
+    if isinstance(base, gast.Attribute) and base.attr == "flat" and \
+            isinstance(base.value, gast.Name):      # through a flat view of it
+        base = aliasing.view_base(nz, refusals.flat_view(nz, base.value.id))
     if not isinstance(base, gast.Name):
         if not (isinstance(base, gast.Subscript) or isinstance(base, gast.Attribute)
                 and base.attr == "T"):

@@ -105,6 +105,17 @@ def refusal(nz, name: str, base: str, message: str, hint: str,
         [("unless_same", astutil.const(True))] if unless_same else [])))
 
 
+def flat_view(nz, base: str) -> gast.expr:
+    """`rt.flat_view(base, where)`: the view `base.flat[i] = v` writes
+    through, a located error at run time where there is none."""
+    message = (f"`{base}.flat[...]` is written into, and the elements of `{base}` are "
+               "not contiguous in memory (a transpose or a strided view): s2s_ad writes "
+               f"through a flat view of `{base}`, which NumPy cannot make of it")
+    hint = (f"make it contiguous where it is bound (`np.ascontiguousarray(...)`), or "
+            f"write through an index of `{base}` itself")
+    return astutil.call(f"{RUNTIME}.flat_view", [astutil.name(base), _where(nz, message, hint)])
+
+
 def _where(nz, message: str, hint: str) -> gast.expr:
     """The located error a run-time refusal raises, as a constant:
     (message, hint, file, line, column, source line) of the user's statement;

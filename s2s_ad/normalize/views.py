@@ -3,14 +3,15 @@ one has to it, for the alias analysis (normalize/aliasing.py).
 
 `view_of` gives the relations the analysis follows exactly: a subscript,
 `.T`, `reshape`/`ravel`/`view` (of a local or a temporary), `np.reshape`,
-`np.ravel`, `np.asarray`, `np.transpose`.  `may_view` names the arguments
-whose memory the result of any other NumPy function or array method may
-share, unless it is known to always make a new array (fresh.py: ufuncs,
-reductions, constructors, ...): the analysis holds that relation as uncertain,
-so an update through either side is checked at run time and refused where
-they share memory, rather than lost.  The sound default is the point: a
-view-returning function nobody listed (`np.split`, `np.ascontiguousarray`,
-`x.conj()` of a real array) costs a run-time check, never a wrong gradient.
+`np.ravel`, `np.asarray`, `np.transpose`, `rt.flat_view` (`x.flat[i] = v`).
+`may_view` names the arguments whose memory the result of any other NumPy
+function or array method may share, unless it is known to always make a new
+array (fresh.py: ufuncs, reductions, constructors, ...): the analysis holds
+that relation as uncertain, so an update through either side is checked at
+run time and refused where they share memory, rather than lost.  The sound
+default is the point: a view-returning function nobody listed (`np.split`,
+`np.ascontiguousarray`, `x.conj()` of a real array) costs a run-time check,
+never a wrong gradient.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from .alias_parts import Part
 _VIEW_METHODS = {"reshape": "reshape", "ravel": "reshape", "view": "reshape"}
 _VIEW_FUNCTIONS = {numpy.reshape: "reshape", numpy.ravel: "reshape",
                    numpy.asarray: "reshape", numpy.transpose: "T",
-                   runtime.indexable: "reshape"}
+                   runtime.indexable: "reshape", runtime.flat_view: "reshape"}
 
 def view_of(nz, value) -> Part | None:
     """The relation a value read from a local has to it, if it may share

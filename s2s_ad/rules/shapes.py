@@ -77,6 +77,27 @@ def ravel_tangent(z, a, order="C"):
         t[z] += rt.reshape_as(t[a], np.shape(z), a, order)
 
 
+# `x.flat[i]` read (a copy) and the view `x.flat[i] = v` writes through
+@adjoint(rt.flat_get, linear="a", inert="index")
+def flat_get(z, a, index):
+    d[a] += np.reshape(rt.unindex(d[z], np.ravel(a), index), np.shape(a))
+
+
+@tangent(rt.flat_get, inert="index")
+def flat_get_tangent(z, a, index):
+    t[z] += rt.flat_get(t[a], index)
+
+
+@adjoint(rt.flat_view, linear="a", inert="where")
+def flat_view(z, a, where):
+    d[a] += np.reshape(d[z], np.shape(a))
+
+
+@tangent(rt.flat_view, inert="where")
+def flat_view_tangent(z, a, where):
+    t[z] += np.ravel(t[a])
+
+
 @adjoint(np.squeeze, Method("squeeze"), linear="a")
 def squeeze(z, a, axis=None):
     d[a] += np.reshape(d[z], np.shape(a))

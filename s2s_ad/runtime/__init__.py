@@ -18,10 +18,11 @@ its submodules:
     inplace.py      setitem, append, pop, scatter_* (np.add.at & co.),
                     snapshot/restore, copy/keep, put (an update's tangent),
                     and their adjoint helpers
-    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared,
+    aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared, flat_view,
                     follow (a restore's reach, in a derivative read again)
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
-    shapes.py       the inverses of stack/concatenate/split/tile/pad/take...
+    shapes.py       the inverses of stack/concatenate/split/tile/pad/take...,
+                    flat_get (`x.flat[i]`)
     ranges.py       linspace, logspace, geomspace, arange
     products.py     @, dot, tensordot, inner, kron, einsum
     linalg.py       np.linalg: norm, cholesky, eigh, eig, qr, svd, pinv, lstsq, ...
@@ -89,7 +90,7 @@ from .boundary import check_scalar, check_seed, like, like_each
 from .reductions import (average_weights, cumprod_adjoint, default_part, extremum_parts,
                          initial_share, median_weights, prod_others, prod_others_where,
                          reduced_mask, reduced_mask_where, unlist, unsum, where_share)
-from .shapes import (choose_adjoints, kept_indices, reshape_as, select_adjoints, uncast,
+from .shapes import (choose_adjoints, flat_get, kept_indices, reshape_as, select_adjoints, uncast,
                      uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
                      unpad, unrepeat, unsplit, unstack, untake, untake_along_axis, untile,
                      unvstack)
@@ -112,7 +113,7 @@ from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
 from .powers import times_power
-from .aliases import (follow, refuse_overlap, refuse_overwrite, refuse_shared, shares, slots, sync_index, sync_reshaped,
+from .aliases import (flat_view, follow, refuse_overlap, refuse_overwrite, refuse_shared, shares, slots, sync_index, sync_reshaped,
                       sync_transposed)
 from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,
                       diagonal_index, head,

@@ -3,7 +3,8 @@ name still views a part of another (`shares`), where an update through an
 item writes back (`slots` -> `Slots`), the located error for a relation the
 analysis could not follow (`refuse_shared`), and the markers of an update
 through a view (`sync_*`, identities at run time whose rules carry the
-adjoint back to the base).
+adjoint back to the base); `flat_view`, the view `x.flat[i] = v` writes
+through.
 
 Invariants: none of these mutates an argument; `Slots` is a tuple type
 the adjoint helpers of inplace.py recognise by exact type.
@@ -225,6 +226,19 @@ def sync_transposed(base, view):
 def sync_reshaped(base, view):
     """`base` was updated in place through a reshaped view of it."""
     return base
+
+
+def flat_view(a, where):
+    """`a` as the 1-D view of its elements in C order that `a.flat[i] = v`
+    writes through (normalize/inplace.py): `np.reshape(a, -1)`, which is a
+    view wherever one exists.  Where it is a copy (a transpose, a strided
+    view), the located refusal `where` (see `refuse_shared`): a write into
+    the copy would not reach `a`."""
+    a.flat              # (as the user's code: an AttributeError where `a` has none)
+    view = np.reshape(a, -1)
+    if view.size and not np.may_share_memory(view, a):
+        _refuse(where)
+    return view
 
 
 def follow(name, restored):

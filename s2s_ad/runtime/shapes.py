@@ -5,6 +5,7 @@ tiling, repeating, padding, diagonals, `take` and dtype casts.
 Each `unX(g, like, ...)` returns the adjoint of `like` in `X(like, ...)`:
 an array shaped like `like` in its float dtype, or a `Seq` of such arrays
 when `X` took a sequence of arrays.  Copies that `X` made add up.
+`flat_get` reads `x.flat[i]` (normalize/__init__.py's `e_Subscript`).
 
 Invariants: every helper returns a fresh object (but `reshape_as`, which
 may return a view of `v` as `np.reshape` does) and none mutates its
@@ -18,6 +19,20 @@ from .duck import asarray, is_duck, numpy_only
 from ..errors import UnsupportedValueError
 from .core import Seq, _float_dtype, _summed_to, size, split
 from .origins import origin
+
+
+def flat_get(a, index):
+    """`a.flat[index]`: the elements at flat (C-order) positions, a copy
+    (a scalar for an integer index), as NumPy's `flatiter` gives them.  Of
+    an `a` that is no NumPy array or scalar (an object with a field named
+    `flat`), a located error: the derivative is an array's."""
+    if not isinstance(a, (np.ndarray, np.generic)):
+        a.flat          # (as the user's code: an AttributeError where `a` has none)
+        raise UnsupportedValueError(
+            f"`.flat[...]` of a {type(a).__name__}: s2s_ad differentiates `x.flat[i]` "
+            "of a NumPy array only", origin(),
+            hint="read the field under another name, or wrap the read in stop_gradient(...)")
+    return a.flat[index]
 
 
 def reshape_as(v, shape, a, order: str):

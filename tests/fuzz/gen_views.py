@@ -21,9 +21,9 @@ def view_update(g: Gen, sc: Scope):
     mats = [v for v in sc.targets("M") if mutable(g, v) and v.name.isidentifier()]
     forms = [(f, vecs) for f in [_slice_view, _library_view, _library_write, _view_list,
                                  _view_chain, _loop_store, _self_write, _branch_update,
-                                 _old_handle, _rebound_to_itself] if vecs]
+                                 _old_handle, _rebound_to_itself, _flat] if vecs]
     forms += [(f, mats) for f in [_row_loop, _column, _transposed, _row_name,
-                                  _self_write, _branch_update] if mats]
+                                  _self_write, _branch_update, _flat] if mats]
     if not forms:
         return False
     form, found = g.pick(forms)
@@ -221,6 +221,25 @@ def _branch_update(g: Gen, sc: Scope, var: Var):
     g.w.line(g.pick([f"{w} += {strip(expr(g, sc, 'S'))}", f"{w}[0] = {strip(expr(g, sc, 'S'))}",
                      f"{w} /= {strip(positive(g, sc, 'S', 1))}"]))
     sc.add(Var(w, "X"))
+
+
+def _flat(g: Gen, sc: Scope, var: Var):
+    """Flat positions (C order): a write through them (`M.flat[::n + 1] +=
+    v`, the diagonal; repeated positions; one) or a read, a copy, kept
+    across an update of the array."""
+    n = g.n * g.n if var.kind == "M" else g.n
+    where = g.pick([f"[::{g.n + 1}]" if var.kind == "M" else "[::2]", f"[{n - 1}]",
+                    f"[[0, {n - 1}, 0]]", "[1:]"])
+    if g.chance(0.3):
+        w = g.fresh(sc)
+        g.w.line(f"{w} = {var.name}.flat{where}")
+        g.w.line(f"{var.name}.flat[0] *= {g.const(0.5, 1.5)}")
+        g.w.line(f"{w} = np.sum({w} * {w})")
+        sc.add(Var(w, "S"))
+        return
+    g.w.line(g.pick([f"{var.name}.flat{where} = {strip(expr(g, sc, 'S'))}",
+                     f"{var.name}.flat{where} += {strip(expr(g, sc, 'S'))}",
+                     f"{var.name}.flat{where} *= {g.const(0.5, 1.5)}"]))
 
 
 def _row_loop(g: Gen, sc: Scope, var: Var):
