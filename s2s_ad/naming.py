@@ -37,6 +37,12 @@ def visible_scopes(globals_: Mapping, closure: Mapping, bound: Mapping) -> tuple
     return (closure, globals_, builtins.__dict__, bound)
 
 
+def _identifier(stem: str) -> str:
+    """`stem` made a valid identifier that is no keyword."""
+    stem = _ILLEGAL.sub("_", stem) or "t"
+    return "_" + stem if stem[0].isdigit() or keyword.iskeyword(stem) else stem
+
+
 class Namer:
     """Hands out fresh identifiers that avoid a set of taken ones and every
     name in the `visible` mappings (checked live, never copied)."""
@@ -45,6 +51,7 @@ class Namer:
         self._taken: set[str] = set(taken)
         self._visible = visible
         self._numbered: dict[str, int] = {}     # temp hint -> numbers below are taken
+        self._suffixed: dict[str, int] = {}     # fresh stem -> suffixes below are taken
         self.temps: set[str] = set()            # every name `temp` handed out
 
     def reserve(self, ident: str) -> None:
@@ -60,18 +67,25 @@ class Namer:
         """Forget names handed out since `snapshot` (for regenerated code)."""
         self._taken = set(snapshot)
         self._numbered.clear()
+        self._suffixed.clear()
 
     def fresh(self, stem: str) -> str:
-        """`stem` itself if free, else `stem_1`, `stem_2`, ..."""
-        stem = _ILLEGAL.sub("_", stem) or "t"
-        if stem[0].isdigit() or keyword.iskeyword(stem):
-            stem = "_" + stem
-        candidate, n = stem, 0
+        """`stem` itself if free, else `stem_1`, `stem_2`, ... (the scan
+        resumes where the last for `stem` ended: names are never given
+        back, so those below are taken still, and asking for one stem n
+        times costs n, not n^2)."""
+        stem = _identifier(stem)
+        candidate, n = self._first_free(stem, self._suffixed.get(stem, 0))
+        self._suffixed[stem] = n + 1
+        return candidate
+
+    def _first_free(self, stem: str, n: int) -> tuple[str, int]:
+        candidate = f"{stem}_{n}" if n else stem
         while self.taken(candidate):
             n += 1
             candidate = f"{stem}_{n}"
         self._taken.add(candidate)
-        return candidate
+        return candidate, n
 
     def fresh_parameter(self, stem: str) -> str:
         """Like `fresh`, but a name that is merely visible (a global or
@@ -80,8 +94,8 @@ class Namer:
         (`seed`), whose name is API.  Inside the derived function it can
         shadow only names that no code there reads."""
         visible, self._visible = self._visible, ()
-        try:
-            return self.fresh(stem)
+        try:        # (from the start: a name only visible is free here)
+            return self._first_free(_identifier(stem), 0)[0]
         finally:
             self._visible = visible
 
