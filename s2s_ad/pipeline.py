@@ -118,7 +118,7 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
         complex_check.check(body, facts.active, src, norm.locals)
         observe("analysis", lambda: _printed(_annotated(norm.tree, facts)))
         needs = [(callee, variant, src.locate(stmt))
-                 for callee, variant, stmt in pair_requests(body, prims, facts)]
+                 for callee, variant, stmt in pair_requests(body, prims, facts, src)]
         return Front(func, options, src, wrt, norm, output, aux, prims, facts, needs)
 
 

@@ -179,6 +179,9 @@ def _refused_by(key, args, kwargs) -> bool:
     return False
 
 
+_VAR_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
 def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
     """A call differentiated through the callee's own generated adjoint."""
     operands = tuple(_names_in(rhs))
@@ -192,13 +195,9 @@ def _user_call(func, args, kwargs, rhs, stmt, src: Source) -> Prim:
     binding = {}
     for name, value in bound.arguments.items():
         kind = sig.parameters[name].kind
-        if kind is inspect.Parameter.VAR_KEYWORD:
-            return Prim(UNKNOWN, func, operands=operands, problem=UnsupportedSyntaxError(
-                f"s2s_ad cannot differentiate through {func.__qualname__}'s **{name}",
-                src.locate(stmt), hint="pass those arguments by name to parameters "
-                "the function declares, or wrap the call in stop_gradient(...)"))
-        binding[name] = astutil.tuple_(value) if kind is inspect.Parameter.VAR_POSITIONAL \
-            else value
+        if kind is inspect.Parameter.VAR_KEYWORD:   # (its values: refused where varied)
+            value = list(value.values())
+        binding[name] = astutil.tuple_(value) if kind in _VAR_KINDS else value
     surely, augmented = mutated_parameters(func)
     return Prim(CALL, func, binding=binding, operands=operands, mutates=surely,
                 augments=augmented)

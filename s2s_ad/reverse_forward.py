@@ -12,6 +12,8 @@ The primal's statements, in order, plus what the reverse sweep needs:
 """
 from __future__ import annotations
 
+import inspect
+
 import gast
 
 from . import astutil, runtime, scopes, traversal
@@ -292,13 +294,37 @@ def calls_pair(prim: Prim, stmt, facts) -> bool:
         and not prim.inplace
 
 
-def pair_requests(body: list, prims: dict, facts) -> list:
+def pair_requests(body: list, prims: dict, facts, src) -> list:
     """(callee, varied parameters, statement) for every call of an adjoint
     pair the forward sweep of `body` will make: what must be compiled first
-    (a function value's pair is found when the call runs)."""
-    return [(prims[s].key, prims[s].variant(facts.varied_before[s]), s)
-            for s in scopes.assignments(body)
-            if prims[s].kind == CALL and calls_pair(prims[s], s, facts)]
+    (a function value's pair is found when the call runs).  A value that
+    carries a gradient into a callee's `**kwargs` is refused, located: its
+    pair differentiates the parameters it declares."""
+    out = []
+    for s in scopes.assignments(body):
+        prim = prims[s]
+        if prim.kind == CALL and calls_pair(prim, s, facts):
+            variant = prim.variant(facts.varied_before[s])
+            star = _var_keyword(prim.key)
+            if star in variant:
+                raise UnsupportedSyntaxError(
+                    f"a value that carries a gradient is passed to "
+                    f"{prim.key.__qualname__}'s **{star}; s2s_ad differentiates the "
+                    "parameters a function declares", src.locate(s),
+                    hint="declare that parameter by name in the function, or wrap the "
+                         "value in stop_gradient(...) if no gradient should flow through it")
+            out.append((prim.key, variant, s))
+    return out
+
+
+def _var_keyword(func) -> str | None:
+    """The name of `func`'s `**kwargs` parameter, if it has one."""
+    args = getattr(getattr(func, "__code__", None), "co_flags", 0)
+    if not args & inspect.CO_VARKEYWORDS:
+        return None
+    code = func.__code__
+    return code.co_varnames[code.co_argcount + code.co_kwonlyargcount +
+                            bool(code.co_flags & inspect.CO_VARARGS)]
 
 
 def _stem(func) -> str:

@@ -59,6 +59,7 @@ class Sig:
     kinds: tuple
     result: object          # a kind, or a tuple of kinds (a tuple-returning helper)
     required: int           # the leading parameters without a default
+    options: bool = False   # takes `**opts` (reads `opts.get('scale', 1.0)`)
 
 
 class Fields(tuple):

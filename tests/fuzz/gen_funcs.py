@@ -111,7 +111,8 @@ def _params(g: Gen, taken: set, count: int) -> list:
 
 def helper(g: Gen) -> None:
     """A module-level helper: 1-3 parameters (trailing scalars may default),
-    a small body, a result of one kind or (with "tuples") a pair."""
+    maybe `**opts`, a small body, a result of one kind or (with "tuples") a
+    pair."""
     name = _helper_name(g)
     kinds = [new_kind(g) for _ in range(g.rng.randint(1, 3))]
     names = _params(g, set(), len(kinds))
@@ -122,14 +123,19 @@ def helper(g: Gen) -> None:
     while required > 1 and kinds[required - 1] == "S" and g.chance(0.5):
         required -= 1
     shown = [n if i < required else f"{n}={g.const(0.1, 1.0)}" for i, n in enumerate(names)]
+    options = g.chance(0.15)                # `**opts`: options its callers may pass
     sc = function_scope(g, names, kinds, _returner(g, result))
     g.budget = g.rng.randint(0, 4)
-    with g.w.block(f"def {name}({', '.join(shown)}):"):
+    with g.w.block(f"def {name}({', '.join(shown + ['**opts'] * options)}):"):
+        if options:
+            scale = g.fresh(sc)
+            g.w.line(f"{scale} = opts.get('scale', 1.0) * {g.const(0.5, 1.5)}")
+            sc.add(Var(scale, "S"))
         if g.budget:
             block(g, sc, g.budget)
         g.w.line(sc.ret(sc))
     g.w.line("")
-    _register(g, name, Sig(tuple(names), tuple(kinds), result, required))
+    _register(g, name, Sig(tuple(names), tuple(kinds), result, required, options))
 
 
 def _returner(g: Gen, result):
