@@ -319,10 +319,9 @@ def pair_requests(body: list, prims: dict, facts, src) -> list:
 
 def _var_keyword(func) -> str | None:
     """The name of `func`'s `**kwargs` parameter, if it has one."""
-    args = getattr(getattr(func, "__code__", None), "co_flags", 0)
-    if not args & inspect.CO_VARKEYWORDS:
+    code = getattr(func, "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_VARKEYWORDS:
         return None
-    code = func.__code__
     return code.co_varnames[code.co_argcount + code.co_kwonlyargcount +
                             bool(code.co_flags & inspect.CO_VARARGS)]
 
