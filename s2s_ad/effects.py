@@ -4,7 +4,9 @@
 (`p[i] = v`, `p.sort()`, `f(..., out=p)`, `np.add.at(p, ...)`, also through
 a local bound to `p`, to a view of it, or to a list, tuple or dict
 holding it: `h = [1.0, p]; h[1] *= 2`) or by augmenting them (`p += v`,
-in place only when `p` is an array, list or dict).  Callers use it to
+in place only when `p` is an array, list or dict); after the body rebinds
+`p` to a new object (`p = p.copy()`), its updates through `p` are not
+the caller's.  Callers use it to
 refuse calls whose update they could see (reverse_forward.py), to copy
 their own parameters (param_copies.py), and to notice updates hidden
 inside `stop_gradient`.
@@ -26,7 +28,7 @@ import types
 
 import gast
 
-from . import out_args, scopes, traversal
+from . import astutil, out_args, scopes, traversal
 from .ir import INPLACE_OPERATORS, MUTATING_METHODS
 from .frontend import is_library
 from .fresh import is_numpy, makes_new_array, method_makes_new_array
@@ -95,6 +97,7 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
     if fdef is None:
         return frozenset(), frozenset(), ()
     params = {a.id for a in scopes.params(fdef.args)}
+    fdef = _rebound_apart(fdef, params)
     copies = _copies(fdef, params, globals_)
     lists = _containers(fdef)
     surely, augmented = set(), set()
@@ -119,6 +122,28 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
                   if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
     return frozenset(surely & params), frozenset(augmented & params - surely), \
         tuple(c for c in calls if c[1])
+
+
+def _rebound_apart(fdef, params: set):
+    """`fdef`, or a copy in which a parameter that a statement of the body
+    rebinds (`K = K.copy()`, not inside an `if` or a loop) is another name
+    from that binding on: what the body updates through the name later is
+    the new object, not the caller's (the idiom of a defensive copy).  An
+    alias taken before (`v = K`) still leads to the parameter."""
+    rebound = {}
+    for i, stmt in enumerate(fdef.body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in params:
+            rebound.setdefault(stmt.targets[0].id, i)
+    if not rebound:
+        return fdef
+    fdef = astutil.clone(fdef)
+    for name, at in rebound.items():
+        later = [fdef.body[at].targets[0], *fdef.body[at + 1:]]
+        for node in traversal.walk(later):
+            if isinstance(node, gast.Name) and node.id == name:
+                node.id = name + "'"        # (no identifier: no clash)
+    return fdef
 
 
 def mutated_nonlocals(func, depth: int = 4) -> frozenset:
