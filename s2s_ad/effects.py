@@ -99,7 +99,9 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
     params = {a.id for a in scopes.params(fdef.args)}
     fdef = _rebound_apart(fdef, params)
     copies = _copies(fdef, params, globals_)
-    lists = _containers(fdef)
+    # (`**opts` is a dict made per call, as a display is: `opts["k"] = v`
+    # changes no caller's object, `opts["w"][0] = v` does)
+    lists = _containers(fdef) | {a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a}
     surely, augmented = set(), set()
     for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign):

@@ -105,3 +105,35 @@ def test_a_masked_option_differentiates_the_rest():
     def masked(x):
         return scaled_power(x, scale=ad.stop_gradient(x[0]))
     assert np.allclose(ad.grad(masked)(X), X[0] * 2.0 * X, rtol=1e-14)
+
+
+def fills_in_its_options(x, **opts):
+    opts.setdefault("scale", 2.0)      # (the dict is made per call: the caller's
+    opts["shift"] = 1.0                # objects are not changed)
+    return np.sum(x * opts["scale"]) + opts["shift"]
+
+
+def calls_one_filling_in_options(x):
+    w = np.ones(3)
+    return fills_in_its_options(x, scale=3.0, w=w) + np.sum(w * x)
+
+
+def writes_into_an_option(x, **opts):
+    opts["w"][0] = 5.0                 # (the caller's array)
+    return np.sum(x * opts["w"])
+
+
+def calls_one_writing_into_an_option(x):
+    w = np.ones(3)
+    return writes_into_an_option(x, w=w) + np.sum(w * x)
+
+
+def test_a_helper_updating_its_own_options_dict_differentiates():
+    check_grad(calls_one_filling_in_options, [X])
+    check_jvp(calls_one_filling_in_options, [X])
+
+
+def test_a_helper_writing_into_an_array_its_options_hold_is_refused_located():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="updates its parameter opts") as info:
+        ad.grad(calls_one_writing_into_an_option)(X)
+    assert_located(info.value, calls_one_writing_into_an_option, "return writes_into_an_option(")
