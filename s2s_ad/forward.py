@@ -32,7 +32,7 @@ from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source
 from .optimize_fold import squares
 from .param_copies import param_copies
 from .reverse_forward import check_mutating_call, inplace_statement
-from .reverse_plan import Plan, imported, make_plan, name_reserved
+from .reverse_plan import Plan, imported, make_plan, name_reserved, unbound_locals
 
 
 def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts: Facts,
@@ -53,9 +53,9 @@ def tangents(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim], facts:
     # a name that may be unbound where it is read (None at entry; the sweep's
     # checks read some too) may have its tangent read there too (`follow`
     # after a restore reads both): None too
-    rest = [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)] + zeros
-    rest += [astutil.assign(plan.adj[n], astutil.const(None))
-             for n in sorted(plan.unbound) if n in plan.adj]
+    unbound = unbound_locals(plan, body)
+    rest = [astutil.assign(n, astutil.const(None)) for n in unbound] + zeros
+    rest += [astutil.assign(plan.adj[n], astutil.const(None)) for n in unbound if n in plan.adj]
     tangent = _output_tangent(plan, output)
     floats = _floats_flag(plan, params, copies + rest + body, [output, tangent])
     ret = _returns(plan, output, aux, tangent, floats)

@@ -33,7 +33,7 @@ from . import reverse_forward as sweep
 from . import reverse_rules as rules_of
 from .param_copies import param_copies
 from .reverse_forward import index_of
-from .reverse_plan import Plan, adjoint_name, make_plan, name_reserved
+from .reverse_plan import Plan, adjoint_name, make_plan, name_reserved, unbound_locals
 
 __all__ = ["Adjoint", "PairRef", "Request", "reverse"]
 
@@ -54,7 +54,8 @@ def reverse(norm: Normalized, src: Source, prims: dict[gast.stmt, Prim],
     ret = boundary.returns(plan, output, aux, req)
     prologue = [astutil.assign(p, astutil.call(f"{plan.rt}.copy", [astutil.name(p)]))
                 for p in param_copies(body, prims, plan.params, norm.shares)]
-    prologue += [astutil.assign(n, astutil.const(None)) for n in sorted(plan.unbound)]
+    prologue += [astutil.assign(n, astutil.const(None)) for n in
+                 unbound_locals(plan, forward_code + seed_code + backward_code + ret)]
     if plan.tape:
         prologue.append(astutil.assign(plan.tape, astutil.list_([])))
     fdef = astutil.function_def(plan.name, _arguments(norm, req),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy
 
-from . import astutil, runtime, traversal
+from . import astutil, runtime, scopes, traversal
 from .ir import NUMPY, OPERATORS, RUNTIME, Facts, Normalized, Request, Source
 from .naming import BUILTINS, Namer
 
@@ -57,7 +57,7 @@ class Plan:
     calls: dict = field(default_factory=dict)       # stmt -> (saved name, bwd name, variant)
     saves: dict = field(default_factory=dict)       # stmt -> its save variable (forward)
     counters: dict = field(default_factory=dict)    # loop -> its trip counter (forward)
-    unbound: set = field(default_factory=set)       # names bound to None at entry
+    unbound: set = field(default_factory=set)       # bound to None at entry (unbound_locals)
     sites: dict = field(default_factory=dict)       # contribution -> its Site (lower.py)
     rule_starts: dict = field(default_factory=dict)     # first stmt of a rule's code ->
     #                                                     (stmt, target, its adjoint)
@@ -65,6 +65,17 @@ class Plan:
     depth: int = 0                  # loop nesting while generating
     branches: int = 0               # `if` nesting while generating the forward sweep
     enclosing: object = None        # origin of the `if` being reversed
+
+
+def unbound_locals(plan: Plan, body: list) -> list[str]:
+    """The names bound to None at the derived function's entry, as they may
+    be read where they are not bound yet: those of `plan.unbound` that its
+    `body` binds (its locals, not a comprehension's), never a global,
+    closure variable or builtin the analyses related to them (a local
+    `seed = None` would hide the module's `seed` from the whole function)."""
+    if not plan.unbound:
+        return []
+    return sorted(plan.unbound & scopes.scoped_names(body)[0])
 
 
 def make_plan(norm: Normalized, src: Source, prims: dict, facts: Facts, req: Request) -> Plan:

@@ -2512,3 +2512,26 @@ def test_a_long_chain_of_swaps_keeps_its_view_relations_few(tmp_path, monkeypatc
     x = np.arange(4.0)
     assert ad.grad(namespace["swaps"])(x).tolist() == [0.0, 2.0, 4.0, 6.0]
     assert most[0] <= 4
+
+
+# -- seed 194350 (minimized; present at the session's start) -------------------
+RATE = 1.56     # a module global
+
+
+def reads_a_global_an_alias_check_names(adj):
+    # the alias checks of `dmode`'s items named the global `RATE` (held by the
+    # dict), which the derived function then bound to None at its entry: a
+    # local `RATE` hid the module's, and `RATE ** 2` raised TypeError
+    _exp1 = RATE ** 2
+    dmode = {'lr': RATE, 'bias': 1.0}
+    e = dmode['lr']
+    t = e
+    t *= 1.0
+    dmode['bias'] *= 1.0
+    return _exp1 * adj
+
+
+def test_a_global_an_alias_check_names_is_never_bound_in_the_derived_function():
+    check_grad(reads_a_global_an_alias_check_names, [np.float64(-0.18)])
+    check_jvp(reads_a_global_an_alias_check_names, [np.float64(-0.18)])
+    assert "RATE = None" not in ad.source(ad.grad(reads_a_global_an_alias_check_names))

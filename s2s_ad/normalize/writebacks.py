@@ -165,7 +165,7 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
             walk.slot_writers[_slot(part)] = name
             _check_other_holders(nz, name, member, part)
             _guarded(nz, name, part, lambda slots: _write_back(name, part, slots),
-                     "slots" if part.kind == "index" else "shares")
+                     part.base, "slots" if part.kind == "index" else "shares")
             if part.base not in walk.stepped:   # (claimed to be re-read, maybe:
                 walk.seen.add(part.base)        # what it got goes up first)
                 walk.bases.add(part.base)
@@ -281,7 +281,7 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
             continue
         reread = astutil.assign(view, masks.masked_as(astutil.clone(fresh.view), how))
         nz.rereads.add(reread)    # the same object: its relations stay
-        _guarded(nz, view, fresh, lambda slots: reread)
+        _guarded(nz, view, fresh, lambda slots: reread, view)
         _step(nz, walk, view, True, part)
 
 
@@ -308,8 +308,14 @@ def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
         not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view, ()))
 
 
-def _guarded(nz, view: str, part: Part, stmt, helper: str = "shares") -> None:
-    """`if test := rt.<helper>(view, base[, index]): stmt(test)`."""
+def _guarded(nz, view: str, part: Part, stmt, binds: str, helper: str = "shares") -> None:
+    """`if test := rt.<helper>(view, base[, index]): stmt(test)`, which
+    binds `binds`; nothing where that is a global or closure name (a
+    re-read of one a display holds, a write-back into one): the user's
+    function never rebinds it, and a binding would make it a local of the
+    derived function, unbound where the function read it before."""
+    if not aliasing.is_local(nz, binds):
+        return
     args = [astutil.name(view), astutil.name(part.base)]
     if part.kind == "index":
         args.append(part.index)
