@@ -27,6 +27,7 @@ import textwrap
 import types
 
 import gast
+import numpy as np
 
 from . import astutil, out_args, scopes, traversal
 from .ir import INPLACE_OPERATORS, MUTATING_METHODS
@@ -146,6 +147,31 @@ def _rebound_apart(fdef, params: set):
             if isinstance(node, gast.Name) and node.id == name:
                 node.id = name + "'"        # (no identifier: no clash)
     return fdef
+
+
+_MUTABLE = (np.ndarray, list, dict, set, bytearray)
+
+
+def outside_updates(fdef, scope: dict) -> dict:
+    """{a global or closure name -> a local of `fdef` through which `fdef`
+    may update its object in place}: `e = G; e *= 2`, `e = {"g": G}["g"];
+    e[0] = v`, `v = G[1:]; v += 1`, for a `G` that `scope` (the function's
+    closure and globals) binds to an array, list, dict or set.  Read as
+    for a helper's parameters (`_copies`: through copies, views,
+    displays and calls not known to make a new array, `G.copy()` read as
+    a parameter's method); an update of the global's own name (`G[0] = v`)
+    is the normalizer's to refuse."""
+    bound = {a.id for a in scopes.params(fdef.args)} | scopes.stored_names(fdef)
+    outside = {n.id for n in traversal.names(fdef) if n.id not in bound and
+               isinstance(scope.get(n.id), _MUTABLE)}
+    if not outside:
+        return {}
+    copies = _copies(fdef, outside, {k: v for k, v in scope.items() if k not in outside})
+    found: dict = {}
+    for root in sorted(updated_roots(fdef.body) & bound):
+        for name in sorted(copies.get(root, set()) & outside):
+            found.setdefault(name, root)
+    return found
 
 
 def mutated_nonlocals(func, depth: int = 4) -> frozenset:

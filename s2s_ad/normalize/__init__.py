@@ -69,7 +69,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
 from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
-               iteration, masks, mutators, scope, sequences)
+               iteration, masks, mutators, refusals, scope, sequences)
 from .exprs import binds
 
 
@@ -80,6 +80,7 @@ def normalize(src: Source, forward: bool = False) -> Normalized:
     """The ANF form of `src.tree` (a new tree; `src.tree` is not modified);
     `forward`: for forward mode (`inplace.restore`)."""
     fdef = src.tree
+    refusals.outside_updates(src)
     locals_ = scopes.local_names(fdef)
     namer = Namer(src.user_names | locals_,
                   naming.visible_scopes(src.globals, src.closure, src.lifted))

@@ -6,14 +6,16 @@ run time, placed before the update so that a refused program changes
 nothing (`rt.refuse_overwrite`: a write from a view of its own target);
 and which names such a check must cover (`holders`, `read_later`, and
 `uncertain`: those that may read again a view the update does not follow).
-Functions over the normalizer's state `nz` (__init__.py).
+Functions over the normalizer's state `nz` (__init__.py); and one refusal
+at compile time, `outside_updates`: a global's object updated in place
+through a local name.
 """
 from __future__ import annotations
 
 import gast
 
-from .. import astutil, scopes
-from ..errors import again
+from .. import astutil, effects, scopes
+from ..errors import UnsupportedSyntaxError, again
 from ..ir import RUNTIME
 from ..runtime.origins import origins
 from . import aliasing, sequences
@@ -187,3 +189,20 @@ def read_later(nz, names: list) -> list:
     end = (getattr(here, "end_lineno", 0) or 0, getattr(here, "end_col_offset", 0) or 0)
     looped = {n for loop in nz.loops for n in scopes.load_names(loop)}
     return [n for n in names if nz.last_read.get(n, (0, 0)) > end or n in looped]
+
+
+def outside_updates(src) -> None:
+    """A located error where the function updates a global or closure
+    array in place through a local name bound to it (effects.py): the
+    derived function would change it too, and its reverse sweep would
+    read the changed values."""
+    found = effects.outside_updates(src.tree, {**src.globals, **src.closure})
+    for name, local in found.items():
+        where = next((s for s in scopes.statements(src.tree.body)
+                      if not hasattr(s, "body") and local in effects.updated_roots([s])),
+                     src.tree)
+        raise UnsupportedSyntaxError(
+            f"`{local}` may be `{name}`, a value from outside the function, and is "
+            "updated in place here; s2s_ad differentiates the function's own values",
+            src.locate(where), hint=f"copy it where `{local}` is bound "
+            f"(`{local} = ....copy()`), or pass `{name}` as an argument")
