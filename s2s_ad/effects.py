@@ -12,7 +12,9 @@ their own parameters (param_copies.py), and to notice updates hidden
 inside `stop_gradient`.
 `mutated_nonlocals(f)` lists the global or closure state `f` may update
 in place (`G[0] = v`, `LOG.append(v)`): a call of `f` given a local's value
-is refused (normalize/inplace.py).
+is refused (normalize/inplace.py).  `outside_updates(fdef, scope)` finds
+the global or closure arrays the function itself updates through a local
+name bound to them (`e = G; e *= 2`), which normalization refuses.
 Which NumPy calls make a new array is fresh.py's table, shared with the
 alias analysis (normalize/views.py); whether a function of the user's
 returns new objects is fresh_results.py.

@@ -197,12 +197,13 @@ def outside_updates(src) -> None:
     derived function would change it too, and its reverse sweep would
     read the changed values."""
     found = effects.outside_updates(src.tree, {**src.globals, **src.closure})
-    for name, local in found.items():
-        where = next((s for s in scopes.statements(src.tree.body)
-                      if not hasattr(s, "body") and local in effects.updated_roots([s])),
-                     src.tree)
-        raise UnsupportedSyntaxError(
-            f"`{local}` may be `{name}`, a value from outside the function, and is "
-            "updated in place here; s2s_ad differentiates the function's own values",
-            src.locate(where), hint=f"copy it where `{local}` is bound "
-            f"(`{local} = ....copy()`), or pass `{name}` as an argument")
+    if not found:
+        return
+    name, local = next(iter(found.items()))
+    where = next((s for s in scopes.statements(src.tree.body)
+                  if not hasattr(s, "body") and local in effects.updated_roots([s])), src.tree)
+    raise UnsupportedSyntaxError(
+        f"`{local}` may be `{name}`, a value from outside the function, and is "
+        "updated in place here; s2s_ad differentiates the function's own values",
+        src.locate(where), hint=f"copy it where `{local}` is bound "
+        f"(`{local} = ....copy()`), or pass `{name}` as an argument")
