@@ -105,6 +105,21 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
     # (`**opts` is a dict made per call, as a display is: `opts["k"] = v`
     # changes no caller's object, `opts["w"][0] = v` does)
     lists = _containers(fdef) | {a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a}
+    surely, augmented = _updated(fdef, lists, globals_)
+    surely = {p for n in surely for p in copies.get(n, ())}
+    augmented = {p for n in augmented for p in copies.get(n, ())}
+    calls = tuple((node.func.id, frozenset(p for n in _arg_names(node, globals_)
+                                           for p in copies.get(n, ())))
+                  for node in traversal.walk(fdef)
+                  if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
+    return frozenset(surely & params), frozenset(augmented & params - surely), \
+        tuple(c for c in calls if c[1])
+
+
+def _updated(fdef, lists: frozenset, globals_: dict) -> tuple[set, set]:
+    """(the names `fdef` surely updates in place, those it augments: `p
+    += v`, in place for an array), updates of the containers `lists`
+    themselves left out (`hid[0] = v`, `hid.append(v)` change no item)."""
     surely, augmented = set(), set()
     for node in traversal.walk(fdef):
         if isinstance(node, gast.AugAssign):
@@ -119,14 +134,7 @@ def _read_mutated(code, globals_: dict) -> tuple[frozenset, frozenset, tuple]:
                           if not isinstance(t, gast.Name))
         elif isinstance(node, gast.Call):
             surely.update(_call_mutates(node, lists, globals_))
-    surely = {p for n in surely for p in copies.get(n, ())}
-    augmented = {p for n in augmented for p in copies.get(n, ())}
-    calls = tuple((node.func.id, frozenset(p for n in _arg_names(node, globals_)
-                                           for p in copies.get(n, ())))
-                  for node in traversal.walk(fdef)
-                  if isinstance(node, gast.Call) and isinstance(node.func, gast.Name))
-    return frozenset(surely & params), frozenset(augmented & params - surely), \
-        tuple(c for c in calls if c[1])
+    return surely, augmented
 
 
 def _rebound_apart(fdef, params: set):
@@ -159,18 +167,21 @@ def outside_updates(fdef, scope: dict) -> dict:
     may update its object in place}: `e = G; e *= 2`, `e = {"g": G}["g"];
     e[0] = v`, `v = G[1:]; v += 1`, for a `G` that `scope` (the function's
     closure and globals) binds to an array, list, dict or set.  Read as
-    for a helper's parameters (`_copies`: through copies, views,
-    displays and calls not known to make a new array, `G.copy()` read as
-    a parameter's method); an update of the global's own name (`G[0] = v`)
-    is the normalizer's to refuse."""
+    a helper's parameters are (`_copies`, `_updated`: through copies,
+    views, displays and calls not known to make a new array, `G.copy()`
+    read as a parameter's method; a list or dict built here updated
+    itself, `xs.append(v)`, changes no item); an update of the global's
+    own name (`G[0] = v`) is the normalizer's to refuse."""
     bound = {a.id for a in scopes.params(fdef.args)} | scopes.stored_names(fdef)
     outside = {n.id for n in traversal.names(fdef) if n.id not in bound and
                isinstance(scope.get(n.id), _MUTABLE)}
     if not outside:
         return {}
-    copies = _copies(fdef, outside, {k: v for k, v in scope.items() if k not in outside})
+    inside = {k: v for k, v in scope.items() if k not in outside}
+    copies = _copies(fdef, outside, inside)
+    surely, augmented = _updated(fdef, _containers(fdef), inside)
     found: dict = {}
-    for root in sorted(updated_roots(fdef.body) & bound):
+    for root in sorted((surely | augmented) & bound):
         for name in sorted(copies.get(root, set()) & outside):
             found.setdefault(name, root)
     return found

@@ -3,7 +3,8 @@ bound to it (`e = G; e *= 2`) changes state outside itself, and the
 reverse sweep would read the changed values: the gradient of `y =
 np.sum(x * G)` came out with the doubled `G` (4 where 3), silently.  Such
 an update is refused, located at it; a copy (`e = G.copy()`), a number
-(`s = SCALE; s *= 2` rebinds), and reading a global are fine."""
+(`s = SCALE; s *= 2` rebinds), a list or dict holding it changed itself
+(`xs = [G]; xs.append(v)`), and reading a global are fine."""
 import numpy as np
 import pytest
 
@@ -63,7 +64,16 @@ def doubles_a_number(x):
     return np.sum(x * s * G)
 
 
-@pytest.mark.parametrize("f", [doubles_a_copy, doubles_a_number])
+def updates_containers_holding_the_global(x):
+    xs = [G]
+    xs.append(x * 2.0)          # (the list and the dict change, not G)
+    d = {"g": G}
+    d["h"] = x
+    return np.sum(xs[0] * xs[1]) + np.sum(d["h"] * d["g"])
+
+
+@pytest.mark.parametrize("f", [doubles_a_copy, doubles_a_number,
+                               updates_containers_holding_the_global])
 def test_a_copy_or_a_number_from_outside_differentiates(f):
     check_grad(f, [X])
     check_jvp(f, [X])
