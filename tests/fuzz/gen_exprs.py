@@ -359,7 +359,7 @@ def call_args(g: Gen, sc: Scope, sig, depth: int) -> str:
         keyword = keyword or parts[-1].startswith(f"{name}=")
     if g.on("starargs") and g.chance(0.3):
         parts = _starred(g, parts)
-    if getattr(sig, "options", False) and g.chance(0.6):     # into its `**opts`
+    if sig.options and g.chance(0.6):       # into its `**opts`
         scale = g.const(0.5, 1.5) if g.chance(0.8) else expr(g, sc, "S", depth)
         parts.append(f"scale={scale}")
     return ", ".join(parts)
