@@ -68,8 +68,8 @@ from .. import astutil, naming, scopes, traversal
 from ..errors import UnsupportedSyntaxError
 from ..ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
-from . import (aliasing, assign, blocks, calls, compound, comprehensions, exprs, inplace,
-               iteration, masks, mutators, refusals, scope, sequences)
+from . import (alias_parts, aliasing, assign, blocks, calls, compound, comprehensions, exprs,
+               inplace, iteration, masks, mutators, refusals, scope, sequences)
 from .exprs import binds
 
 
@@ -106,7 +106,7 @@ class Normalizer:
         self.nested: dict = {}          # nested function name -> lift.Lifted
         self.aliases: dict = {}         # name -> the set of names bound to its object
         self.maybe_aliases: dict = {}   # name -> names that may be bound to its object
-        self.parts: dict = {}           # name -> [Part]: what it is a view or item of
+        self.parts = alias_parts.PartTable()   # name -> [Part]: what it is a view or item of
         self.slot_items: dict = {}      # name -> the slots of its display (slot_items.py)
         self.rereads: set = set()       # views re-read after an update
         self.temps: list = []           # expression temporaries of the statements being normalized

@@ -7,6 +7,7 @@ from the base (`view`), and whether that is known for sure (`certain`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import gast
@@ -55,18 +56,106 @@ class Part:
         self._reads = self._dump = None
 
 
-def extend_by_key(known: list, parts) -> None:
-    """Append to `known` each of `parts` saying what none in it says
-    already (`Part.key`), in one pass.  A copy of a part is another object
-    that says the same: telling parts apart by identity let a long chain
-    of `if`s add the same relations again and again, and let a name that
-    inherits the parts of another it was copied from (`_rebind`'s heir)
-    double its list with each copy (2^16 parts in a derived pair)."""
-    keys = {p.key for p in known}
-    for p in parts:
-        if p.key not in keys:
-            keys.add(p.key)
-            known.append(p)
+class PartTable:
+    """Each name's parts (what it is a view or an item of), indexed by base
+    and by the names their views read: "the views of `x`" and "the views
+    indexed with `i`" cost what they find, not a scan of every relation
+    (n views of one array cost n^2 when every rebinding scanned them).
+
+    Invariants: `_by_base[b]` counts, per name, the parts it holds whose base
+    is `b` (`_items_of[b]`: those that are items), and `_by_read[r]` those
+    whose view reads `r`; every change goes
+    through the methods (`get` gives a tuple), and a part held here is
+    rebased only by `rebase`.  A part object may be held by several names
+    (a loop's carried names share theirs)."""
+
+    def __init__(self):
+        self._of: dict = {}         # name -> [Part], in the order related
+        self._by_base: dict = {}    # base -> {name: how many of its parts}
+        self._items_of: dict = {}   # base -> {name: how many of its parts are items}
+        self._by_read: dict = {}    # a name a view reads -> {name: how many}
+
+    def get(self, name: str, default=()) -> tuple:
+        parts = self._of.get(name)
+        return tuple(parts) if parts else default
+
+    def items(self) -> list:
+        return [(name, tuple(parts)) for name, parts in self._of.items()]
+
+    def values(self) -> list:
+        return [tuple(parts) for parts in self._of.values()]
+
+    def is_base(self, name: str) -> bool:
+        """Whether something is a view or an item of `name`."""
+        return name in self._by_base
+
+    def add(self, name: str, part: Part) -> None:
+        self._of.setdefault(name, []).append(part)
+        self._index(name, part, 1)
+
+    def extend(self, name: str, parts) -> None:
+        """Add to `name`'s each of `parts` saying what none of its own says
+        already (`Part.key`).  A copy of a part is another object that
+        says the same: telling parts apart by identity let a long chain of
+        `if`s add the same relations again and again, and let a name that
+        inherits the parts of another it was copied from (`_rebind`'s heir)
+        double its list with each copy (2^16 parts in a derived pair)."""
+        known = self._of.get(name, [])
+        keys = {p.key for p in known}
+        for part in parts:
+            if part.key not in keys:
+                keys.add(part.key)
+                self.add(name, part)
+
+    def pop(self, name: str) -> list:
+        parts = self._of.pop(name, [])
+        for part in parts:
+            self._index(name, part, -1)
+        return parts
+
+    def views_of(self, names, items: bool = False) -> list:
+        """(view, part) of each part of a name in `names`, by view name (a
+        view's parts in their order); `items`: only the items."""
+        index = self._items_of if items else self._by_base
+        holders = sorted({view for base in names for view in index.get(base, ())})
+        return [(view, part) for view in holders for part in self._of[view]
+                if part.base in names and (part.item or not items)]
+
+    def reading(self, name: str) -> list:
+        """The parts whose view reads `name`."""
+        return [part for view in self._by_read.get(name, ()) for part in self._of[view]
+                if name in part.reads()]
+
+    def rebase(self, base: str, new: str) -> None:
+        """The parts of `base` are parts of `new` (its object lives on as it)."""
+        held = self.views_of({base})
+        for view, part in held:
+            self._index(view, part, -1)
+        for part in {id(part): part for _, part in held}.values():
+            part.rebase(new)
+        for view, part in held:
+            self._index(view, part, 1)
+
+    def copy(self) -> "PartTable":
+        """Another table of copies of the parts (a branch's relations)."""
+        out = PartTable()
+        for name, parts in self._of.items():
+            for part in parts:
+                out.add(name, dataclasses.replace(part, view=astutil.clone(part.view)))
+        return out
+
+    def _index(self, name: str, part: Part, step: int) -> None:
+        for table, key in [(self._by_base, part.base),
+                           *[(self._items_of, part.base)] * part.item,
+                           *((self._by_read, read) for read in part.reads())]:
+            counts = table.setdefault(key, {})
+            count = counts.get(name, 0) + step
+            if count:
+                counts[name] = count
+            else:
+                del counts[name]
+                if not counts:
+                    del table[key]
 
 
 def items_of(value) -> list:

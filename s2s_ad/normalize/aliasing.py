@@ -31,7 +31,7 @@ import types
 import gast
 
 from .. import astutil, fresh_results
-from .alias_parts import Part, extend_by_key, items_of, may_be_slot
+from .alias_parts import Part, items_of, may_be_slot
 from ..rules import registry
 from ..ir import OPERATORS, RUNTIME
 from . import masks, sequences, slot_items, views
@@ -90,8 +90,8 @@ def _bind_alias(nz, target: str, value) -> None:
         _inherit_maybe(nz, target, value.id)
         if value.id in nz.loose:      # one with `value`, loosely with the rest
             nz.loose.add(target)
-        for part in nz.parts.get(value.id, []):   # the same view of the same base
-            nz.parts.setdefault(target, []).append(dataclasses.replace(
+        for part in nz.parts.get(value.id):   # the same view of the same base
+            nz.parts.add(target, dataclasses.replace(
                 part, view=astutil.clone(part.view), reread=target in nz.locals))
     item = None if target in nz.augmented else slot_items.item_at(nz, value)
     if item is not None and item != target:     # `t = pair[0]` is that item
@@ -134,8 +134,7 @@ def _bind_chosen(nz, target: str, value) -> None:
     names = [a.id for a in args
              if isinstance(a, gast.Name) and a.id != target and is_local(nz, a.id)]
     if len(value.args) == 1 and names and names[0] == getattr(value.args[0], "id", None):
-        nz.parts.setdefault(target, []).append(
-            Part(names.pop(0), "index", astutil.clone(value), certain=False))
+        nz.parts.add(target, Part(names.pop(0), "index", astutil.clone(value), certain=False))
     for name in names:
         maybe_same(nz, target, name)
 
@@ -149,7 +148,7 @@ def one_object(nz, name: str) -> dict:
     group = nz.aliases.get(name, {name})
     out = dict.fromkeys(group, True)
     slots: dict = {}        # base -> slot read -> [(name, part)]: each dumped once
-    unique = {p.key: p for n in group for p in nz.parts.get(n, [])}    # (copies: once)
+    unique = {p.key: p for n in group for p in nz.parts.get(n)}    # (copies: once)
     for part in unique.values():
         if part.kind != "index" or not isinstance(part.view, gast.Subscript) or \
                 part.base not in nz.sequences:
@@ -170,7 +169,7 @@ def _holders_of_old(nz, name: str) -> tuple:
     """(the other names bound to `name`'s object, the names it is a part
     of or may be), before `name` is rebound."""
     return (sorted(nz.aliases.get(name, {name}) - {name}),
-            sorted({p.base for p in nz.parts.get(name, [])} |
+            sorted({p.base for p in nz.parts.get(name)} |
                    maybe_one(nz, {name})))
 
 
@@ -187,30 +186,28 @@ def _bind_parts(nz, target: str, value, bound, old=((), ())) -> None:
         if others and is_local(nz, others[0]):
             view.rebase(others[0])
         for base in [b for b in bases if b != target and is_local(nz, b)]:
-            nz.parts.setdefault(target, []).append(
-                Part(base, "index", astutil.clone(value), certain=False))
+            nz.parts.add(target, Part(base, "index", astutil.clone(value), certain=False))
     if view is not None and view.base != target and is_local(nz, view.base):
         # a temporary read by subscript is used once, before any update
         view.reread = target in nz.locals or not isinstance(value, gast.Subscript)
         view.masked = value is not bound
-        nz.parts.setdefault(target, []).append(view)
+        nz.parts.add(target, view)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         index = astutil.index_value(value.slice)
         container = nz.aliases.get(value.value.id, {value.value.id})
-        for held, part in views_of(nz, container):        # `v = xs[i]` may be
-            if part.item and held != target and may_be_slot(index, part.index):
+        for held, part in views_of(nz, container, items=True):     # `v = xs[i]` may be
+            if held != target and may_be_slot(index, part.index):
                 maybe_same(nz, target, held)
     for arg in [] if view is not None else _viewed_arguments(nz, value):
         # (a helper or NumPy function may return a view of its argument:
         # of `target`'s old object, which `old`'s names hold or view)
         for base in [arg] if arg != target else [*old[0], *old[1]]:
             if base != target and is_local(nz, base):
-                nz.parts.setdefault(target, []).append(
-                    Part(base, "index", astutil.clone(value), certain=False))
+                nz.parts.add(target, Part(base, "index", astutil.clone(value), certain=False))
     for key, elt in items_of(value):
         if isinstance(elt, gast.Name) and elt.id != target and is_local(nz, elt.id):
             item = astutil.subscript(astutil.name(target), key)
-            nz.parts.setdefault(elt.id, []).append(Part(target, "index", item, item=True))
+            nz.parts.add(elt.id, Part(target, "index", item, item=True))
 
 
 def keeps_object(nz, stmt: gast.Assign) -> bool:
@@ -292,7 +289,7 @@ def related(nz, name: str, upward: bool = True) -> set:
         todo.extend(view for view, _ in views_of(nz, {n}))
         if upward:
             todo.extend(nz.maybe_aliases.get(n, ()))
-            todo.extend(p.base for p in nz.parts.get(n, []))
+            todo.extend(p.base for p in nz.parts.get(n))
             todo.extend(nz.joined.get(n, ()))     # holds their items
     return out
 
@@ -327,28 +324,25 @@ def _rebind(nz, name: str, stmt) -> None:
     group = nz.aliases.pop(name, None)
     if group is not None:
         group.discard(name)
-    own = nz.parts.pop(name, [])
+    own = nz.parts.pop(name)
     heirs = maybe | set(group or ()) | {p.base for p in own} | \
         {view for view, _ in views_of(nz, {name})}
     if heirs:
         nz.heirs[stmt] = frozenset(heirs)
     heir = min(group) if group else None
     if heir is not None:        # what the object is a part of, it still is as `heir`
-        extend_by_key(nz.parts.setdefault(heir, []), own)
-    for view, part in views_of(nz, {name}):
-        if heir is not None:
-            part.rebase(heir)       # the old object lives on as `heir`
-        else:
-            part.certain = False
+        nz.parts.extend(heir, own)
+        nz.parts.rebase(name, heir)     # the old object lives on as `heir`
+    for _, part in views_of(nz, {name}):
+        part.certain = False
     _index_changed(nz, name)
 
 
 def _index_changed(nz, name: str) -> None:
     """Views read with `name` (`B[:, name]`) are no longer known."""
-    for parts in nz.parts.values():
-        for part in parts:
-            if part.base != name and name in part.reads():
-                part.certain = False
+    for part in nz.parts.reading(name):
+        if part.base != name:
+            part.certain = False
 
 
 def view_base(nz, expr) -> gast.Name:
@@ -357,16 +351,14 @@ def view_base(nz, expr) -> gast.Name:
     base = nz.atom(expr)
     view = views.view_of(nz, expr)
     if view is not None:
-        nz.parts.setdefault(base.id, []).append(view)
+        nz.parts.add(base.id, view)
     return base
 
 
-def views_of(nz, names: set):
-    """(view, part) of each part of a name in `names`, by view name."""
-    found = [(view, part) for view, parts in nz.parts.items()
-             for part in parts if part.base in names]
-    found.sort(key=lambda pair: pair[0])        # (stable: a view's parts in order)
-    return found
+def views_of(nz, names: set, items: bool = False) -> list:
+    """(view, part) of each part of a name in `names`, by view name;
+    `items`: only the items a display or an update put there."""
+    return nz.parts.views_of(names, items)
 
 
 def _updates_in_place(value, target: str) -> bool:

@@ -47,12 +47,11 @@ def carried_stores(nz, loop) -> None:
             shared = viewing.get(name, set()) if name in viewing else \
                 _viewed_names(nz, value) - ({name} - rebound)
             shared |= {held for seq in shared & nz.sequences     # (what it read them from)
-                       for held, part in aliasing.views_of(nz, {seq} | nz.joined.get(seq, set()))
-                       if part.item}
+                       for held, _ in aliasing.views_of(
+                           nz, {seq} | nz.joined.get(seq, set()), items=True)}
             for other in sorted(n for n in shared if n != base and aliasing.is_local(nz, n)):
                 item = astutil.subscript(astutil.name(base), astutil.const(...))
-                nz.parts.setdefault(other, []).append(
-                    Part(base, "index", item, certain=False, item=True))
+                nz.parts.add(other, Part(base, "index", item, certain=False, item=True))
 
 
 _INSERTS = ("append", "insert")     # methods that store an item at a run-time slot

@@ -13,13 +13,11 @@ normalize/aliasing.py, which are tracked in one pass in program order:
 from __future__ import annotations
 
 import collections
-import dataclasses
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import scopes, traversal
 from . import aliasing, carried, slot_items
-from .alias_parts import extend_by_key
 
 
 def _relations(nz) -> tuple:
@@ -28,9 +26,7 @@ def _relations(nz) -> tuple:
     for name, group in nz.aliases.items():
         aliases[name] = groups.setdefault(id(group), set(group))
     maybe = {name: set(others) for name, others in nz.maybe_aliases.items()}
-    parts = {name: [dataclasses.replace(p, view=astutil.clone(p.view)) for p in ps]
-             for name, ps in nz.parts.items()}
-    return aliases, maybe, parts
+    return aliases, maybe, nz.parts.copy()
 
 
 def branches(nz, body_fn, orelse_fn):
@@ -59,7 +55,7 @@ def _join(nz, other: tuple) -> None:
             for other_name in group - {name}:
                 aliasing.maybe_same(nz, name, other_name)
     for name, ps in parts.items():
-        extend_by_key(nz.parts.setdefault(name, []), ps)
+        nz.parts.extend(name, ps)
 
 
 def enter_compound(nz, stmt) -> tuple:
@@ -93,14 +89,14 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
         _join(nz, before)
     elif before is not None:
         for name in rebound:
-            extend_by_key(nz.parts.setdefault(name, []), before[2].get(name, []))
+            nz.parts.extend(name, before[2].get(name))
     for name in rebound:
         group = nz.aliases.pop(name, None)
         if group is not None:
             group.discard(name)
             for other in group:
                 aliasing.maybe_same(nz, name, other)
-        for part in nz.parts.get(name, []):
+        for part in nz.parts.get(name):
             part.certain = False
     for _, part in aliasing.views_of(nz, rebound):
         part.certain = False
@@ -125,7 +121,7 @@ def _carry_around(nz, loop, rebound: set, ones: dict) -> None:
             for name in merged:
                 group[name] = merged
     for members in {id(g): g for g in group.values() if len(g) > 1}.values():
-        shared = [p for name in sorted(members) for p in nz.parts.get(name, [])]
+        shared = [p for name in sorted(members) for p in nz.parts.get(name)]
         outside = {p.base for p in shared} | {
             a for name in members for a in nz.aliases.get(name, ())} - members
         # and views of what a member held taken before the loop, which the
@@ -138,7 +134,7 @@ def _carry_around(nz, loop, rebound: set, ones: dict) -> None:
         if members & held:       # a value held around the loop
             carried.refuse_carried_updates(nz, loop, members, sorted(outside), held)
         for name in sorted(members):
-            extend_by_key(nz.parts.setdefault(name, []), shared)
+            nz.parts.extend(name, shared)
             nz.maybe_aliases.setdefault(name, set()).update(members - {name})
         for part in shared:
             part.certain = False

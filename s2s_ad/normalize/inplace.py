@@ -77,7 +77,7 @@ def _keeps_items(nz, base: str) -> bool:
 def _row_of(nz, base: str, index, value: str) -> bool:
     """Whether `base[index] = value` copies a row or item of `base` into another
     (`res[-2] = res[1]`): two literal indices name one row or disjoint ones."""
-    parts = nz.parts.get(value, [])
+    parts = nz.parts.get(value)
     return _literal(index) and bool(parts) and not nz.aliases.get(value, {value}) - {value} \
         and not nz.maybe_aliases.get(value) and all(
             p.base == base and p.kind == "index" and p.certain and _literal(p.index)
@@ -255,7 +255,7 @@ def _reach(nz, name: str) -> set:
             up.add(n)
             todo.extend(nz.aliases.get(n, ()))
             todo.extend(aliasing.maybe_one(nz, {n}))
-            todo.extend(p.base for p in nz.parts.get(n, []))
+            todo.extend(p.base for p in nz.parts.get(n))
             todo.extend(sequences.joined_from(nz, n))
     out, todo = set(), sorted(up)
     while todo:
@@ -335,7 +335,7 @@ def _append(nz, items: str, value) -> None:
     writebacks.after_update(nz, stmt, items, always=True, moves_items=True)
     if isinstance(item, gast.Name) and item.id != items and aliasing.is_local(nz, item.id):
         # the item is a part of the list, as an item of a display is
-        nz.parts.setdefault(item.id, []).append(Part(items, "index", astutil.subscript(
+        nz.parts.add(item.id, Part(items, "index", astutil.subscript(
             astutil.name(items), astutil.name(position)), item=True))
 
 

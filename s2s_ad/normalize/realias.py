@@ -15,7 +15,6 @@ from __future__ import annotations
 import gast
 
 from .. import astutil
-from .alias_parts import extend_by_key
 from . import aliasing, compound, masks, refusals
 
 
@@ -72,7 +71,7 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     """`if others[0] is name: others... = name` (masked as `how` says).
     Either way each of `others` still holds the object it held, so it
     keeps its parts (`g` an item of `e = [g]`)."""
-    kept = {o: list(nz.parts.get(o, [])) for o in others}
+    kept = {o: nz.parts.get(o) for o in others}
     same = nz.namer.temp("same")
     nz.emit(astutil.assign(same, astutil.compare(
         astutil.name(others[0]), gast.Is, astutil.name(name))))
@@ -82,4 +81,4 @@ def _if_same(nz, others: list, name: str, how: str = "same") -> None:
     nz.emit(guard)
     compound.leave_compound(nz, guard)     # still only maybe aliases
     for o, parts in kept.items():
-        extend_by_key(nz.parts.setdefault(o, []), parts)
+        nz.parts.extend(o, parts)

@@ -143,7 +143,7 @@ def holders(nz, view: str, group: set, part: Part) -> set:
     parts of or may be, transitively (`rows` of `[r for r in M]` is read
     from `M`): what an update of `group` may change through them."""
     below = aliasing.related(nz, view, upward=False)
-    holders = {p.base for v in below for p in nz.parts.get(v, [])}
+    holders = {p.base for v in below for p in nz.parts.get(v)}
     holders -= below | group | {part.base}
     out, todo = set(), sorted(holders)
     while todo:                         # and what they are parts of, or may be
@@ -152,7 +152,7 @@ def holders(nz, view: str, group: set, part: Part) -> set:
             out.add(h)
             todo.extend(nz.aliases.get(h, ()))
             todo.extend(nz.maybe_aliases.get(h, ()))
-            todo.extend(p.base for p in nz.parts.get(h, []))
+            todo.extend(p.base for p in nz.parts.get(h))
             todo.extend(sequences.joined_from(nz, h))   # (a copy holds its items)
     return out
 

@@ -179,5 +179,5 @@ def note_stored(nz, base: str, index, value, certain: bool = True) -> None:
         return
     for name, same in sorted(aliasing.one_object(nz, value.id).items()):
         if name != base and aliasing.is_local(nz, name):
-            nz.parts.setdefault(name, []).append(Part(base, "index", astutil.subscript(
+            nz.parts.add(name, Part(base, "index", astutil.subscript(
                 astutil.name(base), astutil.clone(index)), item=True, certain=same and certain))

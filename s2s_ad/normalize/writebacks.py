@@ -143,7 +143,7 @@ def _write_back_parts(nz, walk: _Walk, name: str, group: set, source) -> None:
     part of (refusing an uncertain or masked relation), then follow the
     bases; a maybe-alias's bases are checked after the walk."""
     for member in sorted(group):
-        for part in list(nz.parts.get(member, [])):
+        for part in nz.parts.get(member):
             if part.base in group or source is not None and part.base == source.base:
                 continue
             as_name = walk.written_as.get(part.base, part.base)
@@ -210,7 +210,7 @@ def _check_maybe_ones(nz, walk: _Walk) -> None:
         for member in sorted(aliasing.maybe_one(nz, group)):
             # (one that left a container's slot is reached through none)
             unlinked = any(frozenset((member, g)) in nz.unlinked for g in group)
-            for part in nz.parts.get(member, []):
+            for part in nz.parts.get(member):
                 if part.base not in (group if unlinked else group | walk.seen):
                     refusals.shared(nz, name, part, "is written through")
 
@@ -262,13 +262,10 @@ def _reread_views(nz, walk: _Walk, name: str, always: bool, group: set, own: set
     realias.realias(nz, name, always)
     views = _views_to_reread(nz, group, walk.seen, own, walk.written, items_kept)
     walk.seen.update(views)
-    bases = None                    # (the names something is a part of: asked rarely)
     for view, part in views.items():
         walk.reached.add(view)      # its values change: record them if needed
         if _dead_temporary(nz, view, part, walk):
-            if bases is None:
-                bases = {p.base for parts in nz.parts.values() for p in parts}
-            if view not in bases:
+            if not nz.parts.is_base(view):
                 continue            # no code reads it again: its values need no name
         if not part.certain:
             _check_uncertain(nz, walk, view, part, group)
@@ -305,7 +302,7 @@ def _dead_temporary(nz, view: str, part: Part, walk: _Walk) -> bool:
     it."""
     return part.certain and (view in nz.retired or view in walk.own_temps) and \
         nz.aliases.get(view, {view}) == {view} and \
-        not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view, ()))
+        not nz.maybe_aliases.get(view) and all(p is part for p in nz.parts.get(view))
 
 
 def _guarded(nz, view: str, part: Part, stmt, binds: str, helper: str = "shares") -> None:
