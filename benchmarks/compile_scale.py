@@ -19,11 +19,14 @@ temporary directory and imported (s2s_ad reads source with `inspect`):
   argument (once 2^n: each `if` added again, as new, the relations the
   view had before it; 14 of them took 72 s);
 - writes:   n writes into an array, each reading another of its rows (once
-  n^3: each write re-read every row read before it, 80 of them took 6 s).
+  n^3: each write re-read every row read before it, 80 of them took 6 s);
+- views:    n views of the argument, each summed into a running total (once
+  n^1.15: each binding scanned every view relation).
 
 For each size it times `s2s_ad.source(s2s_ad.grad(f))` (transform, optimize,
 codegen and compile of everything the gradient needs, callees included) on
-a fresh module, and measures the peak memory the same compile allocates on
+a fresh module, the best of `--repeat` (3) such compiles (a shared machine's
+noise only ever adds time), and measures the peak memory the same compile allocates on
 another (`tracemalloc`, above what was live before; tracing slows it, so it
 is not timed).  A size that raises is shown
 with the error's first line.  The fitted growth exponent is the slope of
@@ -86,6 +89,14 @@ def writes(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def views(n: int) -> str:
+    lines = ["import numpy as np", "", "def f(x):", "    s = 0.0"]
+    for i in range(n):
+        lines += [f"    v{i} = x[{i % 7}:]", f"    s = s + np.sum(v{i})"]
+    lines.append("    return s")
+    return "\n".join(lines) + "\n"
+
+
 def helpers(n: int) -> str:
     lines = ["import numpy as np", ""]
     for i in range(n):
@@ -104,9 +115,10 @@ FAMILIES = {
     "branches": (branches, [10, 30, 100, 300], [10, 30], None, None),
     "rebinds": (rebinds, [10, 30, 100, 300], [10, 30], None, None),
     "writes": (writes, [10, 30, 100, 300], [10, 30], None, None),
+    "views": (views, [30, 100, 300, 1000], [30, 100], None, None),
 }
 TARGET_SIZE = {"straight": 1000, "nested": 12, "helpers": 300, "branches": 300, "rebinds": 300,
-               "writes": 300}
+               "writes": 300, "views": 1000}
 
 
 def _load(text: str, tag: str):
@@ -119,15 +131,18 @@ def _load(text: str, tag: str):
     return module.f
 
 
-def measure(family: str, n: int) -> tuple[float, float, str]:
-    """(seconds, peak MB, error or '') for compiling `family` at `n`: timed
-    on one fresh module, its memory traced on another (tracing slows it)."""
+def measure(family: str, n: int, repeat: int = 3) -> tuple[float, float, str]:
+    """(seconds, peak MB, error or '') for compiling `family` at `n`: the
+    best time of `repeat` fresh modules, its memory traced on another
+    (tracing slows it)."""
     text = FAMILIES[family][0](n)
     try:
-        f = _load(text, f"{family}_{n}_time")
-        start = time.perf_counter()
-        ad.source(ad.grad(f))
-        seconds = time.perf_counter() - start
+        seconds = math.inf
+        for i in range(repeat):
+            f = _load(text, f"{family}_{n}_time{i}")
+            start = time.perf_counter()
+            ad.source(ad.grad(f))
+            seconds = min(seconds, time.perf_counter() - start)
         f = _load(text, f"{family}_{n}_memory")
         tracemalloc.start()
         try:
@@ -154,6 +169,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default=None, help="comma-separated families")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="compiles timed per size (the best is shown)")
     args = parser.parse_args(argv)
     chosen = args.only.split(",") if args.only else list(FAMILIES)
     print("| family | n | compile s | peak MB | |")
@@ -163,7 +180,7 @@ def main(argv=None) -> int:
         _, sizes, quick, time_target, mem_target = FAMILIES[family]
         rows = []
         for n in quick if args.quick else sizes:
-            seconds, mb, error = measure(family, n)
+            seconds, mb, error = measure(family, n, args.repeat)
             rows.append((n, seconds, mb, error))
             print(f"| {family} | {n} | {seconds:.3f} | {mb:.1f} | {error} |", flush=True)
         ran = [r for r in rows if not r[3]]

@@ -73,3 +73,8 @@ def test_writes_reading_their_array_normalize_to_code_linear_in_them(tmp_path):
         f = _module_function(compile_scale.writes(n), tmp_path, f"writes{n}")
         sizes[n] = len(api.stages(f)["jumps"].splitlines())
     assert sizes[40] - sizes[20] <= sizes[20]
+
+
+def test_many_views_of_one_argument_differentiate(tmp_path):
+    f = _module_function(compile_scale.views(120), tmp_path, "views120")
+    check_grad(f, [np.array([0.3, -0.2, 0.5, 1.1, -0.7, 0.25, 0.9, 0.4])])
