@@ -23,7 +23,8 @@ def s_With(nz, stmt: gast.With) -> None:
     this level (codegen prints the bracket as the `with` statement; the
     reverse sweep brackets the body's reverse with `M` evaluated again).
     `M` carries no gradient: it may read no local name, so evaluating it
-    again gives the same manager; the body may not jump out of it."""
+    again gives the same manager.  A `return`, `break` or `continue` out of
+    the body leaves it through its exit marker (normalize/jumps.py)."""
     for item in stmt.items:
         local = sorted(set(scopes.load_names(item.context_expr)) & nz.locals)
         if local or binds(item.context_expr) or any(
@@ -40,9 +41,6 @@ def s_With(nz, stmt: gast.With) -> None:
         if item.optional_vars is not None and not isinstance(item.optional_vars, gast.Name):
             nz.unsupported(item.optional_vars, "a with statement binding "
                               + astutil.describe(item.optional_vars))
-    jump = scopes.jump_out(stmt.body)
-    if jump is not None:
-        nz.unsupported(jump, astutil.describe(jump) + " out of a with statement")
     for item in stmt.items:
         enter = astutil.call(f"{RUNTIME}.enter", [astutil.clone(item.context_expr)])
         nz.emit(astutil.expr_stmt(enter) if item.optional_vars is None
@@ -56,12 +54,14 @@ def s_With(nz, stmt: gast.With) -> None:
 def s_Try(nz, stmt: gast.Try) -> None:
     """`try: body except ...: ... else: e finally: f`: the path on which
     the body raises nothing, `with rt.no_exception(where): body`, then
-    `e` and `f`; an exception in the body is a located error then."""
+    `e` and `f`; an exception in the body is a located error then.  A
+    jump out of the body skips `e` as Python does (normalize/jumps.py
+    guards what follows it); one past a `finally` block, which runs on
+    the way out, is refused."""
     jump = scopes.jump_out(stmt.body)
-    if jump is not None:
-        nz.unsupported(stmt, f"{astutil.describe(jump)} out of a try statement's body "
-                          "(the derived function follows the path on which the body "
-                          "raises nothing, to its end)")
+    if jump is not None and stmt.finalbody:
+        nz.unsupported(jump, f"{astutil.describe(jump)} out of a try statement's body "
+                          "past its `finally` block (which runs on the way out)")
     jump = scopes.jump_out(stmt.finalbody) or \
         (scopes.jump_out(stmt.orelse) if stmt.finalbody else None)
     if jump is not None:

@@ -12,8 +12,11 @@ Runs on ANF right after normalization (`lower_jumps`, a stage of its own:
   guard, so a lowered `continue` still re-evaluates it.
 
 The statements after one that may set a flag are wrapped in
-`if not <flag>:`.  The flags are ordinary variables; the reverse sweep reads
-the guards like any `if`, and the to-be-recorded analysis keeps their values.
+`if not <flag>:`, but for the exit marker of a `with` block the jump leaves
+(`rt.exit(M)`, normalize/blocks.py), which runs, as Python leaves the block
+on the way out; the statements after it are guarded in turn.  The flags are
+ordinary variables; the reverse sweep reads the guards like any `if`, and
+the to-be-recorded analysis keeps their values.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import astutil, scopes, traversal
-from ..ir import Normalized
+from ..ir import Normalized, with_marker
 from ..naming import Namer
 
 
@@ -90,11 +93,21 @@ class _Lowerer:
             new, flags = self.statement(stmt)
             out.extend(new)
             if flags:
-                rest, rest_flags = self.block(stmts[i + 1:])
-                if rest:
-                    out.extend(self._guard(flags, rest))
-                return out, flags | rest_flags
+                rest, rest_flags = self._after(flags, stmts[i + 1:])
+                return out + rest, flags | rest_flags
         return out, set()
+
+    def _after(self, flags: set, stmts: list) -> tuple[list, set]:
+        """`stmts`, which follow a statement that may set `flags`, lowered
+        and guarded by them, but for the exit marker of a `with` block they
+        close (the jump leaves it), which runs unguarded."""
+        k = _closing_exit(stmts)
+        rest, rest_flags = self.block(stmts if k is None else stmts[:k])
+        out = self._guard(flags, rest) if rest else []
+        if k is None:
+            return out, rest_flags
+        tail, tail_flags = self._after(flags | rest_flags, stmts[k + 1:])
+        return out + [stmts[k]] + tail, rest_flags | tail_flags
 
     def statement(self, stmt) -> tuple[list, set]:
         if isinstance(stmt, gast.Break):
@@ -163,6 +176,21 @@ class _Lowerer:
         after = (self._guard(set(exits), orelse) if exits else orelse) if orelse else []
         out_flags = ({self.fn.returned} & flags) | else_flags
         return pre + [loop] + after, out_flags
+
+
+def _closing_exit(stmts: list) -> int | None:
+    """The position of the first exit marker in `stmts` of a `with` block
+    opened before them, or None."""
+    depth = 0
+    for i, stmt in enumerate(stmts):
+        marker = with_marker(stmt)
+        if marker is not None and marker[0] == "enter":
+            depth += 1
+        elif marker is not None:
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
 
 
 def _any(flags) -> gast.expr:

@@ -54,29 +54,30 @@ def check_stmt(g: Gen, sc: Scope):
 
 @statement("with", 1, compound=True)
 def with_stmt(g: Gen, sc: Scope):
-    """`with np.errstate(...):` around a block (no jump out of it)."""
+    """`with np.errstate(...):` around a block, which a `return`, `break`
+    or `continue` may leave (the manager exits on the way out)."""
     manager = g.pick(['np.errstate(divide="ignore", invalid="ignore")',
                       'np.errstate(over="ignore")', 'np.errstate(all="raise")'])
     with g.w.block(f"with {manager}:"):
-        body = sc.child()
-        body.no_jump, body.ret = True, None
-        block(g, body, g.rng.randint(1, 3))
+        block(g, sc.child(), g.rng.randint(1, 3))
 
 
 @statement("with", 1, compound=True)
 def try_stmt(g: Gen, sc: Scope):
     """`try:` a block `except ...:` another (never taken: nothing raises
-    what it catches), with `else` or `finally` sometimes."""
+    what it catches), with `else` or `finally` sometimes; a jump may leave
+    the body where no `finally` block would run on the way out."""
+    clauses = [c for c in ("else", "finally") if g.chance(0.3)]
     with g.w.block("try:"):
         body = sc.child()
-        body.no_jump, body.ret = True, None
+        if "finally" in clauses:
+            body.no_jump, body.ret = True, None
         block(g, body, g.rng.randint(1, 2))
     with g.w.block(f"except {g.pick(['KeyError', 'IndexError', 'ZeroDivisionError'])}:"):
         block(g, sc.child(), 1)
-    for clause in ("else", "finally"):
-        if g.chance(0.3):
-            with g.w.block(f"{clause}:"):
-                block(g, sc.child(), 1)
+    for clause in clauses:
+        with g.w.block(f"{clause}:"):
+            block(g, sc.child(), 1)
 
 
 @statement("walrus", 1, compound=True)
