@@ -85,7 +85,7 @@ def bad_files(tmp_path):
     ("{d}/unsupported.py:g", "no function named 'g'"),
     ("{d}/syntax.py:f", "syntax.py:2: syntax error"),
     ("{d}/unsupported.py:f",
-     "unsupported.py:2:5: s2s_ad cannot differentiate return out of a try statement"),
+     "unsupported.py:3:9: s2s_ad cannot differentiate return out of a try statement"),
     ("{d}/raises.py:f", "importing the file failed: RuntimeError: boom"),
     ("no_colon", "expected FILE.py:FUNC"),
     ("{d}/noext:f", "not a Python source file"),
