@@ -11,7 +11,7 @@ swallows.  A bracket
 left with nothing inside goes.
 
 Invariant: markers come in properly nested pairs at one level of one body
-(the normalizer refuses jumps out of a with block); anything else is a bug,
+(lowering a jump out of a block leaves its exit marker unguarded); anything else is a bug,
 raised as such.
 """
 from __future__ import annotations
