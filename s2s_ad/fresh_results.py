@@ -27,18 +27,20 @@ _FRESH_CALLS = {np.array: 2, np.stack: 2, np.concatenate: 2, np.vstack: 1, np.hs
 _NEVER_SEQUENCE = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
 
 
-def returns_fresh(func) -> bool:
+def returns_fresh(func, none: bool = False) -> bool:
     """Whether every value the user function `func` returns is a new object
     that shares no memory with its arguments (`return z + dt * k`, not
     `return z`, `z[1:]` or `xs + ys`), read from its source: a caller need
-    not treat the result as a view of what it passed.  False when unsure."""
+    not treat the result as a view of what it passed.  `none`: a function
+    that returns nothing (no `return`, a bare one) counts too.  False when
+    unsure."""
     code = getattr(func, "__code__", None)
     if code is None or is_library(func):
         return False
-    return _returns_fresh(code, func.__globals__)
+    return _returns_fresh(code, func.__globals__, none)
 
 
-def _returns_fresh(code, globals_: dict) -> bool:
+def _returns_fresh(code, globals_: dict, none: bool) -> bool:
     fdef = parsed(code)
     if fdef is None or any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Lambda,
                                           gast.FunctionDef)) and n is not fdef
@@ -46,7 +48,8 @@ def _returns_fresh(code, globals_: dict) -> bool:
         return False            # (a generator, or returns of nested functions)
     returns = [n for n in traversal.walk(fdef) if isinstance(n, gast.Return)]
     fresh = _Fresh(fdef, globals_)
-    return bool(returns) and all(r.value is not None and fresh(r.value) for r in returns)
+    return (bool(returns) or none) and \
+        all(fresh(r.value) if r.value is not None else none for r in returns)
 
 
 class _Fresh:

@@ -50,11 +50,11 @@ def horner(x, *coeffs):
 
 def with_try(x):
     """A callee using syntax s2s_ad does not differentiate (a return out of
-    a try statement's body)."""
+    a try statement's body past its `finally` block)."""
     try:
         return x * 2.0
-    except ValueError:
-        return x
+    finally:
+        pass
 
 
 def with_genexpr(x):

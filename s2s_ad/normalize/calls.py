@@ -19,7 +19,7 @@ import gast
 from .. import astutil, frontend, out_args
 from ..ir import RUNTIME, is_resolved
 from ..rules import registry
-from . import compound, comprehensions, exprs, inplace, lift, mutators, scope
+from . import compound, comprehensions, exprs, inplace, lift, mutators, scope, updating
 
 
 def _as_display(nz, expr, callee):
@@ -74,7 +74,8 @@ def e_Call(nz, expr):
                                  "`**kwargs` in a call of a nested function with defaults")
                           + ", of dicts whose keys are not known where the function "
                           "is compiled")
-    return _call_of_atoms(nz, expr)
+    call = _call_of_atoms(nz, expr)
+    return updating.updating_call(nz, call, callee, expr) or call
 
 
 def _refuse_overwrite(nz, call, callee) -> None:

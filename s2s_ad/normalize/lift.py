@@ -122,7 +122,7 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
         body, args = [astutil.clone(s) for s in node.body], astutil.clone(node.args)
     positional = [a.id for a in list(args.posonlyargs) + list(args.args)]
     posonly = {a.id for a in args.posonlyargs}
-    _strip_signature(args)
+    strip_signature(args)
     own = {a.id for a in scopes.params(args)} | scopes.scoped_names(body)[0]
     called = _call_siblings(body, siblings, own, src, enclosing)   # (passes what they read)
     # (what a called sibling is passed, it reads from here: its defaults'
@@ -136,20 +136,21 @@ def lift(node, name: str, src: Source, enclosing: set[str], siblings: dict,
     args.kwonlyargs = list(args.kwonlyargs) + [astutil.param(n) for n in free]
     args.kw_defaults = list(args.kw_defaults) + [None] * len(free)
     user = node.name if isinstance(node, gast.FunctionDef) else "<lambda>"
-    func = _compile(astutil.function_def(name, args, body), src,
-                    {siblings[n].name: siblings[n].func for n in called}, user)
+    func = compile_def(astutil.function_def(name, args, body), src,
+                       f"{src.func.__qualname__}.<locals>.{user}",
+                       {siblings[n].name: siblings[n].func for n in called})
     order = tuple((p, v, positional.index(p) if p in positional else None, p in posonly)
                   for p, v in defaults.items())
     return Lifted(name, func, free, order)
 
 
-def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict,
-             user: str) -> types.FunctionType:
-    """The lifted def as a live function in the enclosing function's module,
-    its text registered in `linecache`, qualified by the `user`'s name for
-    it (as messages show it).  Calling lifted `siblings` needs them among
-    the globals: a copy of the module's (then module globals are read as
-    they were at compile time)."""
+def compile_def(fdef: gast.FunctionDef, src: Source, qualname: str,
+                siblings: dict | None = None) -> types.FunctionType:
+    """The def `fdef`, made from `src`'s code, as a live function in `src`'s
+    module, its text registered in `linecache` (its lines located at the
+    code they came from), qualified as messages show it.  Calling lifted
+    `siblings` needs them among the globals: a copy of the module's (then
+    module globals are read as they were at compile time)."""
     name = fdef.name
     text = astutil.unparse(astutil.module([fdef])) + "\n"
     filename = f"<s2s_ad lifted {src.qualname}.{name}>"
@@ -161,7 +162,7 @@ def _compile(fdef: gast.FunctionDef, src: Source, siblings: dict,
     func = types.FunctionType(made.__code__, scope, name, made.__defaults__)
     func.__kwdefaults__ = made.__kwdefaults__
     func.__module__ = src.func.__module__
-    func.__qualname__ = f"{src.func.__qualname__}.<locals>.{user}"
+    func.__qualname__ = qualname
     hold_lines(filename, text, func, _origins(fdef, text, src))
     return func
 
@@ -179,7 +180,7 @@ def _origins(fdef: gast.FunctionDef, text: str, src: Source) -> dict:
     return out
 
 
-def _strip_signature(args: gast.arguments) -> None:
+def strip_signature(args: gast.arguments) -> None:
     """No defaults and no annotations: both would be evaluated where the
     lifted function is compiled, in module globals (defaults are passed at
     each call instead, see `Lifted.call`)."""

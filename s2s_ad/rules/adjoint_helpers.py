@@ -167,6 +167,11 @@ def copy(z, x, callee=None):
     d[x] += d[z]
 
 
+@adjoint(rt.updated_copy, linear="x", inert="where")
+def updated_copy(z, x, where):
+    d[x] += d[z]
+
+
 @tangent(rt.restore, inert="index")
 def restore_tangent(z, x, saved, index=None):
     t[z] += rt.restore(rt.copy(t[x]), t[saved], index)

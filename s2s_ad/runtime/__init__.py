@@ -19,6 +19,7 @@ its submodules:
                     snapshot/restore, copy/keep, put (an update's tangent),
                     and their adjoint helpers
     aliases.py      the alias analysis' shares/slots/sync_*/refuse_shared, flat_view,
+                    updated_copy (a helper's in-place update, normalize/updating.py),
                     follow (a restore's reach, in a derivative read again)
     reductions.py   max/min masks, prod, cumprod, median/average, sum, list
     shapes.py       the inverses of stack/concatenate/split/tile/pad/take...,
@@ -114,7 +115,7 @@ from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
 from .special import digamma
 from .powers import times_power
 from .aliases import (flat_view, follow, refuse_overlap, refuse_overwrite, refuse_shared, shares, slots, sync_index, sync_reshaped,
-                      sync_transposed)
+                      sync_transposed, updated_copy)
 from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,
                       diagonal_index, head,
                       item_or_zeros, keep, mutated, pop, put, put_into, restore,

@@ -93,6 +93,16 @@ def refuse_shared(view, base, where, unless_same=False):
         _refuse(where)
 
 
+def updated_copy(x, where):
+    """A copy of the array a helper of the user's updates in place: the
+    helper's updating variant runs on it, and its new values are written
+    back into `x` (normalize/updating.py).  Anything but a NumPy array is
+    refused, as `refuse_shared` does (`where`)."""
+    if not isinstance(x, np.ndarray):
+        _refuse(where)
+    return x.copy(order="K")
+
+
 def refuse_overlap(item, container, where):
     """Raise the located `UnsupportedSyntaxError` `where` if another item of
     the list or dict `container` shares memory with `item` without being
