@@ -473,8 +473,55 @@ def test_a_function_value_reads_names_bound_before_it_is_made():
         check_grad(f, [0.7, 1.3])
 
 
-@pytest.mark.parametrize("f", [reads_a_name_rebound_after, reads_a_name_the_loop_rebinds,
-                               reads_the_name_its_statement_binds], ids=lambda f: f.__name__)
+def test_a_function_value_a_helper_only_calls_reads_the_names_of_its_statement():
+    # `_apply` calls its `fn` before it returns, and keeps nothing: the
+    # lambda reads `b` as it is in the statement passing it, rebound later
+    # or not (in the loop, a new lambda each time)
+    for f in (reads_a_name_the_loop_rebinds, reads_the_name_its_statement_binds):
+        check_grad(f, [0.7, 1.3])
+
+
+def sorts_by_a_key_then_moves_it(x, b):
+    k = 0.5
+    ys = sorted([x, 2.0 * x, b], key=lambda v: abs(v - k))
+    k = 3.0
+    return ys[0] * b + ys[2] * k
+
+
+def _keeps(fn, x):
+    g = fn                              # stored: it may run later
+    return g(x)
+
+
+def _yields(fn, xs):
+    for v in xs:
+        yield fn(v)                     # runs when the generator is read
+
+
+def passed_to_a_helper_keeping_it(x, b):
+    r = _keeps(lambda u: u * b, x)
+    b = b * 3.0
+    return r * b
+
+
+def passed_to_a_generator(x, b):
+    r = sum(_yields(lambda u: u * b, [x, x * x]))
+    b = b * 3.0
+    return r * b
+
+
+def rebound_by_a_walrus_in_its_statement(x, b):
+    return _apply(lambda u: u * b, x) + (b := b * 3.0)
+
+
+def test_a_key_function_reads_the_names_of_its_statement():
+    check_grad(sorts_by_a_key_then_moves_it, [0.7, 1.3])
+    check_grad(sorts_by_a_key_then_moves_it, [0.7, 0.2])
+
+
+@pytest.mark.parametrize("f", [reads_a_name_rebound_after, passed_to_a_helper_keeping_it,
+                               passed_to_a_generator, rebound_by_a_walrus_in_its_statement],
+                         ids=lambda f: f.__name__)
 def test_a_function_value_reading_a_name_bound_again_later_is_refused(f):
     with pytest.raises(ad.UnsupportedSyntaxError, match="reads `b`, which is assigned again"):
         ad.grad(f)(0.7, 1.3)

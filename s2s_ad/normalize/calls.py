@@ -146,21 +146,21 @@ def _spread_arguments(nz, expr, callee):
 def _call_of_atoms(nz, expr):
     """`f(atoms...)` for a call whose arguments are spread: a nested
     function or lambda called as its lifted function, its callee an atom."""
-    keywords = list(expr.keywords)
     lifted = scope.lift_nested(nz, expr.func, "lambda") if isinstance(expr.func, gast.Lambda) \
         else nz.nested.get(getattr(expr.func, "id", None))
     if lifted is not None:          # call the lifted function, passing what it reads
-        expr = gast.copy_location(lifted.call(expr.args, keywords, functools.partial(
+        expr = gast.copy_location(lifted.call(expr.args, list(expr.keywords), functools.partial(
             known_items, nz), nz.unsupported), expr)
     callee = nz.src.resolve(expr.func, nz.locals)
+    consumed = scope.consumed(nz, expr, callee)
     if is_resolved(callee):
         func = astutil.clone(expr.func)
     elif isinstance(expr.func, gast.Attribute):
         func = astutil.attribute(nz.atom(expr.func.value), expr.func.attr)
     else:
         func = nz.atom(expr.func)
-    args = [argument(nz, a) for a in expr.args]
-    kws = [(k.arg, argument(nz, k.value)) for k in expr.keywords]   # (arg None: **)
+    args = [argument(nz, a, a in consumed) for a in expr.args]
+    kws = [(k.arg, argument(nz, k.value, k.value in consumed)) for k in expr.keywords]
     return astutil.call(func, args, kws)
 
 
@@ -365,9 +365,12 @@ def _known_keys(nz, value) -> list | None:
     return None
 
 
-def argument(nz, expr):
-    """An atom, or a tuple/list literal of atoms (`np.stack((a, b))`),
-    or `*atom`."""
+def argument(nz, expr, consumed: bool = False):
+    """An atom, a tuple/list literal of atoms (`np.stack((a, b))`), `*atom`,
+    or a function value the callee only calls (`consumed`: scope.consumed)."""
+    if consumed:
+        return nz.atom(scope.e_Lambda(nz, expr, True) if isinstance(expr, gast.Lambda)
+                       else scope.function_value(nz, expr, True))
     if isinstance(expr, gast.Starred):
         return astutil.starred(nz.atom(expr.value))
     if isinstance(expr, (gast.Tuple, gast.List)) and not nz.is_atom(expr):

@@ -10,10 +10,12 @@ notes where each came from, for the staleness guard).
 from __future__ import annotations
 
 import importlib
+import inspect
+import types
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import astutil, effects, frontend, scopes, traversal
 from . import lift
 from ..errors import UnsupportedSyntaxError
 from ..ir import RUNTIME
@@ -35,20 +37,23 @@ def lift_nested(nz, node, name: str) -> lift.Lifted:
     return lifted
 
 
-def e_Lambda(nz, expr):
-    """A lambda used as a value (`rk4_step(lambda y: -y, y0, dt)`)."""
+def e_Lambda(nz, expr, consumed: bool = False):
+    """A lambda used as a value (`rk4_step(lambda y: -y, y0, dt)`);
+    `consumed`: see `function_value`."""
     lift_nested(nz, expr, "lambda")
-    return function_value(nz, gast.copy_location(astutil.name("lambda"), expr))
+    return function_value(nz, gast.copy_location(astutil.name("lambda"), expr), consumed)
 
 
-def function_value(nz, ref: gast.Name) -> gast.expr:
+def function_value(nz, ref: gast.Name, consumed: bool = False) -> gast.expr:
     """A nested function used as a value, not called here: its lifted
     function, with the enclosing values it reads bound (`rt.bind`).
     Python reads those when the function runs, so each must keep the
     value it has here: a name bound nowhere after this statement (nor in
-    it, nor in a loop around it).  The lifted function has no defaults
-    (they are passed at each call it makes here): one with defaults is
-    refused."""
+    it, nor in a loop around it), unless the function is `consumed`: an
+    argument of a call that only calls it while it runs (`consumed`), when
+    the values are those of this statement (a walrus in it is refused).
+    The lifted function has no defaults (they are passed at each call it
+    makes here): one with defaults is refused."""
     lifted = nz.nested[ref.id]
     shown = "a lambda" if ref.id == "lambda" else f"the nested function `{ref.id}`"
     if lifted.defaults:
@@ -56,7 +61,7 @@ def function_value(nz, ref: gast.Name) -> gast.expr:
     for name in lifted.free:
         if name not in nz.locals:
             continue
-        if _bound_later(nz, name):
+        if _stored_in(nz.user_stmt, name) if consumed else _bound_later(nz, name):
             user = nz.renamed.get(name, name)
             raise UnsupportedSyntaxError(
                 f"{shown} is used as a value and reads `{user}`, which is assigned "
@@ -68,6 +73,55 @@ def function_value(nz, ref: gast.Name) -> gast.expr:
         return astutil.name(lifted.name)
     return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name)],
                         [(n, astutil.name(n)) for n in lifted.free])
+
+
+def consumed(nz, call: gast.Call, callee) -> set:
+    """The lambdas and nested functions among `call`'s arguments that
+    `callee` only calls, before it returns: the `key` of `sorted`, `min`
+    and `max`, and an argument of a helper of the user's (not a generator)
+    whose parameter its body only calls (`f(x)`), never stores, returns,
+    passes on or reads in a nested function or generator expression."""
+    values = [a for a in [*call.args, *(k.value for k in call.keywords)]
+              if isinstance(a, gast.Lambda) or isinstance(a, gast.Name) and a.id in nz.nested]
+    if not values:
+        return set()
+    if any(callee is f for f in (sorted, min, max)):
+        return {k.value for k in call.keywords if k.arg == "key" and k.value in values}
+    fdef = effects.parsed(callee.__code__) if isinstance(callee, types.FunctionType) \
+        and not frontend.is_library(callee) else None
+    if fdef is None or any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return set()
+    signature = inspect.signature(callee)
+    try:
+        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError:
+        return set()
+    return {value for param, value in bound.arguments.items() if value in values
+            and signature.parameters[param].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                         inspect.Parameter.VAR_KEYWORD)
+            and _only_called(fdef, param)}
+
+
+_LATER = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.GeneratorExp,
+          gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def _only_called(fdef, param: str) -> bool:
+    """Whether `fdef`'s body reads `param` only as what it calls, and runs
+    nothing later that could (a nested function, a generator)."""
+    nodes = traversal.nodes(fdef.body)
+    if any(isinstance(n, _LATER) for n in nodes):
+        return False
+    called = {id(n.func) for n in nodes if isinstance(n, gast.Call)}
+    return all(id(n) in called and isinstance(n.ctx, gast.Load)
+               for n in nodes if isinstance(n, gast.Name) and n.id == param)
+
+
+def _stored_in(stmt, name: str) -> bool:
+    """Whether `stmt` binds `name` by a walrus."""
+    return any(isinstance(n, gast.NamedExpr) and n.target.id == name
+               for n in traversal.walk(stmt))
 
 
 def _bound_later(nz, name: str) -> bool:
