@@ -122,8 +122,12 @@ def _carry_around(nz, loop, rebound: set, ones: dict) -> None:
                 group[name] = merged
     for members in {id(g): g for g in group.values() if len(g) > 1}.values():
         shared = [p for name in sorted(members) for p in nz.parts.get(name)]
+        # (and what a member may be: `hid = b` before a loop swapping `b, w`
+        # leaves `w` maybe `hid` at the end of the body, and `b` is it in the
+        # next pass; fuzz seed 202348, a wrong gradient)
         outside = {p.base for p in shared} | {
-            a for name in members for a in nz.aliases.get(name, ())} - members
+            a for name in members for a in nz.aliases.get(name, ())} - members | \
+            aliasing.maybe_one(nz, members)
         # and views of what a member held taken before the loop, which the
         # body never re-reads (the sequence a loop over one reads each
         # pass), where the members hold two objects (swapped: the view's
