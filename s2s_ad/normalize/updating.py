@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import inspect
 import types
+import weakref
 
 import gast
 
@@ -138,7 +139,20 @@ def _check_apart(nz, call: gast.Call, arg: gast.Name, where: tuple) -> None:
 
 def _variant(nz, callee, params: list) -> str:
     """The name of `callee`'s updating variant for `params` (module
-    docstring), made a name the code binds at compile time."""
+    docstring), made a name the code binds at compile time; one variant per
+    helper and parameters while the helper lives (its pair is compiled once)."""
+    name = nz.namer.fresh(callee.__name__ + "_updating")
+    made = _VARIANTS.setdefault(callee, {})
+    if tuple(params) not in made:
+        made[tuple(params)] = _made(callee, params, name)
+    nz.src.lifted[name] = made[tuple(params)]
+    return name
+
+
+_VARIANTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _made(callee, params: list, name: str) -> types.FunctionType:
     src = frontend.load(callee)
     fdef = astutil.clone(src.tree)
     taken = scopes.all_names(fdef)
@@ -157,11 +171,9 @@ def _variant(nz, callee, params: list) -> str:
         body.append(astutil.ret(_with_kept(astutil.const(None), kept)))
     args = fdef.args
     lift.strip_signature(args)
-    name = nz.namer.fresh(callee.__name__ + "_updating")
     func = lift.compile_def(astutil.function_def(name, args, body), src, callee.__qualname__)
     func.__defaults__, func.__kwdefaults__ = callee.__defaults__, callee.__kwdefaults__
-    nz.src.lifted[name] = func
-    return name
+    return func
 
 
 def _with_kept(value, kept: list) -> gast.Tuple:
