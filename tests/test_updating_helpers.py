@@ -110,8 +110,19 @@ def early_return(x):
     return np.sum(w ** 2) + (r if r is not None else 0.0)
 
 
+def twice_one_inactive(x):
+    # (fuzz seed 501337, minimized: the second call site, whose result
+    # carries no gradient, called the variant by a name the generated code
+    # did not bind, a NameError)
+    w = x * 2.0
+    fill_ghosts(w)
+    c = np.ones(4)
+    fill_ghosts(c)
+    return np.sum(w * x) + np.sum(c)
+
+
 PROGRAMS = [ghosts, rows, clipped_view, sorted_copy, exchanged, smoothed_in_a_loop,
-            rebound, early_return]
+            rebound, early_return, twice_one_inactive]
 X = np.array([0.5, 2.0, -1.0, 0.3])
 
 

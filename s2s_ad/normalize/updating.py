@@ -141,11 +141,15 @@ def _variant(nz, callee, params: list) -> str:
     """The name of `callee`'s updating variant for `params` (module
     docstring), made a name the code binds at compile time; one variant per
     helper and parameters while the helper lives (its pair is compiled once)."""
-    name = nz.namer.fresh(callee.__name__ + "_updating")
     made = _VARIANTS.setdefault(callee, {})
-    if tuple(params) not in made:
-        made[tuple(params)] = _made(callee, params, name)
-    nz.src.lifted[name] = made[tuple(params)]
+    func = made.get(tuple(params))
+    named = [n for n, f in nz.src.lifted.items() if f is func]
+    if func is not None and named:      # (one name for one object: the imports')
+        return named[0]
+    name = nz.namer.fresh(callee.__name__ + "_updating")
+    if func is None:
+        func = made[tuple(params)] = _made(callee, params, name)
+    nz.src.lifted[name] = func
     return name
 
 
