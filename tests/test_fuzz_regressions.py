@@ -2557,3 +2557,32 @@ def test_a_name_swapped_around_a_loop_into_an_alias_is_checked_where_it_is_writt
     assert info.value.location.line == swaps_around_a_loop_then_writes.__code__.co_firstlineno + 7
     assert swaps_around_a_loop_then_writes(np.array([-1.36, 0.62]), np.array([0.2, 0.3])) == \
         pytest.approx(0.81)
+
+
+# -- seed 502875 (minimized; present at the session's start) -------------------
+def _first(a, b):
+    return a
+
+
+def _augments_a_float_after_a_loop(x):
+    r = np.arctan(x)
+    for k in range(1):
+        r = _first(r, 1.0)
+    x += r                  # `x` a float: a new object
+    return x
+
+
+def augments_a_float_in_a_helper(v):
+    c = _augments_a_float_after_a_loop(v[3] ** 2) * np.ones(2)
+    return c @ c
+
+
+def test_the_hvp_of_a_helper_augmenting_a_float_reads_its_restored_value():
+    # differentiated again, the helper's backward half restored `x` (a new
+    # float) and then, after a pop from its tape, bound `x` back to the
+    # value it had unpacked from the saved tuple, the augmented one: the
+    # hvp read `1 + (x + r)^2` where it needed `1 + x^2` (158.7 against
+    # 179.1 by differences of gradients)
+    v = np.array([-0.047, 1.2286, 1.29, -0.4567])
+    check_grad(augments_a_float_in_a_helper, [v])
+    check_hvp(augments_a_float_in_a_helper, [v], (0,))

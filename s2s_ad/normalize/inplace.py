@@ -235,6 +235,11 @@ def restore(nz, target: str, call: gast.Call) -> bool:
     nz.emit(astutil.assign(target, astutil.call(
         f"{RUNTIME}.restore",
         [astutil.name(target)] + [calls.argument(nz, a) for a in call.args[1:]])))
+    # (a number restored is another object: its aliases are rebound to it,
+    # or it to them, only where they still are one, `realias`; fuzz seed
+    # 502875, a wrong hvp: `x = _t4` after a later write put back the
+    # value the restore had replaced)
+    nz.loose.add(target)
     for name in others:
         nz.emit(astutil.assign(name, astutil.call(
             f"{RUNTIME}.follow", [astutil.name(name), astutil.name(target)])))
