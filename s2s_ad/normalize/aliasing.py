@@ -333,8 +333,15 @@ def _rebind(nz, name: str, stmt) -> None:
     if heir is not None:        # what the object is a part of, it still is as `heir`
         nz.parts.extend(heir, own)
         nz.parts.rebase(name, heir)     # the old object lives on as `heir`
-    for _, part in views_of(nz, {name}):
+    for view, part in views_of(nz, {name}):
         part.certain = False
+        # (the old object may live on as what `name` only may have been: its
+        # views may be theirs; fuzz seed 503752, a view of `c` lost when `c`
+        # was rebound, which `e` updated after)
+        for other in sorted(o for o in maybe if heir is None and is_local(nz, o)):
+            moved = dataclasses.replace(part, view=astutil.clone(part.view))
+            moved.rebase(other)
+            nz.parts.extend(view, [moved])
     _index_changed(nz, name)
 
 
