@@ -2586,3 +2586,38 @@ def test_the_hvp_of_a_helper_augmenting_a_float_reads_its_restored_value():
     v = np.array([-0.047, 1.2286, 1.29, -0.4567])
     check_grad(augments_a_float_in_a_helper, [v])
     check_hvp(augments_a_float_in_a_helper, [v], (0,))
+
+
+# -- seed 503752 (minimized; present at the session's start) -------------------
+def views_a_name_rebound_after(s):
+    # `c = e`, then `e += 1.0` (which may make `e` a new object: only maybe
+    # still `c`), `state` a view of `c`, then `c` rebound: the view's
+    # relation was left on `c`, so the update of `e` after it went unseen
+    # (a gradient of 0 where differences give 257)
+    e = np.eye(2)
+    c = e
+    e += 1.0
+    state = c[:, 1]
+    c = 1.0
+    e /= s
+    return state @ state
+
+
+def test_a_view_of_a_name_rebound_stays_a_view_of_what_the_name_may_have_been():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="`state` may share memory with `e`"):
+        ad.grad(views_a_name_rebound_after)(-0.37)
+
+
+# -- seed 505447 (minimized; present at the session's start) -------------------
+def smallest_of_two_lengths(v):
+    # `min` by a key of items of two shapes (np.convolve's 'same' is as long
+    # as the longer input): the item not chosen got a zero shaped like the
+    # result, and the convolution's adjoint raised a broadcasting error
+    val = min([v, np.convolve(v, [0.25, 0.5, 0.25], mode='same')], key=np.sum)
+    return np.mean(val)
+
+
+@pytest.mark.parametrize("v", [[-0.84, 0.47], [0.84, -0.47]])
+def test_the_items_max_and_min_do_not_choose_get_zeros_of_their_own_shape(v):
+    check_grad(smallest_of_two_lengths, [np.array(v)])
+    check_jvp(smallest_of_two_lengths, [np.array(v)])

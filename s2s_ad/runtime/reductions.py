@@ -120,7 +120,7 @@ def extremum_parts(g, z, first, rest, key=None):
         key = key or (lambda item: item)
         chosen = key(z)
         at = next((i for i, item in enumerate(items) if key(item) == chosen), None)
-        parts = [g if i == at else zeros_like(g) for i in range(len(items))]
+        parts = [g if i == at else zeros_like(item) for i, item in enumerate(items)]
     if rest:
         return parts[0], parts[1:]
     if isinstance(first, np.ndarray):
