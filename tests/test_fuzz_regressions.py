@@ -2621,3 +2621,24 @@ def smallest_of_two_lengths(v):
 def test_the_items_max_and_min_do_not_choose_get_zeros_of_their_own_shape(v):
     check_grad(smallest_of_two_lengths, [np.array(v)])
     check_jvp(smallest_of_two_lengths, [np.array(v)])
+
+
+# -- seed 507245 (minimized; found this session, once helpers updating their
+# arguments were followed) ------------------------------------------------------
+def _sets_every_other(x, b):
+    x[::2] = 1.0
+    return 1.0
+
+
+def copies_where_after_a_helper_updates(z):
+    # Python evaluates `where=` after the positional arguments: the mask
+    # reads `theta` as the helper left it; the normalizer read it first
+    theta = z
+    np.copyto(theta, min(_sets_every_other(theta, 1.0), 0.77), where=theta > 0.0)
+    return np.sum(np.outer(z, theta))
+
+
+def test_copyto_reads_its_mask_after_its_source():
+    z = np.array([-0.10, -0.30, 0.15, 0.017])
+    check_grad(copies_where_after_a_helper_updates, [z])
+    check_jvp(copies_where_after_a_helper_updates, [z])

@@ -195,13 +195,13 @@ def write_into(nz, dst, value, index=None) -> None:
 
 
 def _copy_into(nz, call: gast.Call) -> None:
-    """`np.copyto(dst, src, where=mask)`: `dst[...] = np.where(mask, src, dst)`."""
+    """`np.copyto(dst, src, where=mask)`: `dst[...] = np.where(mask, src, dst)`,
+    `src` evaluated first, as Python does (a call in it may update `dst`)."""
     dst, src = call.args
     where = next((k.value for k in call.keywords if k.arg == "where"), None)
-    if where is None:
-        value = nz.atom(src)
-    else:
-        value = nz.atom(astutil.call(f"{NUMPY}.where", [where, src, astutil.clone(dst)]))
+    value = nz.atom(src)
+    if where is not None:
+        value = nz.atom(astutil.call(f"{NUMPY}.where", [where, value, astutil.clone(dst)]))
     write_into(nz, dst, value)
 
 
