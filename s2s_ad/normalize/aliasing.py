@@ -336,9 +336,11 @@ def _rebind(nz, name: str, stmt) -> None:
     for view, part in views_of(nz, {name}):
         part.certain = False
         # (the old object may live on as what `name` only may have been: its
-        # views may be theirs; fuzz seed 503752, a view of `c` lost when `c`
-        # was rebound, which `e` updated after)
-        for other in sorted(o for o in maybe if heir is None and is_local(nz, o)):
+        # views may be theirs, unless `name` is bound to one of those, as a
+        # re-read after an update does; fuzz seed 503752, a view of `c` lost
+        # when `c` was rebound, which `e` updated after)
+        for other in sorted(o for o in maybe if heir is None and is_local(nz, o)
+                            and getattr(stmt.value, "id", None) not in maybe):
             moved = dataclasses.replace(part, view=astutil.clone(part.view))
             moved.rebase(other)
             nz.parts.extend(view, [moved])

@@ -120,7 +120,10 @@ def extremum_parts(g, z, first, rest, key=None):
         key = key or (lambda item: item)
         chosen = key(z)
         at = next((i for i, item in enumerate(items) if key(item) == chosen), None)
-        parts = [g if i == at else zeros_like(item) for i, item in enumerate(items)]
+        # (a zero of each item's own shape: they may differ; of a number for
+        # a number `g`, the weight forward mode passes)
+        parts = [g if i == at else zeros_like(g if isinstance(g, (int, float)) else item)
+                 for i, item in enumerate(items)]
     if rest:
         return parts[0], parts[1:]
     if isinstance(first, np.ndarray):
