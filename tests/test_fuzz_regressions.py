@@ -2642,3 +2642,25 @@ def test_copyto_reads_its_mask_after_its_source():
     z = np.array([-0.10, -0.30, 0.15, 0.017])
     check_grad(copies_where_after_a_helper_updates, [z])
     check_jvp(copies_where_after_a_helper_updates, [z])
+
+
+# -- seed 509542 (minimized; found this session, once helpers updating their
+# arguments were followed) ------------------------------------------------------
+def _lowers_the_tail(a):
+    a[1:] -= 1.0
+
+
+def writes_what_a_helper_returns_where_it_updated(v):
+    # Python evaluates the value first: the helper updates `v`, then the
+    # index `v > 0.0` reads the updated `v` (and None writes NaN there);
+    # the normalizer read the index first
+    w = v * 1.0
+    w[w > 0.0] = _lowers_the_tail(w)
+    return w[2] * v[0]
+
+
+def test_a_subscript_assignment_evaluates_its_value_before_its_index():
+    v = np.array([-0.81, 1.11, 0.15])
+    check_grad(writes_what_a_helper_returns_where_it_updated, [v])
+    check_jvp(writes_what_a_helper_returns_where_it_updated, [v])
+    assert np.isnan(writes_what_a_helper_returns_where_it_updated(np.array([-0.8, 1.1, 1.15])))

@@ -39,9 +39,10 @@ def assign_target(nz, target, value, last: bool = False) -> None:
         nz.emit(astutil.assign(target.id, nz.rhs(value)))
     elif isinstance(target, (gast.Tuple, gast.List)):
         _unpack(nz, target, value)
-    elif isinstance(target, gast.Subscript):
+    elif isinstance(target, gast.Subscript):     # (the value first, as Python does:
+        atom = nz.atom(value)                       # a call in it may change the index)
         base, index = inplace.subscript_target(nz, target)
-        inplace.setitem(nz, base, index, nz.atom(value), last=last)
+        inplace.setitem(nz, base, index, atom, last=last)
     else:
         nz.unsupported(target, "assignment to " + astutil.describe(target))
 
