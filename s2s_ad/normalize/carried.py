@@ -14,11 +14,16 @@ normalize/aliasing.py, called as a loop is entered and left:
 """
 from __future__ import annotations
 
-import gast
+import inspect
+import types
 
-from .. import astutil, scopes, traversal
+import gast
+import numpy as np
+
+from .. import astutil, effects, frontend, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from . import aliasing, refusals, sequences, views
+from ..rules import registry
+from . import aliasing, mutators, refusals, sequences, views
 from .alias_parts import Part
 
 
@@ -97,7 +102,7 @@ def check_carried(nz, loop, rebound: set) -> None:
     joined."""
     carried = carried_names(loop)
     for stmt, viewing in _body_views(nz, loop):
-        for name in sorted(_augmented(stmt) | _written_through(stmt)):
+        for name in sorted(_updated(nz, stmt)):
             for held in sorted(({name} | viewing.get(name, set())) & carried):
                 others = set(nz.aliases.get(held, ())) | nz.maybe_aliases.get(held, set())
                 if nz.parts.get(held) or others - rebound - {held}:   # (names the loop
@@ -120,7 +125,7 @@ def check_kept_views(nz, loop) -> None:
                 kept |= viewing.get(arg.id, set()) if isinstance(arg, gast.Name) \
                     else _viewed_names(nz, arg)
     for stmt in scopes.statements(loop.body):       # (before or after the append)
-        for name in sorted((_augmented(stmt) | _written_through(stmt)) & kept):
+        for name in sorted(_updated(nz, stmt) & kept):
             raise UnsupportedSyntaxError(
                 f"`{name}` is updated in place in this loop, which also keeps views of "
                 "it in a list: from the second iteration on the update changes the "
@@ -205,6 +210,45 @@ def _augmented(stmt) -> set:
     """Names `stmt` updates with `op=` (`x += v`, `x[i] += v`)."""
     return {n.id for node in traversal.walk(stmt) if isinstance(node, gast.AugAssign)
             for n in traversal.walk(node.target) if isinstance(n, gast.Name)}
+
+
+def _updated(nz, stmt) -> set:
+    """Names `stmt` updates in place: `op=`, a subscript store, or a call
+    writing into it (fuzz seed 511384: `np.copyto(trips[1:], ...)` in a
+    loop rebinding `trips` went unchecked, a wrong gradient)."""
+    return _augmented(stmt) | _written_through(stmt) | _written_by_calls(nz, stmt)
+
+
+_WRITING = (np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis)
+
+
+def _written_by_calls(nz, stmt) -> set:
+    """Names `stmt` writes into through a call: `out=x`, `np.copyto(x[1:],
+    v)` and the like, `np.add.at(x, i, v)`, a helper of the user's that
+    updates its argument."""
+    out = set()
+    for call in (n for n in traversal.walk(stmt) if isinstance(n, gast.Call)):
+        out.update(mutators.root_name(k.value) for k in call.keywords if k.arg == "out")
+        callee = nz.src.resolve(call.func, nz.locals)
+        if call.args and (any(callee is f for f in _WRITING) or mutators.is_ufunc_at(callee)):
+            out.add(mutators.root_name(call.args[0]))
+        elif isinstance(callee, types.FunctionType) and registry.lookup(callee) is None \
+                and not frontend.is_library(callee):
+            out.update(_helper_writes(call, callee))
+    out.discard(None)
+    return out
+
+
+def _helper_writes(call: gast.Call, callee) -> set:
+    """The roots of the arguments a helper of the user's updates in place."""
+    surely, augmented = effects.mutated_parameters(callee)
+    try:
+        bound = inspect.signature(callee).bind(
+            *call.args, **{k.arg: k.value for k in call.keywords if k.arg})
+    except (TypeError, ValueError):
+        return set()
+    return {mutators.root_name(arg) for param, arg in bound.arguments.items()
+            if param in surely | augmented and isinstance(arg, gast.AST)}
 
 
 def _written_through(stmt) -> set:
