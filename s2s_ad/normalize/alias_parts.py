@@ -4,6 +4,8 @@ name and what it is a part of, and the questions asked of two slots.
 A `Part` says that a name was bound to a view or an item of `base`: how a
 write through it reaches the base (`kind`), the expression that reads it
 from the base (`view`), and whether that is known for sure (`certain`).
+The normalizer keeps every name's parts in one `PartTable`, indexed by
+base and by the names a view reads (its invariants are the class's).
 """
 from __future__ import annotations
 
