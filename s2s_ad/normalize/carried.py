@@ -18,7 +18,6 @@ import inspect
 import types
 
 import gast
-import numpy as np
 
 from .. import astutil, effects, frontend, scopes, traversal
 from ..errors import UnsupportedSyntaxError
@@ -213,28 +212,17 @@ def _augmented(stmt) -> set:
 
 
 def _updated(nz, stmt) -> set:
-    """Names `stmt` updates in place: `op=`, a subscript store, or a call
-    writing into it (fuzz seed 511384: `np.copyto(trips[1:], ...)` in a
-    loop rebinding `trips` went unchecked, a wrong gradient)."""
-    return _augmented(stmt) | _written_through(stmt) | _written_by_calls(nz, stmt)
-
-
-_WRITING = (np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis)
-
-
-def _written_by_calls(nz, stmt) -> set:
-    """Names `stmt` writes into through a call: `out=x`, `np.copyto(x[1:],
-    v)` and the like, `np.add.at(x, i, v)`, a helper of the user's that
-    updates its argument."""
-    out = set()
+    """Names `stmt` updates in place (effects.updated_roots: `op=`, a
+    subscript store, a mutating method, `out=`, a NumPy mutator), or
+    through a helper of the user's that updates its argument (fuzz seed
+    511384: `np.copyto(trips[1:], ...)` in a loop rebinding `trips` went
+    unchecked, a wrong gradient)."""
+    out = effects.updated_roots([stmt])
     for call in (n for n in traversal.walk(stmt) if isinstance(n, gast.Call)):
-        out.update(mutators.root_name(k.value) for k in call.keywords if k.arg == "out")
         callee = nz.src.resolve(call.func, nz.locals)
-        if call.args and (any(callee is f for f in _WRITING) or mutators.is_ufunc_at(callee)):
-            out.add(mutators.root_name(call.args[0]))
-        elif isinstance(callee, types.FunctionType) and registry.lookup(callee) is None \
+        if isinstance(callee, types.FunctionType) and registry.lookup(callee) is None \
                 and not frontend.is_library(callee):
-            out.update(_helper_writes(call, callee))
+            out |= _helper_writes(call, callee)
     out.discard(None)
     return out
 
@@ -249,13 +237,6 @@ def _helper_writes(call: gast.Call, callee) -> set:
         return set()
     return {mutators.root_name(arg) for param, arg in bound.arguments.items()
             if param in surely | augmented and isinstance(arg, gast.AST)}
-
-
-def _written_through(stmt) -> set:
-    """Names `stmt` writes into by subscript (`x[i] = v`)."""
-    return {node.value.id for node in traversal.walk(stmt)
-            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store)
-            and isinstance(node.value, gast.Name)}
 
 
 def rebound_names(stmt) -> set:
