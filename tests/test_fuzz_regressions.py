@@ -2686,3 +2686,70 @@ def copies_into_a_name_the_loop_rebinds(trips):
 def test_a_write_by_a_call_into_a_name_a_loop_rebinds_is_refused():
     with pytest.raises(ad.UnsupportedSyntaxError, match="`trips` is updated in place in this loop"):
         ad.grad(copies_into_a_name_the_loop_rebinds)(np.array([-0.71, 0.39, 0.56]))
+
+
+# -- seed 518586 (minimized; present at the session's start) -------------------
+def swaps_a_row_of_what_the_loop_updates(w):
+    # `tmp` becomes a row of `p` at the end of the first pass (the swap);
+    # the second pass's `p[:, 0] *= u` changes it, a relation the single
+    # pass of the analysis made only after the update (-1.86 against -3.84)
+    tmp = w * np.ones(2)
+    p = np.outer(tmp, 1.0)
+    for u in p:
+        p[:, 0] *= u
+        tmp, u = (u, tmp)
+    return np.mean(u)
+
+
+def reads_a_row_bound_at_the_end_of_the_last_pass(x):
+    # the same without a swap: `v = p[0]` is read after the next pass's update
+    p = np.outer(x, np.ones(2))
+    v = x[:2] * 1.0
+    s = 0.0
+    for _ in range(3):
+        p[:, 0] *= 2.0
+        s = s + np.sum(v * v)
+        v = p[0]
+    return s
+
+
+def reads_an_alias_bound_at_the_end_of_the_last_pass(x):
+    p = x * 1.0
+    v = x * 2.0
+    s = 0.0
+    for _ in range(3):
+        p *= x[0]
+        s = s + np.sum(v * v)
+        v = p
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (swaps_a_row_of_what_the_loop_updates, [1.0157]),
+    (reads_a_row_bound_at_the_end_of_the_last_pass, [np.array([1.0, 2.0, 3.0])]),
+    (reads_an_alias_bound_at_the_end_of_the_last_pass, [np.array([1.0, 2.0, 3.0])]),
+])
+def test_an_update_of_what_the_last_pass_bound_a_view_of_is_refused(f, args):
+    with pytest.raises(ad.UnsupportedSyntaxError,
+                       match="shares memory with .*, which this in-place update writes"):
+        ad.grad(f)(*args)
+
+
+def rows_written_and_read_back(x):
+    # the same shape of program where the update never writes what the last
+    # pass bound (`h` is `H[t - 1]`, the update writes `H[t]`): followed
+    W = np.array([[0.5, -0.3], [0.2, 0.4]])
+    H = np.zeros((4, 2))
+    h = x[:2] * 1.0
+    for t in range(4):
+        H[t] = np.tanh(W @ h + x[t])
+        h = H[t]
+    return np.sum(H ** 2) + np.sum(h)
+
+
+def test_an_update_of_other_elements_than_the_last_pass_bound_is_followed():
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    check_value(rows_written_and_read_back, [x])
+    check_grad(rows_written_and_read_back, [x])
+    check_jvp(rows_written_and_read_back, [x])
+    check_hvp(rows_written_and_read_back, [x], (0,))

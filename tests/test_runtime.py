@@ -159,3 +159,30 @@ def test_adding_an_adjoint_list_or_dict_gives_a_new_one():
             assert (zero + adjoint) is not adjoint
     summed = rt.add_into(seq + 0.0, 0, np.ones(2), [np.ones(2), np.ones(2)])
     assert np.array_equal(seq[0], np.ones(2)) and np.array_equal(summed[0], 2 * np.ones(2))
+
+
+_WHERE = ("message", "hint", "f.py", 3, 4, "    x[i] = v")
+
+
+def test_refuse_written_checks_only_the_elements_a_basic_index_writes():
+    from s2s_ad.errors import UnsupportedSyntaxError
+    H = np.zeros((4, 2))
+    rt.refuse_written(H[0], H, 1, _WHERE)                     # rows apart
+    rt.refuse_written(H[0], H, (slice(2, None), 1), _WHERE)
+    for index in (0, (slice(None), 0), None):                # `None`: all of it
+        with pytest.raises(UnsupportedSyntaxError, match="message"):
+            rt.refuse_written(H[0], H, index, _WHERE)
+    with pytest.raises(UnsupportedSyntaxError):              # a fancy index: all of it
+        rt.refuse_written(H[0], H, np.array([1, 2]), _WHERE)
+    rt.refuse_written(H[0].copy(), H, None, _WHERE)
+    rt.refuse_written(2.0, H, None, _WHERE)
+
+
+def test_refuse_written_into_a_list_checks_only_the_list():
+    from s2s_ad.errors import UnsupportedSyntaxError
+    a = np.ones(2)
+    xs = [a, 1.0]
+    rt.refuse_written(a, xs, 0, _WHERE)          # a slot replaced: `a` keeps its values
+    for holder in (xs, [xs]):
+        with pytest.raises(UnsupportedSyntaxError):
+            rt.refuse_written(holder, xs, 0, _WHERE)

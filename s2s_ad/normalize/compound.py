@@ -8,7 +8,8 @@ normalize/aliasing.py, which are tracked in one pass in program order:
   (the next iteration) and after it, where those from before it are joined
   with the body's (it may run no times), and the names the body copies
   into one another share their relations after it (`_carry_around`); what
-  keeps that true around the loop is checked in carried.py.
+  keeps that true around the loop (the relations the body makes after an
+  update the next iteration's update changes) is checked in carried.py.
 """
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     if looped:
         carried.check_carried(nz, stmt, stored)  # (the body's relations, before the joins)
         carried.check_kept_views(nz, stmt)
+        carried.check_carried_views(nz, stmt, emitted)
     # (the objects the names share at the end of the body, for `_carry_around`)
     ones = {n: frozenset(nz.aliases.get(n, {n})) for n in stored} if looped else {}
     if before is not None and looped:

@@ -83,6 +83,26 @@ def partial(nz, view: str, other: str, base: str) -> None:
     refusal(nz, view, other, message, hint)
 
 
+def written(nz, name: str, update: gast.Assign) -> None:
+    """`rt.refuse_written(name, base, index, where)`: a located error at
+    run time if `name` shares memory with what the in-place `update` of
+    `base` writes (`base = rt.setitem(base, index, v)`: those elements),
+    a relation made later in a loop body (normalize/carried.py)."""
+    base = update.targets[0].id
+    call = update.value
+    index = astutil.clone(call.args[1]) if astutil.dotted_name(call.func) == \
+        f"{RUNTIME}.setitem" else astutil.const(None)
+    what = f"`{base}`" if base in nz.locals else "the array"
+    message = (f"`{name}` shares memory with {what}, which this in-place update writes: "
+               f"the loop binds `{name}` later in its body to a view or alias, so from "
+               "the second iteration on the update changes what the previous one bound, "
+               "a relation s2s_ad does not follow around a loop")
+    hint = f"copy where `{name}` is bound in the loop (`.copy()`)"
+    nz.unbound.update({name, base} - nz.params)     # maybe bound in a branch only
+    nz.emit(astutil.expr_stmt(astutil.call(f"{RUNTIME}.refuse_written", [
+        astutil.name(name), astutil.name(base), index, _where(nz, message, hint)])))
+
+
 def masked(nz, name: str, other: str) -> None:
     """A located error at run time if `name` shares memory with `other`
     and one holds what `stop_gradient` returned: an in-place update
@@ -134,7 +154,8 @@ def _where(nz, message: str, hint: str) -> gast.expr:
 def is_refusal(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
         astutil.dotted_name(stmt.value.func) in (f"{RUNTIME}.refuse_shared",
-                                                 f"{RUNTIME}.refuse_overlap")
+                                                 f"{RUNTIME}.refuse_overlap",
+                                                 f"{RUNTIME}.refuse_written")
 
 
 def holders(nz, view: str, group: set, part: Part) -> set:

@@ -93,6 +93,28 @@ def refuse_shared(view, base, where, unless_same=False):
         _refuse(where)
 
 
+def refuse_written(view, base, index, where):
+    """Raise the located `UnsupportedSyntaxError` `where` (see
+    `refuse_shared`) if `view` shares memory with what an in-place update
+    of `base` writes: of an array, the elements `base[index]` where the
+    index is basic (`index` None: all of it); of a list or dict, only the
+    container (a slot replaced or items moved change no item)."""
+    if type(base) in (list, dict):
+        if view is base or isinstance(view, (list, tuple, dict)) and _in(base, view):
+            _refuse(where)
+        return
+    if type(base) is np.ndarray and index is not None and _basic(index):
+        base = base[index]
+    refuse_shared(view, base, where)
+
+
+def _basic(index) -> bool:
+    """Whether `x[index]` is a view of `x` (integers, slices, `...`, `None`)."""
+    items = index if type(index) is tuple else (index,)
+    return all(type(i) in (int, slice, type(Ellipsis), type(None)) or
+               isinstance(i, np.integer) for i in items)
+
+
 def updated_copy(x, where):
     """A copy of the array a helper of the user's updates in place: the
     helper's updating variant runs on it, and its new values are written
@@ -149,9 +171,7 @@ def _read_first(index, target: np.ndarray, value: np.ndarray) -> bool:
     One element read and written is in order too.  Anything else (a step
     of its own: `y[2] = y[:, 3]`) is not promised.  tests/test_overwrite.py
     checks each case against NumPy's result."""
-    items = index if type(index) is tuple else (index,)
-    if not all(type(i) in (int, slice, type(Ellipsis), type(None)) or
-               isinstance(i, np.integer) for i in items):
+    if not _basic(index):
         return False
     if target.size <= 1 or target.ndim > 1:
         return True

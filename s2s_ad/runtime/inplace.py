@@ -18,7 +18,7 @@ import numpy as np
 
 from .duck import asarray
 from ..errors import Location, UnsupportedSyntaxError
-from .aliases import Slots, refuse_shared
+from .aliases import Slots, refuse_shared, refuse_written
 from .core import (_FLOAT64, _FLOATS, Seq, Tree, _rows, repeats_possible, size, unindex,
                    zeros_like)
 from .duck import is_duck, numpy_only
@@ -377,5 +377,5 @@ def put_into(x, index, value):
     return x
 
 
-MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared,
+MUTATORS = frozenset({setitem, append, pop, restore, mutated, refuse_shared, refuse_written,
                       add_into, zero_into, put_into, *SCATTERS.values()})
