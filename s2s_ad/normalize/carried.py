@@ -19,9 +19,8 @@ import types
 
 import gast
 
-from .. import astutil, effects, fresh, frontend, scopes, traversal
+from .. import astutil, effects, frontend, scopes, traversal
 from ..errors import UnsupportedSyntaxError
-from ..ir import is_resolved
 from ..rules import registry
 from . import aliasing, mutators, refusals, sequences, views
 from .alias_parts import Part
@@ -108,93 +107,6 @@ def check_carried(nz, loop, rebound: set) -> None:
                 if nz.parts.get(held) or others - rebound - {held}:   # (names the loop
                     # rebinds too are copied into one another: see `compound._carry_around`)
                     raise _carried_update(nz, stmt, name, held)
-
-
-def check_carried_views(nz, loop, emitted) -> None:
-    """Before each in-place update in `emitted` (the A-normal form of
-    `loop`), check at run time that no name the next iteration reads
-    before binding it, and which the body may bind to a view or alias of
-    another value, shares memory with what the update writes (`v` of `s
-    += v.sum(); p[:, 0] *= 2; v = p[0]`): from the second iteration on the
-    update changes what the previous one bound, a relation the single
-    pass of this analysis makes only after the update (fuzz seed 518586,
-    a wrong gradient).  Not for a name the update is known to write
-    (`nz.shares`), nor one surely bound again before it."""
-    viewers = carried_names(loop) & _bound_to_shared(nz, loop)
-    updates: list = []
-    _surely_bound(nz, emitted.body, set(), updates)
-    for update, bound in updates if viewers else ():
-        names = sorted(viewers - bound - nz.shares[update])
-        if not names:
-            continue
-        saved, nz.user_stmt = nz.user_stmt, nz.origin.get(update, update)
-        checks = nz.capture(lambda: [refusals.written(nz, name, update) for name in names])
-        nz.user_stmt = saved
-        _insert_before(emitted, update, checks)
-
-
-def _bound_to_shared(nz, loop) -> set:
-    """The names the body of `loop` may bind to a value sharing memory with
-    another (a view, an alias, a container holding one; unsure: it may)."""
-    out = set()
-    for node in traversal.walk(loop):
-        if isinstance(node, gast.Assign):
-            for target in node.targets:
-                pairs = zip(target.elts, node.value.elts) if isinstance(
-                    target, (gast.Tuple, gast.List)) and isinstance(
-                    node.value, (gast.Tuple, gast.List)) and \
-                    len(target.elts) == len(node.value.elts) else [(target, node.value)]
-                out |= {n for t, v in pairs if _may_share(nz, v)
-                        for n in scopes.stored_names(t)}
-        elif isinstance(node, (gast.AnnAssign, gast.NamedExpr)) and node.value is not None \
-                and _may_share(nz, node.value) or isinstance(node, gast.For):
-            out |= scopes.stored_names(node.target)     # (a row of what a loop iterates)
-        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
-            out |= scopes.stored_names(node.optional_vars)
-    return out
-
-
-def _may_share(nz, value) -> bool:
-    """Whether `value` may be, view or hold a value another name holds:
-    not a number or what arithmetic, a comparison or a NumPy function
-    making a new array makes (`a + b` only joins lists, as
-    sequences.note_items takes it)."""
-    if isinstance(value, (gast.Constant, gast.UnaryOp, gast.Compare)):
-        return False
-    if isinstance(value, gast.BinOp):
-        return any(isinstance(o, (gast.List, gast.Tuple)) or isinstance(o, gast.Name)
-                   and o.id in nz.sequences for o in (value.left, value.right))
-    if isinstance(value, gast.Call):
-        callee = nz.src.resolve(value.func, nz.locals)
-        if is_resolved(callee) and fresh.is_numpy(callee) and \
-                fresh.makes_new_array(callee, value):
-            return False
-    return any(aliasing.is_local(nz, n) for n in scopes.load_names(value))
-
-
-def _surely_bound(nz, block: list, bound: set, updates: list) -> set:
-    """Append to `updates` each in-place update in `block` (of emitted
-    code) with the names surely bound when it runs, starting from
-    `bound`; return those surely bound after `block`."""
-    bound = set(bound)
-    for stmt in block:
-        if stmt in nz.shares:
-            updates.append((stmt, frozenset(bound)))
-        if isinstance(stmt, gast.If):
-            bound |= _surely_bound(nz, stmt.body, bound, updates) & \
-                _surely_bound(nz, stmt.orelse, bound, updates)
-        elif isinstance(stmt, (gast.For, gast.While)):
-            inner = bound | (scopes.stored_names(stmt.target) if isinstance(stmt, gast.For)
-                             else set())
-            _surely_bound(nz, stmt.body, inner, updates)
-            _surely_bound(nz, stmt.orelse, bound, updates)
-        elif hasattr(stmt, "body"):         # (`with`, `try`: what they bind is not counted)
-            for inner in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", []),
-                          *(h.body for h in getattr(stmt, "handlers", []))):
-                _surely_bound(nz, inner, bound, updates)
-        else:
-            bound |= rebound_names(stmt)
-    return bound
 
 
 def check_kept_views(nz, loop) -> None:
@@ -373,10 +285,10 @@ def refuse_carried_updates(nz, loop, members: set, outside: list, carried: set) 
             "as names copied into one another (`a, b = b, a`) do",
             f"copy where {what} is bound in the loop (`.copy()`)") for base in outside])
         nz.user_stmt = saved
-        _insert_before(loop, update, checks)
+        insert_before(loop, update, checks)
 
 
-def _insert_before(node, stmt, new: list) -> None:
+def insert_before(node, stmt, new: list) -> None:
     """Insert `new` before `stmt`, in whichever block under `node` holds it."""
     for field in ("body", "orelse"):
         block = getattr(node, field, None) or []
@@ -385,4 +297,4 @@ def _insert_before(node, stmt, new: list) -> None:
             block[at:at] = new
             return
         for child in block:
-            _insert_before(child, stmt, new)
+            insert_before(child, stmt, new)

@@ -18,7 +18,7 @@ import collections
 import gast
 
 from .. import scopes, traversal
-from . import aliasing, carried, slot_items
+from . import aliasing, carried, carried_views, slot_items
 
 
 def _relations(nz) -> tuple:
@@ -84,7 +84,7 @@ def leave_compound(nz, stmt, before: tuple | None = None, emitted=None) -> None:
     if looped:
         carried.check_carried(nz, stmt, stored)  # (the body's relations, before the joins)
         carried.check_kept_views(nz, stmt)
-        carried.check_carried_views(nz, stmt, emitted)
+        carried_views.check(nz, stmt, emitted)
     # (the objects the names share at the end of the body, for `_carry_around`)
     ones = {n: frozenset(nz.aliases.get(n, {n})) for n in stored} if looped else {}
     if before is not None and looped:

@@ -90,8 +90,8 @@ def written(nz, name: str, update: gast.Assign) -> None:
     a relation made later in a loop body (normalize/carried.py)."""
     base = update.targets[0].id
     call = update.value
-    index = astutil.clone(call.args[1]) if astutil.dotted_name(call.func) == \
-        f"{RUNTIME}.setitem" else astutil.const(None)
+    index = astutil.clone(call.args[1]) if isinstance(call, gast.Call) and \
+        astutil.dotted_name(call.func) == f"{RUNTIME}.setitem" else astutil.const(None)
     what = f"`{base}`" if base in nz.locals else "the array"
     message = (f"`{name}` shares memory with {what}, which this in-place update writes: "
                f"the loop binds `{name}` later in its body to a view or alias, so from "
