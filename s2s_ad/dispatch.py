@@ -30,8 +30,15 @@ A site made with a known `callee` (helpers that call each other, whose
 pairs cannot all be compiled before their callers) calls that callee's pair
 directly, with the arguments as written.
 
-Invariant: a site never differentiates a function value that carries a
-gradient itself; the compiler refuses such calls (primitives.py).
+A function value that carries a gradient itself (`CALLEE` among the varied
+entries: a nested function made from differentiated values) is varied in
+what it captured: `rt.bind` made it a `Bound` partial whose keywords the
+wrapper takes as parameters, and the site's gradient for it is a `Tree`
+from each name to its gradient (its tangent likewise in forward mode).
+
+Invariant: a site never gives a zero gradient for what a function value
+holds: any other value carrying a gradient (a closure made elsewhere, a
+partial, a bound method, a callable object) is refused when it is called.
 """
 from __future__ import annotations
 
@@ -47,8 +54,8 @@ import numpy as np
 
 from .errors import S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object
-from .ir import Star, StarStar
-from .runtime import Seq, Tree
+from .ir import CALLEE, Star, StarStar
+from .runtime import Bound, Seq, Tree
 from .sourcelines import hold_lines
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -72,9 +79,10 @@ class CallSite:
         if self.callee is not None:
             fwd, bwd = self._pair(self.callee, self.varied)
         else:
+            captured = self._captured(args[0])
             fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
             wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
-            variant, layout = self._variant(args, kwargs, positional, shift)
+            variant, layout = self._variant(args, kwargs, positional, shift, captured)
             fwd, bwd = self._pair(wrapper, variant)
         value, saved = fwd(*args, **kwargs)
         return value, (bwd, saved, layout)
@@ -88,9 +96,10 @@ class CallSite:
         tangents, args = args[0], args[1:]
         if self.callee is not None:
             return self._pair(self.callee, self.varied)(tangents, *args, **kwargs)
+        captured = self._captured(args[0])
         fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
         wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
-        variant, layout = self._variant(args, kwargs, positional, shift)
+        variant, layout = self._variant(args, kwargs, positional, shift, captured)
         flat = [0.0] * len(variant)
         for entry, tangent in zip(layout, tangents):
             if isinstance(entry, list):
@@ -98,20 +107,47 @@ class CallSite:
                     if j is not None:
                         flat[j] = item
             elif isinstance(entry, dict):
-                for k, j in entry.items():
-                    if j is not None:
-                        flat[j] = tangent[k]
+                for k, j in entry.items():      # (a function value's zero: no names)
+                    if j is not None and isinstance(tangent, dict):
+                        flat[j] = tangent.get(k, 0.0)
             else:
                 flat[entry] = tangent
         return self._pair(wrapper, variant)(tuple(flat), *args, **kwargs)
 
-    def _variant(self, args: tuple, kwargs: dict, positional: list, shift: int) -> tuple:
+    def _captured(self, callee) -> tuple:
+        """The names of the values a function value called with a gradient
+        (`CALLEE` varied) captured: a nested function's, made by `rt.bind`
+        (none if not varied, or of a function that captures nothing); any
+        other value that may hold one (a closure made elsewhere, a
+        partial, a bound method, a callable object) is refused."""
+        if CALLEE not in self.varied or _captures_nothing(callee):
+            return ()
+        if isinstance(callee, Bound):
+            return tuple(callee.keywords)
+        raise UnsupportedSyntaxError(
+            f"the function called here is a {type(callee).__name__} that may hold "
+            "values depending on the inputs being differentiated; s2s_ad "
+            "differentiates what a nested function (a `def` or lambda) of the "
+            "differentiated code captures, not a closure made elsewhere, a "
+            "`functools.partial`, a bound method or a callable object", self.where,
+            hint="pass the differentiated values to the function as arguments")
+
+    def _variant(self, args: tuple, kwargs: dict, positional: list, shift: int,
+                 captured: tuple = ()) -> tuple:
         """(the wrapper's varied parameters, where each entry of `varied`
         finds its gradient among theirs): the items of a varied `*args`
-        (`Star`) that may carry a gradient are varied one by one."""
+        (`Star`) that may carry a gradient are varied one by one, as are
+        the values the function value captured (`CALLEE`, by name)."""
         variant, layout = [], []
         for v in self.varied:
-            if isinstance(v, StarStar):
+            if v is CALLEE:
+                items = {}
+                for k in captured:
+                    items[k] = len(variant) if _may_carry(kwargs[k]) else None
+                    if items[k] is not None:
+                        variant.append(k)
+                layout.append(items)
+            elif isinstance(v, StarStar):
                 items = {}
                 for k in (k for k in kwargs if k not in v.written):
                     items[k] = len(variant) if _may_carry(kwargs[k]) else None
@@ -150,6 +186,14 @@ class CallSite:
             if exc.location is None or not exc.location.filename.startswith(_PREFIX):
                 raise
             raise type(exc)(exc.message, self.where, exc.hint) from None
+
+
+def _captures_nothing(callee) -> bool:
+    """A function holding no value of its own: a plain function with no
+    closure, a builtin, a ufunc, a class."""
+    if isinstance(callee, types.FunctionType):
+        return not callee.__closure__
+    return isinstance(callee, (types.BuiltinFunctionType, np.ufunc, type))
 
 
 def _may_carry(value) -> bool:

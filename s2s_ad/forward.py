@@ -28,7 +28,7 @@ import gast
 
 from . import astutil, runtime, scalar_types, scopes, tangent_rules
 from .tangent_rules import zeros_of
-from .ir import CALL, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
+from .ir import CALL, CALLEE, DYNAMIC, Adjoint, Facts, Normalized, Prim, Request, Source, names_of
 from .optimize_fold import squares
 from .param_copies import param_copies
 from .reverse_forward import check_mutating_call, inplace_statement
@@ -296,8 +296,8 @@ def _call(plan: Plan, stmt, prim: Prim, varied) -> list:
     value: `y, ty = f_call.tangent((ta, ...), f, a, ...)`; dispatch.py)."""
     call = astutil.clone(stmt.value)
     if prim.kind == DYNAMIC:
-        if set(scopes.load_names(call.func)) & varied:
-            raise prim.problem          # the function value carries a gradient
+        if set(scopes.load_names(call.func)) & varied and CALLEE not in prim.binding:
+            raise prim.problem          # a method of a value carrying a gradient
         call.args.insert(0, call.func)
     variant = prim.variant(varied)
     ref = plan.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,

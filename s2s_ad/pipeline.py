@@ -21,7 +21,7 @@ from typing import Callable
 import gast
 import numpy as np
 
-from . import (analysis, astutil, codegen, complex_check, forward, frontend, guards, lower,
+from . import (analysis, astutil, captures, codegen, complex_check, forward, frontend, guards, lower,
                normalize, ir, ownership, pairs, primitives, release, reverse, runtime,
                traversal, withblocks)
 from . import optimize as optimizer
@@ -116,6 +116,7 @@ def front(func, options: Options, observe: Callable = unobserved) -> Front:
                                  shares=norm.shares,
                                  heirs=norm.heirs)
         complex_check.check(body, facts.active, src, norm.locals)
+        captures.check(body, prims, facts, norm.shares, src)
         observe("analysis", lambda: _printed(_annotated(norm.tree, facts)))
         needs = [(callee, variant, src.locate(stmt))
                  for callee, variant, stmt in pair_requests(body, prims, facts, src)]

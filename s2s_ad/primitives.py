@@ -25,7 +25,7 @@ import numpy as np
 from . import astutil, runtime, scopes, templates, traversal
 from .errors import NoRuleError, RuleError, S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object, is_library
-from .ir import (CALL, CONST, COPY, DYNAMIC, RULE, SEQUENCE_OPERATORS, UNKNOWN, Normalized,
+from .ir import (CALL, CALLEE, CONST, COPY, DYNAMIC, RULE, SEQUENCE_OPERATORS, UNKNOWN, Normalized,
                  Prim, Source, Star, StarStar, is_opaque, is_resolved, member, names_of)
 from .effects import mutated_parameters
 from .rules import registry
@@ -99,8 +99,8 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     key, args, kwargs = _primitive(rhs, src, locals_)
     if key is operator.floordiv:
         return Prim(CONST)
-    if key is runtime.mutated or key is runtime.bind:
-        return _internal_refusal(key, rhs, stmt, src)
+    if key is runtime.mutated:
+        return _internal_refusal(rhs, stmt, src)
     rule = registry.lookup(key)
     if _spread_late(rhs) and (rule is not None or isinstance(key, types.FunctionType)):
         prim = _dynamic_call(rhs, key, stmt, src)   # called through a wrapper (dispatch.py)
@@ -116,21 +116,16 @@ def _classify(rhs, stmt, src: Source, locals_) -> Prim:
     return _rule_call(key, rule, args, kwargs, rhs, stmt, src)
 
 
-def _internal_refusal(key, rhs, stmt, src: Source) -> Prim:
-    """An update the normalizer marked `rt.mutated`, or a nested function
-    used as a value (`rt.bind`): refused if the statement is active."""
-    if key is runtime.mutated:
-        call = astutil.unparse(rhs.args[1])
-        return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
-            f"s2s_ad cannot differentiate through `{call}`, which updates "
-            f"{rhs.args[0].id} in place", src.locate(stmt),
-            hint="write the update as an assignment (x = np.where(...), x[i] = v), "
-                 "or wrap the value in stop_gradient(...)"))
-    return Prim(UNKNOWN, key, operands=tuple(_names_in(rhs)), problem=UnsupportedSyntaxError(
-        "a nested function used here as a value reads "
-        f"{', '.join(k.arg for k in rhs.keywords)} from the enclosing function; "
-        "s2s_ad does not differentiate through what a function value captures",
-        src.locate(stmt), hint="pass those values to the function as arguments"))
+def _internal_refusal(rhs, stmt, src: Source) -> Prim:
+    """An update the normalizer marked `rt.mutated`: refused if the
+    statement is active."""
+    call = astutil.unparse(rhs.args[1])
+    return Prim(UNKNOWN, runtime.mutated, operands=tuple(_names_in(rhs)),
+                problem=UnsupportedSyntaxError(
+                    f"s2s_ad cannot differentiate through `{call}`, which updates "
+                    f"{rhs.args[0].id} in place", src.locate(stmt),
+                    hint="write the update as an assignment (x = np.where(...), x[i] = "
+                         "v), or wrap the value in stop_gradient(...)"))
 
 
 def _rule_call(key, rule, args, kwargs, rhs, stmt, src: Source) -> Prim:
@@ -226,9 +221,10 @@ def _is_function_value(rhs, key) -> bool:
 
 def _dynamic_call(rhs, key, stmt, src: Source) -> Prim:
     """A call of a function value (dispatch.py), bound by argument position
-    and keyword.  The callee must not carry a gradient itself: a function
-    built from differentiated values (`g = make(theta)`), or a method of a
-    differentiated object with no rule."""
+    and keyword, and the value called (`CALLEE`) where it is a name: a
+    nested function made here from differentiated values (`rt.bind`)
+    carries their gradient, which the call site gives it.  A method of a
+    differentiated object with no rule is refused (`problem`)."""
     written = tuple(k.arg for k in rhs.keywords if k.arg is not None)
     binding = {**{Star(i) if isinstance(a, gast.Starred) else i:
                   a.value if isinstance(a, gast.Starred) else a for i, a in enumerate(rhs.args)},
@@ -237,6 +233,8 @@ def _dynamic_call(rhs, key, stmt, src: Source) -> Prim:
     if isinstance(key, registry.Method):
         problem = _no_rule(key, rhs, stmt, src)
     else:
+        if isinstance(rhs.func, gast.Name):     # (what it captured: dispatch.py)
+            binding[CALLEE] = rhs.func
         problem = UnsupportedSyntaxError(
             f"`{callee}` is called here as a function, and its value depends on the "
             "inputs being differentiated; s2s_ad differentiates a function value's "

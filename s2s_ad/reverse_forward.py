@@ -18,7 +18,7 @@ import gast
 
 from . import astutil, runtime, scopes, traversal
 from .errors import UnsupportedSyntaxError
-from .ir import CALL, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
+from .ir import CALL, CALLEE, DYNAMIC, INPLACE, MUTATING_METHODS, NUMPY, Prim, names_of
 from .reverse_plan import Plan, imported
 
 
@@ -157,8 +157,8 @@ def _forward_assign(plan: Plan, stmt) -> list:
     variant = prim.variant(varied)
     call = astutil.clone(stmt.value)
     if prim.kind == DYNAMIC:
-        if set(scopes.load_names(call.func)) & varied:
-            raise prim.problem          # the function value carries a gradient
+        if set(scopes.load_names(call.func)) & varied and CALLEE not in prim.binding:
+            raise prim.problem          # a method of a value carrying a gradient
         call.args.insert(0, call.func)
     ref = plan.req.pairs(None if prim.kind == DYNAMIC else prim.key, variant,
                          plan.src.locate(stmt))

@@ -33,7 +33,7 @@ from ..astutil import Block, Split
 from ..naming import BUILTINS
 from .adjoint import Adjoint, PairRef, Request, Site
 from .facts import Facts, ShapeFacts
-from .prims import (CALL, CONST, COPY, DYNAMIC, INPLACE, INPLACE_OPERATORS,
+from .prims import (CALL, CALLEE, CONST, COPY, DYNAMIC, INPLACE, INPLACE_OPERATORS,
                     MUTATING_METHODS, RULE, SEQUENCE_OPERATORS, UNKNOWN, Prim, Star,
                     StarStar, member, names_of, with_marker)
 from .program import (CLOSURE, GLOBAL, IMPORTED, NUMPY, OPERATORS, RUNTIME, Normalized,
@@ -41,6 +41,6 @@ from .program import (CLOSURE, GLOBAL, IMPORTED, NUMPY, OPERATORS, RUNTIME, Norm
 
 __all__ = ["BUILTINS", "Block", "NUMPY", "OPERATORS", "RUNTIME", "Split", "Source",
            "Normalized", "Prim", "Facts", "ShapeFacts", "Request", "PairRef", "Adjoint", "Site",
-           "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE", "MUTATING_METHODS",
+           "CALLEE", "COPY", "CONST", "RULE", "UNKNOWN", "CALL", "DYNAMIC", "INPLACE", "MUTATING_METHODS",
            "INPLACE_OPERATORS", "CLOSURE", "GLOBAL", "IMPORTED", "SEQUENCE_OPERATORS", "is_opaque", "is_resolved",
            "names_of", "with_marker", "Star", "StarStar", "member"]

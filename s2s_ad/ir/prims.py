@@ -72,6 +72,16 @@ class StarStar:
     written: tuple
 
 
+@dataclass(frozen=True)
+class Callee:
+    """The key, in a DYNAMIC call's binding and variant, of the function
+    value called: its gradient is that of the values a nested function
+    made here captured (`rt.bind`), a `Tree` by name (dispatch.py)."""
+
+
+CALLEE = Callee()
+
+
 # Python's operators that join or repeat lists and tuples -> the runtime
 # function whose rule differentiates them so (rules/operators.py): a `+` or
 # `*` with an operand that may be a sequence gets that rule (primitives.py)

@@ -71,8 +71,8 @@ def function_value(nz, ref: gast.Name, consumed: bool = False) -> gast.expr:
                 hint=f"pass `{user}` as an argument of the function instead")
     if not lifted.free:
         return astutil.name(lifted.name)
-    return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name)],
-                        [(n, astutil.name(n)) for n in lifted.free])
+    return astutil.call(f"{RUNTIME}.bind", [astutil.name(lifted.name), astutil.const(
+        lifted.free)] + [astutil.name(n) for n in lifted.free])
 
 
 def consumed(nz, call: gast.Call, callee) -> set:

@@ -268,7 +268,8 @@ def builtin_pow(z, base, exp, mod=None):
     d[exp] += d[z] * z * np.log(np.where(base > 0, base, 1.0))
 
 
-@adjoint(builtins.max, builtins.min)
+# (a key only picks: what it reads gets no gradient, as an `argmax` gives none)
+@adjoint(builtins.max, builtins.min, inert="key")
 def builtin_extremum(z, arg1, *args, key=None, default=None):
     parts = rt.extremum_parts(d[z], z, arg1, args, key)
     d[arg1] += parts[0]
@@ -276,7 +277,7 @@ def builtin_extremum(z, arg1, *args, key=None, default=None):
     d[default] += rt.default_part(d[z], arg1, args)
 
 
-@tangent(builtins.max, builtins.min)
+@tangent(builtins.max, builtins.min, inert="key")
 def builtin_extremum_tangent(z, arg1, *args, key=None, default=None):
     # each argument's (or item's) share of a unit adjoint: ties split, a key's pick
     parts = rt.extremum_parts(1.0, z, arg1, args, key)
@@ -360,12 +361,12 @@ def to_dict_tangent(z, mapping=(), /):
         dict([(pair[0], u[1]) for pair, u in zip(mapping, t[mapping])])
 
 
-@adjoint(builtins.sorted)
+@adjoint(builtins.sorted, inert=("key", "reverse"))
 def sorted_(z, iterable, /, *, key=None, reverse=False):
     d[iterable] += rt.unsorted(d[z], iterable, key, reverse)
 
 
-@tangent(builtins.sorted)
+@tangent(builtins.sorted, inert=("key", "reverse"))
 def sorted_tangent(z, iterable, /, *, key=None, reverse=False):
     # where each item goes, as the adjoint reads it: the tangents in that order
     at = rt.unsorted(list(range(len(iterable))), iterable, key, reverse)

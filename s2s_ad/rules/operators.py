@@ -156,6 +156,18 @@ def dict_display(z, keys, values):
     d[values] += rt.dict_parts(d[z], keys, values)
 
 
+# a nested function as a value, with the enclosing values it reads: its
+# adjoint and tangent are theirs, by name (a call site gives them: dispatch.py)
+@adjoint(rt.bind, linear="values", inert=("func", "names"))
+def bind(z, func, names, *values):
+    d[values] += rt.unbind(d[z], names)
+
+
+@tangent(rt.bind, inert=("func", "names"))
+def bind_tangent(z, func, names, *values):
+    t[z] += rt.bound_tangent(names, t[values])
+
+
 @adjoint(rt.keep, linear="value")
 def keep(z, value):
     d[value] += d[z]

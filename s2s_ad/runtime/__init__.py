@@ -150,11 +150,31 @@ def stop_gradient(x: T) -> T:
     return x
 
 
-def bind(func, /, **free):
-    """A nested function as a value: its lifted function (normalize/lift.py) with the
-    enclosing values it reads bound (a `functools.partial`), so a caller
-    that receives it calls it as the user's code would."""
-    return functools.partial(func, **free) if free else func
+class Bound(functools.partial):
+    """A nested function as a value (`bind`): a `functools.partial` whose
+    bound keywords are the enclosing values it reads.  A call site
+    (dispatch.py) differentiates through them, by name: the adjoint (and
+    tangent) of such a value is a `Tree` from each name to its value's."""
+
+
+def bind(func, names: tuple, /, *values):
+    """A nested function as a value: its lifted function (normalize/lift.py)
+    with the enclosing values it reads bound by `names`, so a caller that
+    receives it calls it as the user's code would."""
+    return Bound(func, **dict(zip(names, values)))
+
+
+def unbind(d_func, names: tuple) -> tuple:
+    """The adjoints of the values `bind` bound under `names`, from the
+    function value's adjoint (a `Tree` by name, or a zero)."""
+    if not isinstance(d_func, dict):
+        return (0.0,) * len(names)
+    return tuple(d_func.get(name, 0.0) for name in names)
+
+
+def bound_tangent(names: tuple, tangents) -> Tree:
+    """The tangent of a function value `bind` made: its values', by name."""
+    return Tree(zip(names, tangents))
 
 
 def check_unpack(items: list, at_least: int) -> None:

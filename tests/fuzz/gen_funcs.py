@@ -181,13 +181,22 @@ def module_lambda(g: Gen) -> None:
 @statement("closures", 1)
 def function_value(g: Gen, sc: Scope):
     """`out = apply_fn(f, e, n)` with f a NumPy function, a helper, a nested
-    function or lambda, or `lambda u: <expr>` written at the call."""
+    function or lambda, `lambda u: <expr>` written at the call, or a
+    closure a module-level factory makes at the call from a scalar
+    expression (what it captured may carry a gradient)."""
     if APPLIER not in g.module_names:
         return False
-    kind = g.pick(FLOAT_KINDS)
-    options = ["np.sin", "np.tanh", "np.cos"]
-    options += [c.name for c in g.callables + sc.of("F") if c.info.required == 1
-                and c.info.kinds[0] == kind and c.info.result == kind]
+    made = [c for c in g.callables if f"make_{c.name}" in g.module_names
+            and c.info.kinds[0] == c.info.result]
+    if made and g.chance(0.4):      # a closure made here, from what is differentiated
+        factory = g.pick(made)
+        kind = factory.info.result
+        options = [f"make_{factory.name}({strip(expr(g, sc, 'S', 1))})"]
+    else:
+        kind = g.pick(FLOAT_KINDS)
+        options = ["np.sin", "np.tanh", "np.cos"]
+        options += [c.name for c in g.callables + sc.of("F") if c.info.required == 1
+                    and c.info.kinds[0] == kind and c.info.result == kind]
     if g.chance(0.3):
         u = g.fresh(sc, tricky=0)
         inner = _inner_scope(g, sc, [u], [kind])
