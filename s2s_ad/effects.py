@@ -25,6 +25,7 @@ nothing it can tell of, and returns nothing known to be fresh.
 from __future__ import annotations
 
 import functools
+import inspect
 import textwrap
 import types
 
@@ -56,6 +57,20 @@ def mutated_parameters(func, depth: int = 8) -> tuple[frozenset, frozenset]:
     if depth:
         surely = surely | _passed_on(func, calls, depth)
     return surely, augmented - surely
+
+
+def bind_call(func, call: gast.Call):
+    """`call`'s argument nodes bound to the parameters of `func`
+    (`inspect.BoundArguments`), or None where that is not known where the
+    call is written (a `*t` or `**kw`) or Python would refuse the call."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        return inspect.signature(func).bind(*call.args, **{k.arg: k.value
+                                                           for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
 
 
 def _passed_on(func, calls, depth: int) -> frozenset:

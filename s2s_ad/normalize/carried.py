@@ -14,7 +14,6 @@ normalize/aliasing.py, called as a loop is entered and left:
 """
 from __future__ import annotations
 
-import inspect
 import types
 
 import gast
@@ -229,14 +228,13 @@ def _updated(nz, stmt) -> set:
 
 def _helper_writes(call: gast.Call, callee) -> set:
     """The roots of the arguments a helper of the user's updates in place."""
-    surely, augmented = effects.mutated_parameters(callee)
-    try:
-        bound = inspect.signature(callee).bind(
-            *call.args, **{k.arg: k.value for k in call.keywords if k.arg})
-    except (TypeError, ValueError):
-        return set()
+    written = frozenset().union(*effects.mutated_parameters(callee))
+    bound = effects.bind_call(callee, call) if written else None
+    if bound is None:       # (a `*t` or `**kw`: any argument may be one it updates)
+        return {mutators.root_name(node) for node in traversal.walk(call)
+                if isinstance(node, gast.Name)} if written else set()
     return {mutators.root_name(arg) for param, arg in bound.arguments.items()
-            if param in surely | augmented and isinstance(arg, gast.AST)}
+            if param in written and isinstance(arg, gast.AST)}
 
 
 def rebound_names(stmt) -> set:

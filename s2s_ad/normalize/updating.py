@@ -33,7 +33,6 @@ itself, one with a closure or a rule, an update of a parameter given by
 """
 from __future__ import annotations
 
-import inspect
 import types
 import weakref
 
@@ -102,16 +101,11 @@ def _updated_arguments(nz, call: gast.Call, callee) -> list:
             not fresh_results.returns_fresh(callee, none=True):
         return []
     surely, _ = effects.mutated_parameters(callee)
-    if not surely or any(isinstance(a, gast.Starred) for a in call.args) or \
-            any(k.arg is None for k in call.keywords):
-        return []
-    signature = inspect.signature(callee)
-    try:
-        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
-    except TypeError:
+    bound = effects.bind_call(callee, call) if surely else None
+    if bound is None:
         return []
     out = []
-    for param in signature.parameters.values():
+    for param in bound.signature.parameters.values():
         if param.name not in surely:
             continue
         arg = bound.arguments.get(param.name)
