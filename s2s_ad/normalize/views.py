@@ -57,7 +57,8 @@ _NOT_VIEWS = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", 
 def may_view(nz, value) -> list[str]:
     """The names whose memory the result of `value` may share in a way no
     relation of `view_of` follows: an object's whose attribute it is (`p.w`,
-    `x.real`), a NumPy function's arguments and a method's receiver, unless
+    `x.real`), the values a nested function used as a value holds
+    (`rt.bind`), a NumPy function's arguments and a method's receiver, unless
     it always makes a new array (`np.swapaxes(x, ...)` is the function: the
     callee is resolved first).  A `copy=` or
     `out=` keyword makes no call new.  Which names are locals is the
@@ -69,6 +70,8 @@ def may_view(nz, value) -> list[str]:
     if not isinstance(value, gast.Call):
         return []
     callee = nz.src.resolve(value.func, nz.locals)
+    if callee is runtime.bind:      # a nested function holding what it read
+        return [a.id for a in value.args[2:] if isinstance(a, gast.Name)]
     if is_resolved(callee):
         if not fresh.is_numpy(callee) or fresh.makes_new_array(callee, value):
             return []

@@ -11,6 +11,7 @@ the adjoint helpers of inplace.py recognise by exact type.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import types
@@ -201,20 +202,24 @@ def _arrays(x, depth: int = 0) -> list:
 def _in(view, base, depth: int = 0) -> bool:
     """Whether `view` is `base`, shares memory with it, or is (or shares
     memory with) one of its items or attributes, or theirs
-    (`dict([("w", w)])` holds `w` through a pair, `p.w` an object's;
-    nesting deeper than 8, or a list holding itself, is not followed)."""
+    (`dict([("w", w)])` holds `w` through a pair, `p.w` an object's, a
+    nested function made by `rt.bind` what it read; nesting deeper than 8,
+    or a list holding itself, is not followed)."""
     if isinstance(base, np.ndarray):
         return isinstance(view, np.ndarray) and np.may_share_memory(view, base)
     if view is base:
         return True
     if isinstance(base, (list, tuple, dict)):
         items = base.values() if isinstance(base, dict) else base
+    elif isinstance(base, functools.partial):     # (a nested function's values: rt.bind)
+        items = (*base.args, *base.keywords.values())
     elif _users_object(base) or depth == 0 and _plain_object(base):
         items = vars(base).values()
     else:
         return False
     return any(item is view
-               or (isinstance(item, (list, tuple, dict)) or _users_object(item))
+               or (isinstance(item, (list, tuple, dict, functools.partial))
+                   or _users_object(item))
                and depth < 8 and _in(view, item, depth + 1)
                or isinstance(item, np.ndarray) and isinstance(view, np.ndarray)
                and np.may_share_memory(item, view) for item in items)
