@@ -55,7 +55,7 @@ import numpy as np
 from .errors import S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object
 from .ir import CALLEE, Star, StarStar
-from .runtime import Bound, Seq, Tree
+from .runtime import Bound, Seq, Tree, zero_tangent
 from .sourcelines import hold_lines
 
 _WRAPPERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -83,6 +83,8 @@ class CallSite:
             fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
             wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
             variant, layout = self._variant(args, kwargs, positional, shift, captured)
+            if not variant:     # (nothing given may carry one: a zero gradient)
+                return fn(*args, **kwargs), (_no_gradients, None, layout)
             fwd, bwd = self._pair(wrapper, variant)
         value, saved = fwd(*args, **kwargs)
         return value, (bwd, saved, layout)
@@ -100,6 +102,9 @@ class CallSite:
         fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
         wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
         variant, layout = self._variant(args, kwargs, positional, shift, captured)
+        if not variant:
+            value = fn(*args, **kwargs)
+            return value, zero_tangent(value)
         flat = [0.0] * len(variant)
         for entry, tangent in zip(layout, tangents):
             if isinstance(entry, list):
@@ -188,6 +193,11 @@ class CallSite:
             raise type(exc)(exc.message, self.where, exc.hint) from None
 
 
+def _no_gradients(saved, d_value) -> tuple:
+    """The backward of a call given nothing that may carry a gradient."""
+    return ()
+
+
 def _captures_nothing(callee) -> bool:
     """A function holding no value of its own: a plain function with no
     closure, a builtin, a ufunc, a class."""
@@ -198,9 +208,12 @@ def _captures_nothing(callee) -> bool:
 
 def _may_carry(value) -> bool:
     """Whether an argument may carry a gradient: a float, an inexact array,
-    a container (not an int, a bool, a string or any other object)."""
+    a container, a nested function holding values (`rt.bind`; not an int, a
+    bool, a string or any other object)."""
     if isinstance(value, (bool, int, str, bytes)) or value is None:
         return False
+    if isinstance(value, Bound):
+        return bool(value.keywords)
     if isinstance(value, np.ndarray):
         return value.dtype.kind in "fc"
     return isinstance(value, (float, complex, np.inexact, list, tuple, dict))

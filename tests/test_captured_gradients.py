@@ -119,6 +119,17 @@ def a_key_that_captured(x):
     return _first_by(lambda v: (v - c) ** 2, [x[1], x[2], 0.3]) * c
 
 
+def a_function_value_held_by_another(k, y0):
+    g = lambda v: -k * v                    # noqa: E731
+    h = lambda v: _apply_twice(g, v) * 2.0  # noqa: E731 (holds g, a value)
+    return np.sum(rk4(h, y0, 0.1))
+
+
+def an_int_at_run_time(x, flag=False):
+    c = x[0] if flag else 3                 # (captured: an int this time)
+    return np.sum(rk4(lambda v: c * v, np.ones(2), 0.1)) + np.sum(x)
+
+
 CASES = [
     (decay, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (nested_def, (0.7, np.array([0.5, -1.5])), (0, 1)),
@@ -132,6 +143,8 @@ CASES = [
     (captures_a_function_value, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (mixed_with_a_plain_function, (0.7, 0.4), (0, 1)),
     (a_key_that_captured, (np.array([0.5, 0.2, 0.9]),), 0),
+    (a_function_value_held_by_another, (0.7, np.array([1.0, 2.0])), (0, 1)),
+    (an_int_at_run_time, (np.array([0.5, 0.2]),), 0),
 ]
 
 
