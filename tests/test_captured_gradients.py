@@ -130,6 +130,22 @@ def an_int_at_run_time(x, flag=False):
     return np.sum(rk4(lambda v: c * v, np.ones(2), 0.1)) + np.sum(x)
 
 
+def captures_a_list_and_a_dict(w, y0):
+    ws = [w * 1.0, w ** 2]
+    ps = {"a": np.sin(w), "b": w}
+    return np.sum(rk4(lambda v: ws[0] * v - ws[1] * v ** 2 + ps["a"] * ps["b"], y0, 0.1))
+
+
+def called_by_keyword_and_spread(w, y0):
+    def by_keyword(f, y):
+        return f(v=y) + f(y * 2.0)
+
+    def spread(f, *a):
+        return f(*a)
+    return np.sum(by_keyword(lambda v: w * np.tanh(v), y0)) + \
+        np.sum(spread(lambda v, u: w * v * u, y0, y0 + 1.0))
+
+
 CASES = [
     (decay, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (nested_def, (0.7, np.array([0.5, -1.5])), (0, 1)),
@@ -145,6 +161,8 @@ CASES = [
     (a_key_that_captured, (np.array([0.5, 0.2, 0.9]),), 0),
     (a_function_value_held_by_another, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (an_int_at_run_time, (np.array([0.5, 0.2]),), 0),
+    (captures_a_list_and_a_dict, (0.7, np.array([1.0, 2.0])), (0, 1)),
+    (called_by_keyword_and_spread, (0.7, np.array([1.0, 2.0])), (0, 1)),
 ]
 
 
