@@ -228,6 +228,8 @@ def unwrap(callee, args: tuple, kwargs: dict) -> tuple:
         if isinstance(callee, types.MethodType):
             callee, args, shift = callee.__func__, (callee.__self__, *args), shift + 1
         elif isinstance(callee, functools.partial):
+            if isinstance(callee, Bound):
+                callee.check_keywords(kwargs)
             args, shift = (*callee.args, *args), shift + len(callee.args)
             callee, kwargs = callee.func, {**callee.keywords, **kwargs}
         elif is_callable_object(callee):

@@ -281,6 +281,23 @@ def test_a_value_a_function_value_returns_is_a_view_of_what_it_captured():
     assert "y *= x[0]" in info.value.location.source_line
 
 
+def _passes_k(f, y):
+    return f(y, k=2.0)
+
+
+def names_what_it_captured(k, y0):
+    return np.sum(_passes_k(lambda v: k * v, y0))
+
+
+def test_a_call_naming_a_captured_value_raises_as_python_does():
+    args = (0.7, np.array([1.0, 2.0]))
+    with pytest.raises(TypeError) as plain:
+        names_what_it_captured(*args)
+    with pytest.raises(TypeError) as derived:
+        ad.grad(names_what_it_captured)(*args)
+    assert str(derived.value) == str(plain.value)
+
+
 def test_second_order_through_a_captured_value_says_why_it_is_refused():
     with pytest.raises(ad.S2SADError, match="function passed as a value"):
         ad.hvp(decay)(0.7, np.array([1.0, 2.0]), 1.0)

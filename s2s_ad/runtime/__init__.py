@@ -154,7 +154,20 @@ class Bound(functools.partial):
     """A nested function as a value (`bind`): a `functools.partial` whose
     bound keywords are the enclosing values it reads.  A call site
     (dispatch.py) differentiates through them, by name: the adjoint (and
-    tangent) of such a value is a `Tree` from each name to its value's."""
+    tangent) of such a value is a `Tree` from each name to its value's.
+    A call naming one of them raises, as the user's function would (it
+    has no such parameter)."""
+
+    def __call__(self, /, *args, **kwargs):
+        self.check_keywords(kwargs)
+        return super().__call__(*args, **kwargs)
+
+    def check_keywords(self, kwargs: dict) -> None:
+        taken = sorted(kwargs.keys() & self.keywords.keys())
+        if taken:
+            name = self.func.__qualname__ if sys.version_info >= (3, 11) else \
+                self.func.__qualname__.rsplit(".", 1)[-1]     # (as Python says it)
+            raise TypeError(f"{name}() got an unexpected keyword argument {taken[0]!r}")
 
 
 def bind(func, names: tuple, /, *values):
