@@ -1,6 +1,7 @@
 """A helper of the user's that updates an array argument in place
 (`u[0] = u[1]`, `v.sort()`, `np.clip(v, ..., out=v)`, `A[...] = ...`,
-passing it on to another such helper), called on a local array or a view
+passing it on to another such helper, `v /= n`: in place for an array,
+a rebinding for a number), called on a local array or a view
 of one: the call runs the helper's updating variant on a copy and writes
 the new values back (normalize/updating.py), so the caller, its views and
 the gradient see the update as Python's caller does.  Checked against
@@ -121,8 +122,46 @@ def twice_one_inactive(x):
     return np.sum(w * x) + np.sum(c)
 
 
+def normalize_(v):
+    v /= np.sum(v ** 2) ** 0.5        # (in place for an array; a float is rebound)
+
+
+def scale_then_shift(v, s):
+    v[0] = v[0] * 1.5
+    v *= s
+    v += 1.0
+
+
+def normalized(x):
+    w = x * 2.0
+    normalize_(w)
+    return np.sum(w * x) + w[0]
+
+
+def normalized_number(x):
+    w = x[0] * 2.0
+    normalize_(w)                     # (rebinds the helper's own name only)
+    return w * x[1]
+
+
+def scaled_view(x):
+    w = x * 2.0
+    head = w[:3]
+    scale_then_shift(head, x[1])
+    return np.sum(w ** 2)
+
+
+def normalized_in_a_loop(x):
+    w = x * 1.0
+    for _ in range(3):
+        normalize_(w)
+        w = w + x
+    return np.sum(w ** 2)
+
+
 PROGRAMS = [ghosts, rows, clipped_view, sorted_copy, exchanged, smoothed_in_a_loop,
-            rebound, early_return, twice_one_inactive]
+            rebound, early_return, twice_one_inactive, normalized, normalized_number,
+            scaled_view, normalized_in_a_loop]
 X = np.array([0.5, 2.0, -1.0, 0.3])
 
 
@@ -153,6 +192,16 @@ def a_list(x):
     return w[0] * x[1]
 
 
+def extend_(v):
+    v += [1.0]                        # (in place for a list too)
+
+
+def an_augmented_list(x):
+    w = [x[0], x[1]]
+    extend_(w)
+    return w[0] * x[1]
+
+
 def twice(x):
     w = x * 1.0
     exchange(w, w)
@@ -174,6 +223,7 @@ def returned(x):
     (a_list, "sort_ updates its parameter v in place; s2s_ad follows that for a NumPy array"),
     (twice, "exchange updates its parameter a in place, and another argument shares memory"),
     (returned, "returns_its_parameter updates its parameter u in place, which the caller"),
+    (an_augmented_list, "extend_ updates its parameter v in place, so this call changes the caller.s list"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_what_cannot_be_followed_is_a_located_error_at_the_call(f, what):
     with pytest.raises(UnsupportedSyntaxError, match=what) as info:

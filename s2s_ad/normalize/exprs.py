@@ -112,7 +112,7 @@ def decision(nz, expr) -> gast.expr:
 def always_bool(expr, nz) -> bool:
     """Whether `expr` is a Python bool whatever its operands are, or a value
     whose truth is as plain (in a derived function differentiated again, a
-    call of s2s_ad's `rt.shares`, or `rt.slots`: a tuple)."""
+    call of s2s_ad's `rt.shares` or `rt.in_place`, or `rt.slots`: a tuple)."""
     if isinstance(expr, gast.Constant):
         return isinstance(expr.value, bool)
     if isinstance(expr, gast.UnaryOp):
@@ -121,7 +121,8 @@ def always_bool(expr, nz) -> bool:
         return all(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn))
                    for op in expr.ops)
     if isinstance(expr, gast.Call):
-        return nz.src.resolve(expr.func, nz.locals) in (runtime.shares, runtime.slots)
+        return nz.src.resolve(expr.func, nz.locals) in (runtime.shares, runtime.slots,
+                                                          runtime.in_place)
     return isinstance(expr, gast.BoolOp) and all(always_bool(v, nz) for v in expr.values)
 
 

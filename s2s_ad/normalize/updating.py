@@ -23,6 +23,11 @@ an in-place update that the caller's alias analysis follows as any other
 variant is a function of the user's afterwards: its updates of its
 parameter reach only the copy, and it is differentiated through its pair.
 
+A parameter the helper only augments (`v /= n`) is updated in place if
+the argument is an array and rebound in the helper if it is a number: the
+call tests which when it runs, `if rt.in_place(w):` the variant updating
+it, else the helper itself (or the variant updating the others).
+
 Refused at run time, located at the call: an argument that is no array,
 and one sharing memory with another argument (the helper would read its
 own writes through it).  Left to the usual refusal (reverse_forward.py):
@@ -41,7 +46,7 @@ import gast
 from .. import astutil, effects, fresh_results, frontend, scopes, traversal
 from ..ir import RUNTIME
 from ..rules import registry
-from . import aliasing, inplace, lift
+from . import aliasing, compound, inplace, lift
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -49,10 +54,33 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 def updating_call(nz, call: gast.Call, callee, user_call) -> gast.expr | None:
     """The result of `call` (in ANF; `user_call` as written) made through the
     updating variant of `callee`, the new values written back; None where
-    it is no call of a helper updating a local array it is given."""
-    updated = _updated_arguments(nz, call, callee)
-    if not updated:
-        return None
+    it is no call of a helper updating a local array it is given.  A
+    parameter the helper only augments (`v /= n`) is updated in place if
+    it is an array and rebound in the helper otherwise: the call tests
+    which (`rt.in_place`), and runs the variant updating it only then."""
+    updated, augmented = _updated_arguments(nz, call, callee)
+    if augmented is None:
+        return _through_variant(nz, call, callee, user_call, updated) if updated else None
+    test = _bound(nz, "in_place", astutil.call(f"{RUNTIME}.in_place",
+                                                [astutil.name(augmented[1].id)]))
+    result = nz.namer.temp(callee.__name__)
+
+    def path(params: list):
+        value = _through_variant(nz, call, callee, user_call, params) if params else call
+        nz.emit(astutil.assign(result, astutil.clone(value)))
+    stand_in = astutil.if_(test, [], [])       # (what the branches rebind is found in them)
+    before = compound.enter_compound(nz, stand_in)
+    body, orelse = compound.branches(nz, lambda: nz.capture(lambda: path(updated + [augmented])),
+                                     lambda: nz.capture(lambda: path(updated)))
+    branch = astutil.if_(astutil.clone(test), body, orelse)
+    nz.emit(branch)
+    compound.leave_compound(nz, stand_in, before, branch)
+    return astutil.name(result)
+
+
+def _through_variant(nz, call: gast.Call, callee, user_call, updated: list) -> gast.expr:
+    """The result of `call` through the updating variant of `callee` for
+    the (parameter, argument) pairs `updated`, the new values written back."""
     loc = nz.src.locate(user_call)
     where = (loc.filename, loc.line, loc.col, loc.source_line)
     name = callee.__qualname__
@@ -88,33 +116,37 @@ def _bound(nz, stem: str, value) -> gast.Name:
     return astutil.name(temp)
 
 
-def _updated_arguments(nz, call: gast.Call, callee) -> list:
+def _updated_arguments(nz, call: gast.Call, callee) -> tuple[list, tuple | None]:
     """(parameter, argument) for each parameter `callee` surely updates in
-    place, where each argument is a local name (a temporary too: a view)
-    and one is seen (a user's name, or related to one); [] where any is
-    not, or `callee` is no plain helper of the user's returning new values
-    or nothing (one returning its parameter, `np.add.at(out, i, v); return
-    out`, gives its caller the array itself: left to the usual refusal)."""
+    place, and the one it only augments (`v /= n`: None if none), where
+    each argument is a local name (a temporary too: a view) and one is seen
+    (a user's name, or related to one); ([], None) where any is not, where
+    it augments several, or `callee` is no plain helper of the user's
+    returning new values or nothing (one returning its parameter,
+    `np.add.at(out, i, v); return out`, gives its caller the array itself:
+    left to the usual refusal)."""
     if not isinstance(callee, types.FunctionType) or callee.__closure__ or \
             callee is nz.src.func or registry.lookup(callee) is not None or \
             registry.is_nondifferentiable(callee) or frontend.is_library(callee) or \
             not fresh_results.returns_fresh(callee, none=True):
-        return []
-    surely, _ = effects.mutated_parameters(callee)
-    bound = effects.bind_call(callee, call) if surely else None
-    if bound is None:
-        return []
+        return [], None
+    surely, augments = effects.mutated_parameters(callee)
+    bound = effects.bind_call(callee, call) if surely or augments else None
+    if bound is None or len(augments) > 1:
+        return [], None
     out = []
     for param in bound.signature.parameters.values():
-        if param.name not in surely:
+        if param.name not in surely | augments:
             continue
         arg = bound.arguments.get(param.name)
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or \
                 not isinstance(arg, gast.Name) or not aliasing.is_local(nz, arg.id):
-            return []
+            return [], None
         out.append((param.name, arg))
     seen = [a for _, a in out if a.id in nz.locals or aliasing.related(nz, a.id) - {a.id}]
-    return [] if not seen or _calls_itself(callee) else out
+    if not seen or _calls_itself(callee):
+        return [], None
+    return [p for p in out if p[0] in surely], next((p for p in out if p[0] in augments), None)
 
 
 def _calls_itself(callee) -> bool:

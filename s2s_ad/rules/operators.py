@@ -209,5 +209,5 @@ def pop_tangent(z, items, index):
     t[z] += rt.pop(rt.copy(t[items]), index)
 
 
-nondifferentiable(rt.enter, rt.exit, rt.has_key, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.refuse_written, rt.refuse_overlap, rt.refuse_overwrite, rt.check_unpack, rt.check_reduce, rt.same_length, rt.diagonal_index, rt.along_axis_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
+nondifferentiable(rt.enter, rt.exit, rt.has_key, rt.check_arity, rt.check_keywords, rt.shares, rt.slots, rt.refuse_shared, rt.refuse_written, rt.in_place, rt.refuse_overlap, rt.refuse_overwrite, rt.check_unpack, rt.check_reduce, rt.same_length, rt.diagonal_index, rt.along_axis_index, rt.keys, operator.floordiv, operator.ifloordiv, np.floor_divide, Attr("shape"), Attr("ndim"),
                   Attr("size"), Attr("dtype"))

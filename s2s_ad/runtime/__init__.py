@@ -114,7 +114,7 @@ from .statistics import (cov_variables, nan_reduced_mask, quantile_adjoint,
                          uncov_variables)
 from .special import digamma
 from .powers import times_power
-from .aliases import (flat_view, follow, refuse_overlap, refuse_overwrite, refuse_shared,
+from .aliases import (flat_view, follow, in_place, refuse_overlap, refuse_overwrite, refuse_shared,
                       refuse_written, shares, slots, sync_index, sync_reshaped,
                       sync_transposed, updated_copy)
 from .inplace import (MUTATORS, SCATTERS, add_into, along_axis_index, append, copy,

@@ -116,6 +116,13 @@ def _basic(index) -> bool:
                isinstance(i, np.integer) for i in items)
 
 
+def in_place(x) -> bool:
+    """Whether `x op= v` updates `x` in place (a NumPy array), rather than
+    binding a new value (a number): which a helper's `v /= n` does to the
+    caller's argument (normalize/updating.py)."""
+    return isinstance(x, np.ndarray)
+
+
 def updated_copy(x, where):
     """A copy of the array a helper of the user's updates in place: the
     helper's updating variant runs on it, and its new values are written
