@@ -43,6 +43,7 @@ partial, a bound method, a callable object) is refused when it is called.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import keyword
 import linecache
@@ -52,6 +53,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import effects
 from .errors import S2SADError, UnsupportedSyntaxError
 from .frontend import is_callable_object
 from .ir import CALLEE, Star, StarStar
@@ -81,6 +83,7 @@ class CallSite:
         else:
             captured = self._captured(args[0])
             fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
+            _refuse_updates(fn, args, kwargs, self.where)
             wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
             variant, layout = self._variant(args, kwargs, positional, shift, captured)
             if not variant:     # (nothing given may carry one: a zero gradient)
@@ -100,6 +103,7 @@ class CallSite:
             return self._pair(self.callee, self.varied)(tangents, *args, **kwargs)
         captured = self._captured(args[0])
         fn, args, kwargs, shift = unwrap(args[0], args[1:], kwargs)
+        _refuse_updates(fn, args, kwargs, self.where)
         wrapper, positional = _wrapper(fn, len(args), tuple(kwargs), self.where)
         variant, layout = self._variant(args, kwargs, positional, shift, captured)
         if not variant:
@@ -191,6 +195,31 @@ class CallSite:
             if exc.location is None or not exc.location.filename.startswith(_PREFIX):
                 raise
             raise type(exc)(exc.message, self.where, exc.hint) from None
+
+
+def _refuse_updates(fn, args: tuple, kwargs: dict, where) -> None:
+    """A function of the user's, called as a value, that updates an array,
+    list or dict it is given in place (`v[0] = e`, `v *= 2`): the caller's
+    value would change, which the wrapper's pair, working on a copy, does
+    not give back (fuzz-found: a wrong gradient where the caller read the
+    argument again).  Refused, located at the call."""
+    if not isinstance(fn, types.FunctionType):
+        return
+    updated = frozenset().union(*effects.mutated_parameters(fn))
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs) if updated else None
+    except TypeError:
+        return                  # (the call raises, as Python's would)
+    for name in sorted(updated):
+        value = bound.arguments.get(name)
+        if isinstance(value, (np.ndarray, list, dict)):     # (a number is rebound)
+            raise UnsupportedSyntaxError(
+                f"{fn.__qualname__}, called here as a function value, updates its "
+                f"parameter {name} in place, so this call changes its caller's "
+                f"{type(value).__name__}; s2s_ad does not differentiate through a "
+                "function value that mutates its argument", where,
+                hint=f"return the new value from {fn.__name__} and assign it at the "
+                     "call, or pass a copy")
 
 
 def _no_gradients(saved, d_value) -> tuple:

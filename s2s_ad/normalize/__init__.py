@@ -69,7 +69,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import RUNTIME, Normalized, Source, is_opaque, is_resolved
 from ..naming import Namer
 from . import (alias_parts, aliasing, assign, blocks, calls, compound, comprehensions, exprs,
-               inplace, iteration, masks, mutators, refusals, scope, sequences)
+               inplace, iteration, masks, mutators, refusals, scope, sequences, spread)
 from .exprs import binds
 
 
@@ -309,7 +309,7 @@ class Normalizer:
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and node.func.id in self.nested:
                 call = self.nested[node.func.id].call(node.args, node.keywords, functools.partial(
-                    calls.known_items, self), self.unsupported)
+                    spread.known_items, self), self.unsupported)
                 node.func, node.args, node.keywords = call.func, call.args, call.keywords
         return expr
 
