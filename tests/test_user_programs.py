@@ -991,6 +991,38 @@ def _spd(n):
     return m @ m.T + (n + 1.0) * np.eye(n)
 
 
+# autograd's examples/fixed_points.py, with `fixed_point` written out as
+# autograd's forward pass runs it: the iteration function is a lambda a
+# factory makes from `a`, the value differentiated (its gradient reaches `a`
+# through what the lambda captured)
+def _fixed_point(f, a, x0, distance, tol):
+    _f = f(a)
+    x, x_prev = _f(x0), x0
+    while distance(x, x_prev) > tol:
+        x, x_prev = _f(x), x
+    return x
+
+
+def _newton_sqrt_iter(a):
+    return lambda x: 0.5 * (x + a / x)
+
+
+def _grad_descent_sqrt_iter(a):
+    return lambda x: x - 0.05 * (x**2 - a)
+
+
+def _distance(x, y):
+    return np.abs(x - y)
+
+
+def fixed_point_sqrt(a, guess=10.0):
+    return _fixed_point(_grad_descent_sqrt_iter, a, guess, _distance, 1e-4)
+
+
+def fixed_point_newton_sqrt(a, guess=10.0):
+    return _fixed_point(_newton_sqrt_iter, a, guess, _distance, 1e-4)
+
+
 CASES = [
     ("logistic_w_b", logistic_loss, lambda: [randn(3), 0.2, X20, Y20], (0, 1)),
     ("logistic_lam_kw", logistic_loss, lambda: [randn(3), 0.2, X20, Y20, 0.3], ("w", "lam")),
@@ -1105,6 +1137,8 @@ CASES = [
      lambda: [0.8, np.sin(np.linspace(0.0, np.pi, 10))], (0, 1)),
     ("logsumexp_return_in_errstate", softmax_nll,
      lambda: [randn(4, 3), randn(6, 4), np.array([0, 1, 2, 0, 1, 2])], 0),
+    ("fixed_point_closure_factory", fixed_point_sqrt, lambda: [2.0], 0),
+    ("fixed_point_newton_closure_factory", fixed_point_newton_sqrt, lambda: [2.0], 0),
 ]
 
 
