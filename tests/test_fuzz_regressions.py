@@ -2761,3 +2761,22 @@ def test_a_helper_augmenting_an_array_parameter_is_followed(f, arg):
     check_grad(f, [np.copy(arg)])
     check_value(f, [np.copy(arg)])
     check_jvp(f, [np.copy(arg)])
+
+
+# -- seed 523402 (minimized; introduced this session, caught by the campaign) --
+def binds_a_name_only_in_an_except_block(W):
+    # the check of names a loop binds later to views read `np_1`, which only
+    # the dropped `except` block binds: a NameError in generated code
+    b = 0
+    while True:
+        b += 1
+        break
+        try:
+            pass
+        except ValueError:
+            np_1 = np_1.reshape(1)
+    return 1.0 + 0.0 * np.sum(W)
+
+
+def test_a_loop_check_reads_no_name_the_code_never_binds():
+    check_grad(binds_a_name_only_in_an_except_block, [np.array([0.14, -1.5, -0.35])])

@@ -29,7 +29,9 @@ def check(nz, loop, emitted) -> None:
     a wrong gradient).  Not for a name the update is known to write
     (`nz.shares`), nor one surely bound again before it; an `append` or
     `pop` only for a name bound to another (an item keeps its values)."""
-    held = carried.carried_names(loop)
+    # (a name the A-normal form never binds, as in an `except` block it
+    # drops, is bound to nothing here: fuzz seed 523402, a NameError)
+    held = carried.carried_names(loop) & scopes.stored_names(emitted)
     viewers, aliases = held & _bound_to_shared(nz, loop), held & _bound_to_names(loop)
     updates: list = []
     _surely_bound(nz, emitted.body, set(), updates)
