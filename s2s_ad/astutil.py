@@ -18,6 +18,7 @@ import gast
 from .astcopy import clone     # re-exported: astutil.clone is what the passes call
 from .naming import BUILTINS
 from .traversal import number_lines, statements_in
+from .unparsing import unparse as _unparse
 
 
 def _ctx(store: bool) -> gast.expr_context:
@@ -306,7 +307,7 @@ def unparse(node) -> str:
            for n in statements_in(node)):
         node = clone(node)
         number_lines(node)
-    return gast.unparse(node).strip()
+    return _unparse(node).strip()
 
 
 class Block(gast.stmt):

@@ -27,7 +27,7 @@ import types
 
 import gast
 
-from . import astutil, runtime, traversal
+from . import astutil, runtime, traversal, unparsing
 from .errors import InternalError, location_of
 from .sourcelines import hold_lines
 
@@ -41,7 +41,7 @@ def to_source(fdef: gast.FunctionDef) -> str:
     printable.body = _printable(fdef.body)
     module = astutil.module([printable])
     traversal.number_lines(module)
-    text = gast.unparse(module)
+    text = unparsing.unparse(module)
     text = _COMMENT.sub(_comment, text)
     return text.rstrip() + "\n"
 
