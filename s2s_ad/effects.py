@@ -32,7 +32,7 @@ import types
 import gast
 import numpy as np
 
-from . import astutil, out_args, scopes, traversal
+from . import astutil, gastparse, out_args, scopes, traversal
 from .ir import INPLACE_OPERATORS, MUTATING_METHODS
 from .frontend import is_library
 from .fresh import is_numpy, makes_new_array, method_makes_new_array
@@ -89,7 +89,7 @@ def _passed_on(func, calls, depth: int) -> frozenset:
 def parsed(code):
     """The function definition `code` was compiled from, or None."""
     try:
-        tree = gast.parse(textwrap.dedent("".join(source_lines(code)[0])))
+        tree = gastparse.parse(textwrap.dedent("".join(source_lines(code)[0])))
     except (OSError, TypeError, SyntaxError):
         return None
     fdef = tree.body[0]

@@ -34,7 +34,7 @@ import types
 import gast
 import numpy as np
 
-from . import astutil, deletions, traversal
+from . import astutil, deletions, gastparse, traversal
 from .errors import (Location, SourceUnavailableError, UnsupportedSyntaxError,
                      caller_location)
 from .ir import Source
@@ -205,7 +205,7 @@ def _def_tree(lines: list[str], func, where: Location):
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    module = gast.parse(dedented)
+    module = gastparse.parse(dedented)
     fdef = module.body[0]
     if not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)) or \
             fdef.name != func.__code__.co_name:
@@ -229,7 +229,7 @@ def _lambda_tree(func, filename: str):
     `func.__code__` into a def."""
     file_lines = linecache.getlines(filename)
     code = func.__code__
-    module = gast.parse("".join(file_lines))
+    module = gastparse.parse("".join(file_lines))
     params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     candidates = [node for node in gast.walk(module)
                   if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno

@@ -33,7 +33,7 @@ from typing import Callable
 
 import gast
 
-from . import astutil, templates, traversal
+from . import astutil, gastparse, templates, traversal
 from .errors import RuleError
 from .naming import Namer
 
@@ -56,7 +56,7 @@ def parse(fn) -> TangentTemplate:
     except (OSError, TypeError) as exc:
         raise RuleError(f"cannot read the source of tangent rule {fn.__name__!r}: "
                         f"{exc}") from None
-    fdef = gast.parse(text).body[0]
+    fdef = gastparse.parse(text).body[0]
     head = templates.header(fn)
     result = next(iter(inspect.signature(fn).parameters))
     body = tuple(s for s in fdef.body if not (isinstance(s, gast.Expr)

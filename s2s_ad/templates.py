@@ -34,7 +34,7 @@ from typing import Callable
 
 import gast
 
-from . import astutil, traversal
+from . import astutil, gastparse, traversal
 from .errors import RuleError
 from .naming import Namer
 
@@ -97,7 +97,7 @@ def parse(fn) -> Template:
         text = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as exc:
         raise RuleError(f"cannot read the source of rule {fn.__name__!r}: {exc}") from None
-    fdef = gast.parse(text).body[0]
+    fdef = gastparse.parse(text).body[0]
     head = header(fn)
     result = next(iter(inspect.signature(fn).parameters))
     body = [s for s in fdef.body if not _is_docstring(s)]

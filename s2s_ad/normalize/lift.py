@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import astutil, scopes, traversal
+from .. import astutil, gastparse, scopes, traversal
 from ..errors import UnsupportedSyntaxError
 from ..ir import Source
 from ..sourcelines import hold_lines
@@ -172,7 +172,7 @@ def _origins(fdef: gast.FunctionDef, text: str, src: Source) -> dict:
     code (`Source.origins`), by walking the text's tree and `fdef`, whose
     text it is, side by side (nodes s2s_ad made have no place: skipped)."""
     out: dict = {}
-    for new, old in zip(traversal.walk(gast.parse(text).body[0]), traversal.walk(fdef)):
+    for new, old in zip(traversal.walk(gastparse.parse(text).body[0]), traversal.walk(fdef)):
         if type(new) is not type(old):
             return {}               # (never: the text is `fdef`'s)
         if getattr(old, "lineno", None) and hasattr(new, "lineno"):
