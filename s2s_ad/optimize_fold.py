@@ -192,10 +192,10 @@ class _Folder:
 
     def _binop(self, node):
         left, right, op = node.left, node.right, type(node.op)
-        if astutil.is_number(left) and astutil.is_number(right) and op in _FOLDABLE:
+        left_value, right_value = astutil.number_value(left), astutil.number_value(right)
+        if left_value is not None and right_value is not None and op in _FOLDABLE:
             try:
-                value = _FOLDABLE[op](astutil.number_value(left),
-                                      astutil.number_value(right))
+                value = _FOLDABLE[op](left_value, right_value)
             except (ArithmeticError, ValueError, OverflowError):
                 return node
             if isinstance(value, (int, float)) and abs(value) < 1e15:
@@ -212,14 +212,14 @@ class _Folder:
             self.changed = True     # (-a) * b  ->  -(a * b), for `c + -(...)`
             return self._unary(astutil.neg(self._binop(
                 astutil.binop(left.operand, node.op, right))))
-        one = _is_one(right) and op in (gast.Mult, gast.Div, gast.Pow)
-        if one or (_is_one(left) and op is gast.Mult):
+        one = right_value == 1 and op in (gast.Mult, gast.Div, gast.Pow)
+        if one or (left_value == 1 and op is gast.Mult):
             kept = left if one else right
             if self._aliases(node, kept):
                 return node         # keep a fresh value rather than an alias or a view
             self.changed = True
             return kept
-        if _is_minus_one(right) and op is gast.Mult:
+        if right_value == -1 and op is gast.Mult:
             self.changed = True
             return self._unary(astutil.neg(left))
         return node
@@ -248,10 +248,3 @@ def _results(expr) -> set:
             todo.append(node.value)
     return out
 
-
-def _is_one(node) -> bool:
-    return astutil.number_value(node) == 1
-
-
-def _is_minus_one(node) -> bool:
-    return astutil.number_value(node) == -1
