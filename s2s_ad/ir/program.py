@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy
 
-from .. import astutil, runtime, scopes
+from .. import runtime, scopes
 from ..errors import Location
 from ..naming import BUILTINS, Namer
 from ..rules import registry, stop_gradient_like
@@ -89,12 +89,20 @@ class Source:
 
         A name that the function assigns or takes as a parameter is local,
         hence unknown at compile time.  A callable result is recorded in
-        `resolved`.
+        `resolved`.  The path is read off the chain of attributes, the parts
+        of `astutil.dotted_name` without joining and splitting its text (the
+        passes ask this of every call).
         """
-        path = astutil.dotted_name(node)
-        if path is None:
+        rest = []               # (the attributes read from the head, last first)
+        while isinstance(node, gast.Attribute):
+            rest.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name):
             return _UNRESOLVED
-        head, *rest = path.split(".")
+        head = node.id
+        if "." in head:         # (a dotted name held in one `Name`: its parts)
+            head, *more = head.split(".")
+            rest += reversed(more)
         where = None
         if head in _RESERVED:
             obj = _RESERVED[head]
@@ -110,13 +118,14 @@ class Source:
             obj = getattr(builtins, head)
         else:
             return _UNRESOLVED
+        rest.reverse()
         for attr in rest:
             try:
                 obj = getattr(obj, attr)
             except Exception:           # a property may raise anything
                 return _UNRESOLVED
         if where is not None and callable(obj) and head in self.user_names:
-            self.resolved.setdefault((where, head, path), obj)
+            self.resolved.setdefault((where, head, ".".join([head, *rest])), obj)
         return obj
 
 
