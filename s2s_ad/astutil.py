@@ -5,7 +5,9 @@ gast's node layout (the thing that broke Tangent on every release) is mended
 here once (tests/test_astutil_only_builder.py checks that no other module
 calls a gast node class).  Builders always return fresh nodes; nodes are
 never shared between two places in a tree, except the field-less
-expression contexts (`Load`, `Store`, `Del`), which `clone` shares.  The
+expression contexts (`Load`, `Store`, `Del`): the builders give one of each
+to every node (fewer objects to make and to walk past), and `clone` shares
+them.  The
 traversals (`walk`, `transform`, ...) are in traversal.py; `clone`, the
 deep copy that needs no node's fields, is astcopy.py's (re-exported here).
 """
@@ -31,7 +33,11 @@ def _node(cls, **fields):
 
 def _ctx(store: bool) -> gast.expr_context:
     """The context of a name, tuple or subscript: assigned to, or read."""
-    return _node(gast.Store) if store else _node(gast.Load)
+    return _STORE if store else _LOAD
+
+
+# the contexts the builders give (see the module docstring)
+_LOAD, _STORE, _DEL = _node(gast.Load), _node(gast.Store), _node(gast.Del)
 
 
 def _op(op):
@@ -44,8 +50,7 @@ def name(id_: str, store: bool = False) -> gast.Name:
 
 
 def param(id_: str) -> gast.Name:
-    return _node(gast.Name, id=id_, ctx=_node(gast.Param), annotation=None,
-                     type_comment=None)
+    return _node(gast.Name, id=id_, ctx=_node(gast.Param), annotation=None, type_comment=None)
 
 
 def const(value) -> gast.expr:
@@ -95,7 +100,7 @@ def call(func: gast.expr | str, args: Iterable[gast.expr] = (),
 
 def attribute(value: gast.expr, attr: str) -> gast.Attribute:
     """`value.attr`, read."""
-    return _node(gast.Attribute, value=value, attr=attr, ctx=_node(gast.Load))
+    return _node(gast.Attribute, value=value, attr=attr, ctx=_LOAD)
 
 
 def subscript(value: gast.expr, index: gast.expr, store: bool = False) -> gast.Subscript:
@@ -159,7 +164,7 @@ def tuple_(elts: Iterable[gast.expr], store: bool = False) -> gast.Tuple:
 
 def list_(elts: Iterable[gast.expr]) -> gast.List:
     """`[a, b]`, read."""
-    return _node(gast.List, elts=list(elts), ctx=_node(gast.Load))
+    return _node(gast.List, elts=list(elts), ctx=_LOAD)
 
 
 def dict_(keys: Iterable[gast.expr], values: Iterable[gast.expr]) -> gast.Dict:
@@ -193,9 +198,8 @@ def assert_(test: gast.expr, msg: gast.expr | None = None) -> gast.Assert:
 
 def delete(names: Iterable[str]) -> gast.Delete:
     """`del a, b` for the names `a`, `b`."""
-    return _node(gast.Delete, targets=[_node(gast.Name, id=n, ctx=_node(gast.Del),
-                                             annotation=None, type_comment=None)
-                                       for n in names])
+    return _node(gast.Delete, targets=[_node(gast.Name, id=n, ctx=_DEL, annotation=None,
+                                             type_comment=None) for n in names])
 
 
 def compare(left: gast.expr, op, right: gast.expr) -> gast.Compare:
@@ -224,7 +228,7 @@ def if_exp(test: gast.expr, body: gast.expr, orelse: gast.expr) -> gast.IfExp:
 
 def starred(value: gast.expr) -> gast.Starred:
     """`*value`, as a call argument."""
-    return _node(gast.Starred, value=value, ctx=_node(gast.Load))
+    return _node(gast.Starred, value=value, ctx=_LOAD)
 
 
 def pass_() -> gast.Pass:
