@@ -20,9 +20,8 @@ from . import astutil, scopes, traversal
 def copies(fdef: gast.FunctionDef) -> bool:
     """Remove `b = a` where `a` and `b` already hold one object: `a = b` ran
     earlier in the same block and no statement between binds either."""
-    if not any(scopes.is_simple_assign(stmt) and isinstance(stmt.value, gast.Name)
-               for stmt in scopes.statements(fdef.body)):
-        return False        # (no copy `b = a` anywhere: nothing to find)
+    if not _copied_twice(fdef.body):
+        return False        # (nothing to find: see `_copied_twice`)
     changed = False
 
     def block(body: list) -> None:
@@ -46,6 +45,22 @@ def copies(fdef: gast.FunctionDef) -> bool:
                     block(getattr(stmt, child))
     block(fdef.body)
     return changed
+
+
+def _copied_twice(body: list) -> bool:
+    """Whether two copies anywhere in `body` are between the same two names
+    (`b = a`, then `a = b` or `b = a` again): `copies` removes a copy only
+    where an earlier one joined its two names, so without such a pair it
+    finds nothing, and no statement's names need be read."""
+    joined = set()
+    for stmt in scopes.statements(body):
+        if scopes.is_simple_assign(stmt) and isinstance(stmt.value, gast.Name):
+            a, b = stmt.targets[0].id, stmt.value.id
+            pair = (a, b) if a < b else (b, a)
+            if a != b and pair in joined:
+                return True
+            joined.add(pair)
+    return False
 
 
 def forward_copies(fdef: gast.FunctionDef, disposable: set[str]) -> bool:
