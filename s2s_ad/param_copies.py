@@ -55,7 +55,11 @@ def param_copies(body, prims, params, shares: dict) -> dict:
     and a loop is iterated to a fixpoint at its head, so what a later
     statement of the body binds reaches its earlier ones (`x = x * 1.0`
     before a loop whose body updates `x` and then swaps it with a
-    parameter: the second pass updates the parameter)."""
+    parameter: the second pass updates the parameter).  Without an update
+    anywhere (no in-place primitive, no helper updating an argument) no
+    parameter is reached, and there is nothing to walk."""
+    if not any(prim.inplace or prim.updated_names for prim in prims.values()):
+        return {}
     reached: dict = {}
 
     def transfer(stmt, alias: dict) -> dict:        # (updated in place: see `fork`)
