@@ -154,7 +154,8 @@ def _recorded(body, prims, wrt, facts, useful, shares, heirs) -> None:
     """
     seen: dict = {}     # stmt -> what its adjoint reads (`Prim.reads`): asked by both walks
     every = _record_walk(body, prims, wrt, facts, useful, shares, heirs, None, seen)
-    by_value = _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen)
+    by_value = _record_walk(body, prims, wrt, facts, useful, shares, heirs, every, seen) \
+        if every else set()     # (nothing recorded: none recorded for its shape only)
     facts.recorded = every
     facts.shape_recorded = every - by_value
 
