@@ -64,18 +64,16 @@ def _top_level_locals(flat: list, names: list, args: gast.arguments) -> set[str]
     blocks included), minus the parameters (`names`: each statement's
     `Name` nodes)."""
     top, nested = set(), set()
+    store = gast.Store
     for (stmt, _), held in zip(flat, names):
+        split = 0                   # (the statement's first `split` names: its targets')
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):     # (targets first, then value)
             targets = stmt.targets if isinstance(stmt, gast.Assign) else stmt.target
             split = len(traversal.names(targets))
-            top |= _stores(held[:split])
-            nested |= _stores(held[split:])       # comprehension variables
-        else:
-            nested |= _stores(held)
+        for i, node in enumerate(held):     # (a store in a value: a comprehension variable)
+            if type(node.ctx) is store:
+                (top if i < split else nested).add(node.id)
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     return top - nested - params
 
-
-def _stores(names) -> set[str]:
-    return {n.id for n in names if type(n.ctx) is gast.Store}
