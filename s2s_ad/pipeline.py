@@ -305,13 +305,19 @@ def _callee_resolver(src, norm, imports: dict):
     locals_ = norm.locals
 
     def resolve(call: gast.Call, whole: bool = True):
-        path = astutil.dotted_name(call.func)
-        if path is None:
+        rest, node = [], call.func      # (`dotted_name`'s parts, read off the chain)
+        while isinstance(node, gast.Attribute):
+            rest.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name):
             return None
-        head, *rest = path.split(".")
-        obj = imports[head] if head in imports else \
-            src.resolve(astutil.name(head), locals_)
-        for attr in rest if whole else ():
+        head = node.id
+        if "." in head:
+            head, *more = head.split(".")
+            rest += reversed(more)
+            node = astutil.name(head)
+        obj = imports[head] if head in imports else src.resolve(node, locals_)
+        for attr in reversed(rest) if whole else ():
             obj = getattr(obj, attr, None)
         return obj
     return resolve
