@@ -26,6 +26,7 @@ body's, in place.  The fixpoint is bounded; reaching the bound is an
 """
 from __future__ import annotations
 
+import itertools
 from typing import Callable
 
 import gast
@@ -105,10 +106,12 @@ def inline(fdef: gast.FunctionDef, temps: set[str], is_pure_call,
     name it reads is read again later: otherwise its array, which `release`
     frees before the reader allocates, would live through it.  Returns the
     statements that took a temporary in (those still in the code)."""
-    loads, stores = name_counts(traversal.names(fdef))
+    held = {stmt: traversal.names(stmt) for stmt, _ in astutil.flat(fdef.body)}
+    loads, stores = name_counts(itertools.chain.from_iterable(
+        [*held.values(), traversal.names(signature(fdef))]))
     inliner = _Inliner(temps, loads, stores, Purity(is_pure_call), interleaved)
     if adjoints:
-        inliner.adjoints, inliner.root = adjoints, fdef.body
+        inliner.adjoints, inliner.root, inliner.held = adjoints, fdef.body, held
     inliner.block(fdef.body)
     return list(inliner.changed)
 
@@ -126,6 +129,9 @@ class _Inliner:
         self.gone: set = set()      # the adjoints whose temporary has gone
         self.root: list = []        # the function's body
         self.lifetimes = None       # (made when first asked: most functions never do)
+        # the `Name` nodes of each statement of `root` (blocks' in place), kept
+        # up to date for `_Lifetimes`; None once a nested statement changed
+        self.held: dict | None = None
 
     def block(self, body: list) -> None:
         i = 0
@@ -140,6 +146,8 @@ class _Inliner:
                 if target in self.adjoints:
                     self.gone.add(self.adjoints[target])
                 _replace_loads(nxt, {target: stmt.value})
+                if self.held is not None and self.lifetimes is None:
+                    self.held = _renamed(self.held, nxt)
                 del body[i]
                 self.changed.pop(stmt, None)
                 self.changed[nxt] = True
@@ -158,18 +166,29 @@ class _Inliner:
                 and _inlinable(stmt, nxt, self.gone, self.loads, self.stores, self.pure)):
             return False
         if self.lifetimes is None:
-            self.lifetimes = _Lifetimes(self.root)
+            self.lifetimes = _Lifetimes(self.root, self.held)
         return self.lifetimes.outlive(stmt)
+
+
+def _renamed(held: dict, stmt) -> dict | None:
+    """`held` with the `Name` nodes of `stmt`, which took a temporary in,
+    read again; None if `stmt` is not one of its statements (but nested in
+    one, whose names it changed)."""
+    if stmt not in held:
+        return None
+    held[stmt] = traversal.names(stmt)
+    return held
 
 
 class _Lifetimes:
     """Where each name is last read, among the statements of a body with
-    those of its blocks in place (as `release` frees them)."""
+    those of its blocks in place (as `release` frees them); `held`: each
+    one's `Name` nodes, if known."""
 
-    def __init__(self, body: list):
+    def __init__(self, body: list, held: dict | None = None):
         flat = [stmt for stmt, _ in astutil.flat(body)]
         self.position = {stmt: i for i, stmt in enumerate(flat)}
-        self.last = scopes.last_reads(flat)
+        self.last = scopes.last_reads(flat, None if held is None else [held[s] for s in flat])
 
     def outlive(self, stmt) -> bool:
         """Whether each name `stmt` reads is read again after it."""
