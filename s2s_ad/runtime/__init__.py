@@ -165,9 +165,7 @@ class Bound(functools.partial):
     def check_keywords(self, kwargs: dict) -> None:
         taken = sorted(kwargs.keys() & self.keywords.keys())
         if taken:
-            name = self.func.__qualname__ if sys.version_info >= (3, 11) else \
-                self.func.__qualname__.rsplit(".", 1)[-1]     # (as Python says it)
-            raise TypeError(f"{name}() got an unexpected keyword argument {taken[0]!r}")
+            raise TypeError(f"{self.func.__qualname__}() got an unexpected keyword argument {taken[0]!r}")
 
 
 def bind(func, names: tuple, /, *values):
