@@ -33,8 +33,9 @@ and one sharing memory with another argument (the helper would read its
 own writes through it).  Left to the usual refusal (reverse_forward.py):
 a helper that may return what shares memory with an argument (`return u`:
 in Python the caller's array itself; fresh_results.py), one calling
-itself, one with a closure or a rule, an update of a parameter given by
-`*args`, `**kwargs` or a default, or of an argument that is not a local.
+itself, one with a closure or a rule, one augmenting more than one
+parameter, an update of a parameter given by `*args`, `**kwargs` or a
+default, or of an argument that is not a local.
 """
 from __future__ import annotations
 
