@@ -51,7 +51,6 @@ COPYING = frozenset({runtime.unindex, runtime.zero_at, runtime.written,
 # a tangent's update applied to a copy (forward.py) -> the same update in place
 _COPY_FIRST = frozenset({runtime.append, runtime.pop, runtime.add_into, runtime.restore})
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Compare)
-_REWRITTEN = frozenset({runtime.unindex, runtime.zero_at, runtime.put}) | _COPY_FIRST
 
 
 def own(fdef: gast.FunctionDef, resolve: Callable) -> bool:
@@ -61,65 +60,7 @@ def own(fdef: gast.FunctionDef, resolve: Callable) -> bool:
     while only its items are read (`t = ts[-1]`): a second run of the
     analysis says where.  An owned tangent list's update is then printed as
     the method call it is (`t.append(v)`, `t.pop(i)`); returns whether one
-    was (a position the update no longer reads may be dead).  The analysis
-    runs only where a statement calls a helper those rewrites replace
-    (`_calls_rewritten`): elsewhere no one asks who owns what."""
-    if _calls_rewritten(fdef, resolve):
-        _rewrite_owned(fdef, resolve)
-    return _as_methods(fdef, resolve)
-
-
-def _calls_rewritten(fdef: gast.FunctionDef, resolve: Callable) -> bool:
-    """Whether a statement the analysis reaches calls a helper `_rewritten`.
-    Each call is resolved on the way, in the order the analysis resolves
-    them (`_passed_on_live`'s assignments, then its walk): `resolve` notes
-    the user's names it reads, which the guards compare, so they are noted
-    in the same order whether the analysis runs or not."""
-    for stmt in scopes.statements(fdef.body):
-        if scopes.is_simple_assign(stmt):
-            _passed_name(stmt.value, resolve)
-    found: list = []
-    _resolve_walk(fdef.body, resolve, found)
-    return bool(found)
-
-
-def _resolve_walk(body: list, resolve: Callable, found: list) -> bool:
-    """The calls of `body` resolved as the analysis's forward walk reaches
-    them (a loop's header, then its body; no statement after a jump), the
-    reached statements `_rewritten` added to `found`; whether its end is
-    reached."""
-    for stmt in body:
-        kind = type(stmt)
-        if kind is astutil.Block:
-            if not _resolve_walk(stmt.body, resolve, found):
-                return False
-        elif kind is gast.If:
-            _resolve_calls(stmt.test, resolve)
-            through = _resolve_walk(stmt.body, resolve, found)
-            if not _resolve_walk(stmt.orelse, resolve, found) and not through:
-                return False
-        elif kind is gast.For or kind is gast.While:
-            _resolve_calls(stmt.iter if kind is gast.For else stmt.test, resolve)
-            _resolve_walk(stmt.body, resolve, found)
-        elif kind is gast.Break or kind is gast.Continue:
-            return False
-        else:
-            _resolve_calls(stmt, resolve)
-            if kind is gast.Assign and _rewritten(stmt, resolve):
-                found.append(stmt)
-    return True
-
-
-def _resolve_calls(node, resolve: Callable) -> None:
-    """Each call in `node` resolved, in `_Owner._collect`'s order."""
-    for child in traversal.nodes(node):
-        if type(child) is gast.Call:
-            resolve(child)
-
-
-def _rewrite_owned(fdef: gast.FunctionDef, resolve: Callable) -> None:
-    """The ownership analysis of `fdef`, and the rewrites of the updates
-    of owned arrays (`own`)."""
+    was (a position the update no longer reads may be dead)."""
     owner = _Owner(resolve, _passed_on_live(fdef, resolve))
     _analyze(owner, fdef)
     popped = [s for s in owner.before if not owner.before[s] and _is_popped_copy(s, resolve)]
@@ -131,16 +72,7 @@ def _rewrite_owned(fdef: gast.FunctionDef, resolve: Callable) -> None:
     for stmt, owned in owner.before.items():
         if owned:
             _rewrite(stmt, resolve)
-
-
-def _rewritten(stmt: gast.Assign, resolve: Callable) -> bool:
-    """Whether `stmt` calls a helper that `_rewrite` or a copy's pop may
-    replace (`d + rt.unindex(...)`, `rt.zero_at`, `rt.put`, an update of a
-    copy): what each of them asks first."""
-    value = stmt.value
-    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
-        value = value.right
-    return isinstance(value, gast.Call) and _member(resolve(value), _REWRITTEN)
+    return _as_methods(fdef, resolve)
 
 
 def _as_methods(fdef: gast.FunctionDef, resolve: Callable) -> bool:
