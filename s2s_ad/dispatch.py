@@ -115,10 +115,11 @@ class CallSite:
                 for item, j in zip(tangent, entry):
                     if j is not None:
                         flat[j] = item
-            elif isinstance(entry, dict):
-                for k, j in entry.items():      # (a function value's zero: no names)
-                    if j is not None and isinstance(tangent, dict):
-                        flat[j] = tangent.get(k, 0.0)
+            elif isinstance(entry, dict):       # (a function value's zero: no names)
+                for k, j in entry.items():
+                    if j is not None:
+                        flat[j] = tangent[k] if isinstance(tangent, dict) and k in tangent \
+                            else zero_tangent(kwargs[k])
             else:
                 flat[entry] = tangent
         return self._pair(wrapper, variant)(tuple(flat), *args, **kwargs)

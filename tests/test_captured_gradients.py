@@ -146,6 +146,15 @@ def called_by_keyword_and_spread(w, y0):
         np.sum(spread(lambda v, u: w * v * u, y0, y0 + 1.0))
 
 
+def one_closure_of_a_constant(W, a):
+    # (fuzz seed 605530, minimized: the closure over `a`, which carries no
+    # tangent, got a scalar zero for its array in forward mode: a crash)
+    fields = [lambda u: a[1, 3], lambda u: W.max()]
+    for f in fields:
+        v = f(1.0)
+    return min((1.0, v))
+
+
 CASES = [
     (decay, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (nested_def, (0.7, np.array([0.5, -1.5])), (0, 1)),
@@ -163,6 +172,8 @@ CASES = [
     (an_int_at_run_time, (np.array([0.5, 0.2]),), 0),
     (captures_a_list_and_a_dict, (0.7, np.array([1.0, 2.0])), (0, 1)),
     (called_by_keyword_and_spread, (0.7, np.array([1.0, 2.0])), (0, 1)),
+    (one_closure_of_a_constant, (np.array([0.44, -0.41, -1.5, 0.21]),
+                                 np.arange(16.0).reshape(4, 4) / 10.0), 0),
 ]
 
 
