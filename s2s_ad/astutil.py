@@ -139,14 +139,23 @@ def builtin_name(node) -> str | None:
 
 def dotted_name(node: gast.expr) -> str | None:
     """The inverse of `dotted`: "np.linalg.inv" for that chain, else None."""
+    parts = dotted_parts(node)
+    return None if parts is None else ".".join(parts)
+
+
+def dotted_parts(node: gast.expr) -> list[str] | None:
+    """["np", "linalg", "inv"] for that chain of attributes (also for a
+    dotted name held in one `Name`), else None: what the resolvers read,
+    without joining and splitting text."""
     parts = []
     while isinstance(node, gast.Attribute):
         parts.append(node.attr)
         node = node.value
     if not isinstance(node, gast.Name):
         return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    parts.extend(reversed(node.id.split(".")))
+    parts.reverse()
+    return parts
 
 
 def expr_stmt(value: gast.expr) -> gast.Expr:

@@ -305,19 +305,12 @@ def _callee_resolver(src, norm, imports: dict):
     locals_ = norm.locals
 
     def resolve(call: gast.Call, whole: bool = True):
-        rest, node = [], call.func      # (`dotted_name`'s parts, read off the chain)
-        while isinstance(node, gast.Attribute):
-            rest.append(node.attr)
-            node = node.value
-        if not isinstance(node, gast.Name):
+        parts = astutil.dotted_parts(call.func)
+        if parts is None:
             return None
-        head = node.id
-        if "." in head:
-            head, *more = head.split(".")
-            rest += reversed(more)
-            node = astutil.name(head)
-        obj = imports[head] if head in imports else src.resolve(node, locals_)
-        for attr in reversed(rest) if whole else ():
+        head, *rest = parts
+        obj = imports[head] if head in imports else src.resolve(astutil.name(head), locals_)
+        for attr in rest if whole else ():
             obj = getattr(obj, attr, None)
         return obj
     return resolve

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy
 
-from .. import runtime, scopes
+from .. import astutil, runtime, scopes
 from ..errors import Location
 from ..naming import BUILTINS, Namer
 from ..rules import registry, stop_gradient_like
@@ -89,20 +89,13 @@ class Source:
 
         A name that the function assigns or takes as a parameter is local,
         hence unknown at compile time.  A callable result is recorded in
-        `resolved`.  The path is read off the chain of attributes, the parts
-        of `astutil.dotted_name` without joining and splitting its text (the
+        `resolved`.  The path is read as parts (`astutil.dotted_parts`: the
         passes ask this of every call).
         """
-        rest = []               # (the attributes read from the head, last first)
-        while isinstance(node, gast.Attribute):
-            rest.append(node.attr)
-            node = node.value
-        if not isinstance(node, gast.Name):
+        parts = astutil.dotted_parts(node)
+        if parts is None:
             return _UNRESOLVED
-        head = node.id
-        if "." in head:         # (a dotted name held in one `Name`: its parts)
-            head, *more = head.split(".")
-            rest += reversed(more)
+        head, *rest = parts
         where = None
         if head in _RESERVED:
             obj = _RESERVED[head]
@@ -118,7 +111,6 @@ class Source:
             obj = getattr(builtins, head)
         else:
             return _UNRESOLVED
-        rest.reverse()
         for attr in rest:
             try:
                 obj = getattr(obj, attr)
